@@ -1,0 +1,62 @@
+package io.erda.fabric;
+
+import java.net.URI;
+
+/**
+ * One end of a reliable connection: an RC queue pair.
+ *
+ * <h2>Life cycle</h2>
+ * Created unconnected by {@link Fabric#createEndpoint}; receives may be posted at once (so they are in place
+ * before the peer can send); then either {@link #connect} (client) or {@link ConnectionRequest#accept} (server).
+ * Work posted before the endpoint is connected completes with {@link Status#WR_FLUSH_ERROR}.
+ *
+ * <h2>Ordering (reliable connection)</h2>
+ * Posted send-side requests execute in posting order. The completion of a READ, an atomic or a FLUSH implies that
+ * every earlier WRITE on this endpoint is visible at the target. Completions of one queue appear in order.
+ *
+ * <h2>Errors</h2>
+ * As in verbs, the first error completion moves the endpoint to {@link State#ERROR}: every request still
+ * outstanding, and every request posted later, completes with {@link Status#WR_FLUSH_ERROR}; the connection is
+ * torn down and the peer's endpoint goes to ERROR too (its posted receives complete with WR_FLUSH_ERROR).
+ * A broken connection does the same. Nothing hangs: every posted request completes.
+ *
+ * <h2>Threads</h2>
+ * {@link #post} and {@link #postRecv} are thread-safe.
+ */
+public interface Endpoint extends AutoCloseable {
+
+    enum State { IDLE, CONNECTING, CONNECTED, ERROR, CLOSED }
+
+    /** Connects to a listener; blocks until accepted. Private data (at most {@link Fabric#MAX_PRIVATE_DATA} bytes) reaches the listener. */
+    void connect(URI uri, byte[] privateData) throws FabricException;
+
+    /** Posts a send-side work request. Throws {@link FabricException} only if the send queue is full or the endpoint closed. */
+    void post(WorkRequest request) throws FabricException;
+
+    /** Posts a receive buffer. Throws {@link FabricException} only if the receive queue is full or the endpoint closed. */
+    void postRecv(RecvRequest request) throws FabricException;
+
+    CompletionQueue sendQueue();
+
+    CompletionQueue recvQueue();
+
+    State state();
+
+    /** The peer's address (null until connected). */
+    URI peer();
+
+    /** Private data the peer gave when the connection was set up (connect or accept), empty if none. */
+    byte[] peerPrivateData();
+
+    Fabric fabric();
+
+    /**
+     * Breaks the connection at once, as a process death or cable pull would: nothing in flight is finished;
+     * both sides flush with errors. Used by fault injection and by applications abandoning a peer.
+     */
+    void abort();
+
+    /** Disconnects; outstanding requests complete with WR_FLUSH_ERROR. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,164 @@
+package io.erda.fabric;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Predicate;
+
+/**
+ * Wraps any endpoint to inject faults into the WRITEs it posts, for tests: drop a WRITE, truncate it after N bytes,
+ * delay it, or break the connection. Works on every provider because it acts where the request is posted:
+ * <ul>
+ *   <li>drop: the WRITE is posted with length 0, so it completes successfully and in order, and writes nothing
+ *       (what a client that died before its data left would leave behind);</li>
+ *   <li>truncate: the WRITE is posted with its first N bytes only (a torn write) and completes successfully;</li>
+ *   <li>delay: the posting thread sleeps before posting (a slow but live writer; RC ordering keeps later requests
+ *       behind it anyway);</li>
+ *   <li>break: {@link Endpoint#abort()}.</li>
+ * </ul>
+ * Each armed fault applies to the next matching WRITE (or WRITE_WITH_IMM) and is then used up.
+ */
+public final class FaultInjectingEndpoint implements Endpoint {
+
+    private sealed interface Fault permits Drop, Truncate, Delay {
+        Predicate<WorkRequest> matcher();
+    }
+
+    private record Drop(Predicate<WorkRequest> matcher) implements Fault { }
+
+    private record Truncate(Predicate<WorkRequest> matcher, int keepBytes) implements Fault { }
+
+    private record Delay(Predicate<WorkRequest> matcher, Duration delay) implements Fault { }
+
+    private final Endpoint delegate;
+    private final ConcurrentLinkedQueue<Fault> armed = new ConcurrentLinkedQueue<>();
+
+    public FaultInjectingEndpoint(Endpoint delegate) {
+        this.delegate = delegate;
+    }
+
+    private static boolean isWrite(WorkRequest wr) {
+        return wr.opcode() == Opcode.WRITE || wr.opcode() == Opcode.WRITE_WITH_IMM;
+    }
+
+    /** The next WRITE matching {@code matcher} writes nothing but completes successfully. */
+    public FaultInjectingEndpoint dropNextWrite(Predicate<WorkRequest> matcher) {
+        armed.add(new Drop(matcher));
+        return this;
+    }
+
+    public FaultInjectingEndpoint dropNextWrite() {
+        return dropNextWrite(wr -> true);
+    }
+
+    /** The next WRITE matching {@code matcher} writes only its first {@code keepBytes} bytes. */
+    public FaultInjectingEndpoint truncateNextWrite(int keepBytes, Predicate<WorkRequest> matcher) {
+        if (keepBytes < 0) {
+            throw new IllegalArgumentException("keepBytes " + keepBytes + " is negative");
+        }
+        armed.add(new Truncate(matcher, keepBytes));
+        return this;
+    }
+
+    public FaultInjectingEndpoint truncateNextWrite(int keepBytes) {
+        return truncateNextWrite(keepBytes, wr -> true);
+    }
+
+    /** The next WRITE matching {@code matcher} is posted only after {@code delay}. */
+    public FaultInjectingEndpoint delayNextWrite(Duration delay, Predicate<WorkRequest> matcher) {
+        armed.add(new Delay(matcher, delay));
+        return this;
+    }
+
+    public FaultInjectingEndpoint delayNextWrite(Duration delay) {
+        return delayNextWrite(delay, wr -> true);
+    }
+
+    /** Breaks the connection now. */
+    public void breakConnection() {
+        delegate.abort();
+    }
+
+    /** Faults armed but not yet used. */
+    public int armedFaults() {
+        return armed.size();
+    }
+
+    @Override
+    public void post(WorkRequest request) {
+        if (isWrite(request)) {
+            for (Fault fault : armed) {
+                if (fault.matcher().test(request) && armed.remove(fault)) {
+                    request = apply(fault, request);
+                    break;
+                }
+            }
+        }
+        delegate.post(request);
+    }
+
+    private static WorkRequest apply(Fault fault, WorkRequest request) {
+        return switch (fault) {
+            case Drop d -> request.withLength(0);
+            case Truncate t -> request.withLength(Math.min(t.keepBytes(), request.length()));
+            case Delay d -> {
+                try {
+                    Thread.sleep(d.delay());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                yield request;
+            }
+        };
+    }
+
+    @Override
+    public void connect(URI uri, byte[] privateData) {
+        delegate.connect(uri, privateData);
+    }
+
+    @Override
+    public void postRecv(RecvRequest request) {
+        delegate.postRecv(request);
+    }
+
+    @Override
+    public CompletionQueue sendQueue() {
+        return delegate.sendQueue();
+    }
+
+    @Override
+    public CompletionQueue recvQueue() {
+        return delegate.recvQueue();
+    }
+
+    @Override
+    public State state() {
+        return delegate.state();
+    }
+
+    @Override
+    public URI peer() {
+        return delegate.peer();
+    }
+
+    @Override
+    public byte[] peerPrivateData() {
+        return delegate.peerPrivateData();
+    }
+
+    @Override
+    public Fabric fabric() {
+        return delegate.fabric();
+    }
+
+    @Override
+    public void abort() {
+        delegate.abort();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

@@ -1,0 +1,122 @@
+package io.erda.fabric;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A synchronous convenience layer over one endpoint: each call posts one signalled request and waits for its
+ * completion, throwing {@link CompletionException} on an error status. The endpoint's send completion queue must
+ * be its own (not shared). Calls are serialized (synchronized): use one per thread for parallelism.
+ */
+public final class SyncEndpoint implements AutoCloseable {
+    private final Endpoint endpoint;
+    private final Duration timeout;
+    private final Arena arena = Arena.ofShared();
+    private final MemoryRegion scratch;
+    private long nextWrId = 1;
+
+    public SyncEndpoint(Endpoint endpoint) {
+        this(endpoint, Duration.ofSeconds(30));
+    }
+
+    public SyncEndpoint(Endpoint endpoint, Duration timeout) {
+        this.endpoint = endpoint;
+        this.timeout = timeout;
+        this.scratch = endpoint.fabric().registerLocal(arena.allocate(WorkRequest.ATOMIC_LENGTH, 8));
+    }
+
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    public synchronized void read(MemoryRegion local, long localOffset, int length, long remoteAddress, int rkey) {
+        execute(WorkRequest.read(nextWrId++, local, localOffset, length, remoteAddress, rkey));
+    }
+
+    public synchronized void write(MemoryRegion local, long localOffset, int length, long remoteAddress, int rkey) {
+        execute(WorkRequest.write(nextWrId++, local, localOffset, length, remoteAddress, rkey));
+    }
+
+    public synchronized void writeWithImm(MemoryRegion local, long localOffset, int length, long remoteAddress, int rkey, int imm) {
+        execute(WorkRequest.writeWithImm(nextWrId++, local, localOffset, length, remoteAddress, rkey, imm));
+    }
+
+    public synchronized void send(MemoryRegion local, long localOffset, int length) {
+        execute(WorkRequest.send(nextWrId++, local, localOffset, length));
+    }
+
+    /** Compare-and-swap; returns the value found (equal to {@code expected} if the swap happened). */
+    public synchronized long compareAndSwap(long remoteAddress, int rkey, long expected, long newValue) {
+        execute(WorkRequest.compareAndSwap(nextWrId++, scratch, 0, remoteAddress, rkey, expected, newValue));
+        return scratch.segment().get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    /** Fetch-and-add; returns the value before the addition. */
+    public synchronized long fetchAdd(long remoteAddress, int rkey, long add) {
+        execute(WorkRequest.fetchAdd(nextWrId++, scratch, 0, remoteAddress, rkey, add));
+        return scratch.segment().get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    public synchronized void flush(long remoteAddress, int length, int rkey) {
+        execute(WorkRequest.flush(nextWrId++, remoteAddress, length, rkey));
+    }
+
+    /** Posts a receive buffer. */
+    public void postRecv(MemoryRegion local, long localOffset, int length) {
+        endpoint.postRecv(new RecvRequest(nextRecvId(), local, localOffset, length));
+    }
+
+    /** Waits for the next receive completion; throws on an error status or timeout. */
+    public Completion receive() {
+        Completion c = await(endpoint.recvQueue());
+        if (!c.isSuccess()) {
+            throw new CompletionException(c);
+        }
+        return c;
+    }
+
+    private long recvIds;
+
+    private synchronized long nextRecvId() {
+        return ++recvIds;
+    }
+
+    private Completion execute(WorkRequest request) {
+        endpoint.post(request);
+        Completion c = await(endpoint.sendQueue());
+        if (c.wrId() != request.wrId()) {
+            throw new FabricException("completion for wr " + c.wrId() + " while waiting for wr " + request.wrId()
+                    + ": is the send queue shared or used by another thread?");
+        }
+        if (!c.isSuccess()) {
+            throw new CompletionException(c);
+        }
+        return c;
+    }
+
+    private Completion await(CompletionQueue cq) {
+        try {
+            Completion c = cq.take(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (c == null) {
+                throw new FabricException("no completion within " + timeout + " on " + endpoint.peer());
+            }
+            return c;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FabricException("interrupted while waiting for a completion", e);
+        }
+    }
+
+    public MemorySegment scratch() {
+        return scratch.segment();
+    }
+
+    @Override
+    public void close() {
+        scratch.close();
+        arena.close();
+    }
+}

@@ -1,0 +1,97 @@
+package io.erda.fabric.soft;
+
+import io.erda.fabric.Access;
+import io.erda.fabric.Opcode;
+import io.erda.fabric.Status;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The rkey table of a software NIC, and the check every one-sided access passes before it touches memory:
+ * known rkey, range inside the region, access flag present, atomics 8-byte aligned. The tcp engine checks on the
+ * target; the shm initiator checks against the descriptors the target exported (cooperative: a hostile process
+ * that maps the files could ignore them, as it could ignore anything in shared memory).
+ *
+ * @param <R> the provider's region type
+ */
+public final class RegionTable<R extends RegionTable.Entry> {
+
+    /** What the check needs to know of a registered region. */
+    public interface Entry {
+        long address();
+
+        long length();
+
+        boolean allows(Access access);
+    }
+
+    /** Outcome of a check: the region, or why not. */
+    public record Check<R>(R region, Status status, String detail) {
+        public boolean ok() {
+            return status == Status.SUCCESS;
+        }
+    }
+
+    private final ConcurrentHashMap<Integer, R> byKey = new ConcurrentHashMap<>();
+    private final AtomicInteger nextKey;
+
+    public RegionTable(int firstKey) {
+        this.nextKey = new AtomicInteger(firstKey);
+    }
+
+    /** Allocates a fresh key (never reused within this table, so a stale rkey can never reach a new region). */
+    public int newKey() {
+        return nextKey.getAndIncrement();
+    }
+
+    public void put(int key, R region) {
+        byKey.put(key, region);
+    }
+
+    public R remove(int key) {
+        return byKey.remove(key);
+    }
+
+    public R get(int key) {
+        return byKey.get(key);
+    }
+
+    public java.util.Collection<R> all() {
+        return byKey.values();
+    }
+
+    /** Checks a one-sided access of {@code length} bytes at {@code address} with {@code rkey}. */
+    public Check<R> check(Opcode opcode, long address, long length, int rkey) {
+        R region = byKey.get(rkey);
+        if (region == null) {
+            return new Check<>(null, Status.REMOTE_ACCESS_ERROR, "rkey 0x" + Integer.toHexString(rkey) + " unknown");
+        }
+        return checkRegion(region, opcode, address, length, rkey);
+    }
+
+    /** The range, flag and alignment part of {@link #check}, for a region already looked up. */
+    public static <R extends Entry> Check<R> checkRegion(R region, Opcode opcode, long address, long length, int rkey) {
+        long offset = address - region.address();
+        if (length < 0 || offset < 0 || offset > region.length() || length > region.length() - offset) {
+            return new Check<>(null, Status.REMOTE_ACCESS_ERROR, "range [0x" + Long.toHexString(address) + ", +" + length
+                    + ") outside region 0x" + Long.toHexString(region.address()) + " of " + region.length()
+                    + " bytes (rkey 0x" + Integer.toHexString(rkey) + ")");
+        }
+        Access needed = switch (opcode) {
+            case READ, FLUSH -> Access.REMOTE_READ;
+            case WRITE, WRITE_WITH_IMM -> Access.REMOTE_WRITE;
+            case CAS, FETCH_ADD -> Access.REMOTE_ATOMIC;
+            default -> throw new IllegalArgumentException(opcode + " is not one-sided");
+        };
+        if (!region.allows(needed)) {
+            return new Check<>(null, Status.REMOTE_ACCESS_ERROR, opcode + " needs " + needed + " on rkey 0x"
+                    + Integer.toHexString(rkey));
+        }
+        if (opcode.isAtomic() && (address & 7) != 0) {
+            return new Check<>(null, Status.REMOTE_INVALID_REQUEST, "atomic address 0x" + Long.toHexString(address)
+                    + " is not 8-byte aligned");
+        }
+        return new Check<>(region, Status.SUCCESS, null);
+    }
+}

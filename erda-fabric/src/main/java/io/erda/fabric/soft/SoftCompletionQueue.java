@@ -1,0 +1,103 @@
+package io.erda.fabric.soft;
+
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionQueue;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The completion queue of the software providers: a lock-free queue filled by engine or poster threads. A waiter
+ * spins and yields first, then parks and is unparked by the next {@link #add}. Unbounded: the endpoints' queue
+ * depths bound what can be outstanding, and the capacity is advisory, as a CQ sized by the sum of its queues.
+ */
+public final class SoftCompletionQueue implements CompletionQueue {
+    private static final int SPINS = 200;
+    private static final int YIELDS = 20;
+    private final ConcurrentLinkedQueue<Completion> queue = new ConcurrentLinkedQueue<>();
+    private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger parkedCount = new AtomicInteger();
+    private final int capacity;
+
+    public SoftCompletionQueue(int capacity) {
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("completion queue capacity " + capacity + " must be positive");
+        }
+        this.capacity = capacity;
+    }
+
+    /** Delivers a completion (provider side). */
+    public void add(Completion completion) {
+        queue.add(completion);
+        if (parkedCount.get() > 0) {
+            for (Thread t : parked) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    @Override
+    public Completion poll() {
+        return queue.poll();
+    }
+
+    @Override
+    public Completion take(long timeout, TimeUnit unit) throws InterruptedException {
+        Completion c = queue.poll();
+        if (c != null) {
+            return c;
+        }
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        for (int i = 0; i < SPINS + YIELDS; i++) {
+            if (i < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+            c = queue.poll();
+            if (c != null) {
+                return c;
+            }
+        }
+        Thread me = Thread.currentThread();
+        parked.add(me);
+        parkedCount.incrementAndGet();
+        try {
+            while (true) {
+                c = queue.poll();
+                if (c != null) {
+                    return c;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                LockSupport.parkNanos(this, Math.min(left, 10_000_000L));
+            }
+        } finally {
+            parked.remove(me);
+            parkedCount.decrementAndGet();
+        }
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    public int size() {
+        return queue.size();
+    }
+
+    @Override
+    public void close() {
+        queue.clear();
+    }
+}
