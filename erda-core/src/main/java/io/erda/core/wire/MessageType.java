@@ -1,0 +1,69 @@
+package io.erda.core.wire;
+
+/**
+ * The two-sided messages between clients and the server. Requests have odd codes, their replies the next even
+ * code; {@link #ERROR} answers any request.
+ */
+public enum MessageType {
+    /** Client introduces itself after connecting; the reply describes the store (geometry, table, head array). */
+    HELLO(1),
+    HELLO_REPLY(2),
+    /** Reserve space for a PUT or DELETE (paper §3.3); the reply carries the object's address and lease. */
+    PUT(3),
+    PUT_REPLY(4),
+    /** Server-side GET: the fallback when one-sided reads keep failing, and the baselines' GET. */
+    GET(5),
+    GET_REPLY(6),
+    /** Persistence method server-flush: flush a range the client wrote, then reply. */
+    FLUSH(7),
+    FLUSH_REPLY(8),
+    /** Head-array refresh (a client met a region it does not know). */
+    HEADS(9),
+    HEADS_REPLY(10),
+    /** A client's report that an object looked torn: only a hint (ARCHITECTURE rule 1). */
+    REPAIR_HINT(11),
+    REPAIR_HINT_REPLY(12),
+    STATS(13),
+    STATS_REPLY(14),
+    /** Redo Logging baseline: key and value in the message, into the PM redo log. */
+    REDO_PUT(21),
+    REDO_PUT_REPLY(22),
+    /** Read After Write baseline: reserve a ring slot. */
+    RAW_RESERVE(23),
+    RAW_RESERVE_REPLY(24),
+    /** Server to client, unsolicited: a head's state changed (cleaning started or ended); carries the head array. */
+    HEAD_STATE(31),
+    ERROR(127);
+
+    private static final MessageType[] BY_CODE = new MessageType[128];
+
+    static {
+        for (MessageType t : values()) {
+            BY_CODE[t.code] = t;
+        }
+    }
+
+    private final int code;
+
+    MessageType(int code) {
+        this.code = code;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    /** The type for a wire code, or null if unknown. */
+    public static MessageType of(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+
+    /** The reply type of a request type. */
+    public MessageType reply() {
+        MessageType r = of(code + 1);
+        if ((code & 1) == 0 || r == null) {
+            throw new IllegalStateException(this + " is not a request");
+        }
+        return r;
+    }
+}

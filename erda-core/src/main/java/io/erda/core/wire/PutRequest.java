@@ -1,0 +1,57 @@
+package io.erda.core.wire;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.erda.core.wire.MessageHeader.INT;
+
+/**
+ * Body of {@link MessageType#PUT}: reserve room for an object (a value, or a tombstone when {@code delete}).
+ *
+ * <pre>
+ * +---------------------------------------------------------------+
+ * |                 flags (bit 0: delete)                         |
+ * +---------------------------------------------------------------+
+ * |                          key length                           |
+ * +---------------------------------------------------------------+
+ * |                         value length                          |
+ * +---------------------------------------------------------------+
+ * |                        reserved (zero)                        |
+ * +---------------------------------------------------------------+
+ * |                       key bytes ...                           |
+ * </pre>
+ */
+public record PutRequest(boolean delete, int valueLength, MemorySegment key) {
+    public static final int FLAGS_OFFSET = 0;
+    public static final int KEY_LENGTH_OFFSET = 4;
+    public static final int VALUE_LENGTH_OFFSET = 8;
+    public static final int KEY_OFFSET = 16;
+    public static final int FLAG_DELETE = 1;
+
+    public int encodedLength() {
+        return KEY_OFFSET + (int) key.byteSize();
+    }
+
+    /** Encodes at {@code offset}; returns the body length. */
+    public int encode(MemorySegment s, long offset) {
+        s.set(INT, offset + FLAGS_OFFSET, delete ? FLAG_DELETE : 0);
+        s.set(INT, offset + KEY_LENGTH_OFFSET, (int) key.byteSize());
+        s.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
+        s.set(INT, offset + 12, 0);
+        MemorySegment.copy(key, 0, s, offset + KEY_OFFSET, key.byteSize());
+        return encodedLength();
+    }
+
+    /** Decodes a received body; the key is a slice of {@code s}, not a copy. */
+    public static PutRequest decode(MemorySegment s, long offset, int bodyLength, int maxKeyLength, int maxValueLength) {
+        Body.require("PUT", KEY_OFFSET, bodyLength);
+        int flags = s.get(INT, offset + FLAGS_OFFSET);
+        int keyLength = Body.nonNegative("key length", s.get(INT, offset + KEY_LENGTH_OFFSET), maxKeyLength);
+        int valueLength = Body.nonNegative("value length", s.get(INT, offset + VALUE_LENGTH_OFFSET), maxValueLength);
+        Body.require("PUT key", (long) KEY_OFFSET + keyLength, bodyLength);
+        boolean delete = (flags & FLAG_DELETE) != 0;
+        if (delete && valueLength != 0) {
+            throw new WireFormatException("DELETE carries value length " + valueLength + ", expected 0");
+        }
+        return new PutRequest(delete, valueLength, Body.slice(s, offset + KEY_OFFSET, keyLength));
+    }
+}

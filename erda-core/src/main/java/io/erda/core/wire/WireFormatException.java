@@ -1,0 +1,8 @@
+package io.erda.core.wire;
+
+/** A message does not parse: the text names the field, the value found and the limit. */
+public class WireFormatException extends RuntimeException {
+    public WireFormatException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,39 @@
+package io.erda.core.wire;
+
+/** Status of a reply. Anything but {@link #OK} comes with an {@link MessageType#ERROR} body naming the values involved. */
+public enum WireStatus {
+    OK(0),
+    /** Malformed request: bad magic, version, type, or lengths that do not add up. */
+    BAD_REQUEST(1),
+    /** Key longer than the limit. */
+    KEY_TOO_LONG(2),
+    /** Object larger than a segment can hold. */
+    VALUE_TOO_LARGE(3),
+    /** The hash table has no room for a new key. */
+    TABLE_FULL(4),
+    /** The head's chain cannot grow (no more regions / offsets). */
+    LOG_FULL(5),
+    /** A head id or chain offset the server does not have. */
+    UNKNOWN_ADDRESS(6),
+    /** GET of a key that does not exist. */
+    NOT_FOUND(7),
+    /** The request is valid but this server does not serve it (wrong protocol for the connection). */
+    UNSUPPORTED(8),
+    INTERNAL(9);
+
+    private static final WireStatus[] BY_CODE = values();
+
+    private final int code;
+
+    WireStatus(int code) {
+        this.code = code;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public static WireStatus of(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}
