@@ -39,7 +39,6 @@ struct field {
 };
 struct agg {
     const char *cname;   /* C name, also the layout's withName() */
-    const char *jname;   /* Java constant name */
     int is_union;
     size_t size;
     size_t align;
@@ -53,85 +52,85 @@ struct agg {
 #define F(T, m, k) { #m, offsetof(T, m), SZ(T, m), k, NULL }
 #define FN(T, m, name, k) { name, offsetof(T, m), SZ(T, m), k, NULL }
 #define NEST(T, m, a) { #m, offsetof(T, m), SZ(T, m), 'N', &a }
-#define AGG(T, cname, jname, u, fs, top) { cname, jname, u, sizeof(T), AL(T), fs, sizeof(fs) / sizeof(fs[0]), top }
+#define AGG(T, cname, u, fs, top) { cname, u, sizeof(T), AL(T), fs, sizeof(fs) / sizeof(fs[0]), top }
 
 /* ---------------------------------------------------------------- verbs.h */
 static const struct field f_sge[] = { F(struct ibv_sge, addr, 'J'), F(struct ibv_sge, length, 'I'), F(struct ibv_sge, lkey, 'I') };
-static const struct agg a_sge = AGG(struct ibv_sge, "ibv_sge", "IBV_SGE", 0, f_sge, 1);
+static const struct agg a_sge = AGG(struct ibv_sge, "ibv_sge", 0, f_sge, 1);
 
 static const struct field f_device[] = { F(struct ibv_device, node_type, 'I'), F(struct ibv_device, transport_type, 'I'), F(struct ibv_device, name, 'X') };
-static const struct agg a_device = AGG(struct ibv_device, "ibv_device", "IBV_DEVICE", 0, f_device, 1);
+static const struct agg a_device = AGG(struct ibv_device, "ibv_device", 0, f_device, 1);
 
 typedef struct ibv_context_ops ctx_ops_t;
 static const struct field f_ops[] = {
     F(ctx_ops_t, poll_cq, 'A'), F(ctx_ops_t, req_notify_cq, 'A'), F(ctx_ops_t, post_srq_recv, 'A'),
     F(ctx_ops_t, post_send, 'A'), F(ctx_ops_t, post_recv, 'A') };
-static const struct agg a_ops = AGG(ctx_ops_t, "ibv_context_ops", "IBV_CONTEXT_OPS", 0, f_ops, 0);
+static const struct agg a_ops = AGG(ctx_ops_t, "ibv_context_ops", 0, f_ops, 0);
 
 static const struct field f_context[] = {
     F(struct ibv_context, device, 'A'), NEST(struct ibv_context, ops, a_ops), F(struct ibv_context, cmd_fd, 'I'),
     F(struct ibv_context, async_fd, 'I'), F(struct ibv_context, num_comp_vectors, 'I'), F(struct ibv_context, abi_compat, 'A') };
-static const struct agg a_context = AGG(struct ibv_context, "ibv_context", "IBV_CONTEXT", 0, f_context, 1);
+static const struct agg a_context = AGG(struct ibv_context, "ibv_context", 0, f_context, 1);
 
 /* verbs_context sits immediately before (and ends with) ibv_context; ibv_create_qp_ex is an inline
  * reading create_qp_ex from it, so the provider needs these offsets relative to "context". */
 static const struct field f_vctx[] = {
     F(struct verbs_context, create_qp_ex, 'A'), F(struct verbs_context, sz, 'J'), NEST(struct verbs_context, context, a_context) };
-static const struct agg a_vctx = AGG(struct verbs_context, "verbs_context", "VERBS_CONTEXT", 0, f_vctx, 1);
+static const struct agg a_vctx = AGG(struct verbs_context, "verbs_context", 0, f_vctx, 1);
 
 static const struct field f_comp_channel[] = { F(struct ibv_comp_channel, context, 'A'), F(struct ibv_comp_channel, fd, 'I'), F(struct ibv_comp_channel, refcnt, 'I') };
-static const struct agg a_comp_channel = AGG(struct ibv_comp_channel, "ibv_comp_channel", "IBV_COMP_CHANNEL", 0, f_comp_channel, 1);
+static const struct agg a_comp_channel = AGG(struct ibv_comp_channel, "ibv_comp_channel", 0, f_comp_channel, 1);
 
 static const struct field f_pd[] = { F(struct ibv_pd, context, 'A'), F(struct ibv_pd, handle, 'I') };
-static const struct agg a_pd = AGG(struct ibv_pd, "ibv_pd", "IBV_PD", 0, f_pd, 1);
+static const struct agg a_pd = AGG(struct ibv_pd, "ibv_pd", 0, f_pd, 1);
 
 static const struct field f_mr[] = {
     F(struct ibv_mr, context, 'A'), F(struct ibv_mr, pd, 'A'), F(struct ibv_mr, addr, 'A'), F(struct ibv_mr, length, 'J'),
     F(struct ibv_mr, handle, 'I'), F(struct ibv_mr, lkey, 'I'), F(struct ibv_mr, rkey, 'I') };
-static const struct agg a_mr = AGG(struct ibv_mr, "ibv_mr", "IBV_MR", 0, f_mr, 1);
+static const struct agg a_mr = AGG(struct ibv_mr, "ibv_mr", 0, f_mr, 1);
 
 static const struct field f_cq[] = {
     F(struct ibv_cq, context, 'A'), F(struct ibv_cq, channel, 'A'), F(struct ibv_cq, cq_context, 'A'),
     F(struct ibv_cq, handle, 'I'), F(struct ibv_cq, cqe, 'I') };
-static const struct agg a_cq = AGG(struct ibv_cq, "ibv_cq", "IBV_CQ", 0, f_cq, 1);
+static const struct agg a_cq = AGG(struct ibv_cq, "ibv_cq", 0, f_cq, 1);
 
 static const struct field f_qp[] = {
     F(struct ibv_qp, context, 'A'), F(struct ibv_qp, qp_context, 'A'), F(struct ibv_qp, pd, 'A'), F(struct ibv_qp, send_cq, 'A'),
     F(struct ibv_qp, recv_cq, 'A'), F(struct ibv_qp, srq, 'A'), F(struct ibv_qp, handle, 'I'), F(struct ibv_qp, qp_num, 'I'),
     F(struct ibv_qp, state, 'I'), F(struct ibv_qp, qp_type, 'I') };
-static const struct agg a_qp = AGG(struct ibv_qp, "ibv_qp", "IBV_QP", 0, f_qp, 1);
+static const struct agg a_qp = AGG(struct ibv_qp, "ibv_qp", 0, f_qp, 1);
 
 static const struct field f_qp_cap[] = {
     F(struct ibv_qp_cap, max_send_wr, 'I'), F(struct ibv_qp_cap, max_recv_wr, 'I'), F(struct ibv_qp_cap, max_send_sge, 'I'),
     F(struct ibv_qp_cap, max_recv_sge, 'I'), F(struct ibv_qp_cap, max_inline_data, 'I') };
-static const struct agg a_qp_cap = AGG(struct ibv_qp_cap, "ibv_qp_cap", "IBV_QP_CAP", 0, f_qp_cap, 1);
+static const struct agg a_qp_cap = AGG(struct ibv_qp_cap, "ibv_qp_cap", 0, f_qp_cap, 1);
 
 static const struct field f_qp_init_attr[] = {
     F(struct ibv_qp_init_attr, qp_context, 'A'), F(struct ibv_qp_init_attr, send_cq, 'A'), F(struct ibv_qp_init_attr, recv_cq, 'A'),
     F(struct ibv_qp_init_attr, srq, 'A'), NEST(struct ibv_qp_init_attr, cap, a_qp_cap), F(struct ibv_qp_init_attr, qp_type, 'I'),
     F(struct ibv_qp_init_attr, sq_sig_all, 'I') };
-static const struct agg a_qp_init_attr = AGG(struct ibv_qp_init_attr, "ibv_qp_init_attr", "IBV_QP_INIT_ATTR", 0, f_qp_init_attr, 1);
+static const struct agg a_qp_init_attr = AGG(struct ibv_qp_init_attr, "ibv_qp_init_attr", 0, f_qp_init_attr, 1);
 
 static const struct field f_qp_init_attr_ex[] = {
     F(struct ibv_qp_init_attr_ex, qp_context, 'A'), F(struct ibv_qp_init_attr_ex, send_cq, 'A'), F(struct ibv_qp_init_attr_ex, recv_cq, 'A'),
     F(struct ibv_qp_init_attr_ex, srq, 'A'), NEST(struct ibv_qp_init_attr_ex, cap, a_qp_cap), F(struct ibv_qp_init_attr_ex, qp_type, 'I'),
     F(struct ibv_qp_init_attr_ex, sq_sig_all, 'I'), F(struct ibv_qp_init_attr_ex, comp_mask, 'I'), F(struct ibv_qp_init_attr_ex, pd, 'A'),
     F(struct ibv_qp_init_attr_ex, send_ops_flags, 'J') };
-static const struct agg a_qp_init_attr_ex = AGG(struct ibv_qp_init_attr_ex, "ibv_qp_init_attr_ex", "IBV_QP_INIT_ATTR_EX", 0, f_qp_init_attr_ex, 1);
+static const struct agg a_qp_init_attr_ex = AGG(struct ibv_qp_init_attr_ex, "ibv_qp_init_attr_ex", 0, f_qp_init_attr_ex, 1);
 
 static const struct field f_gid[] = { F(union ibv_gid, raw, 'X') };
-static const struct agg a_gid = AGG(union ibv_gid, "ibv_gid", "IBV_GID", 0, f_gid, 1);
+static const struct agg a_gid = AGG(union ibv_gid, "ibv_gid", 0, f_gid, 1);
 
 static const struct field f_grh[] = {
     NEST(struct ibv_global_route, dgid, a_gid), F(struct ibv_global_route, flow_label, 'I'), F(struct ibv_global_route, sgid_index, 'B'),
     F(struct ibv_global_route, hop_limit, 'B'), F(struct ibv_global_route, traffic_class, 'B') };
-static const struct agg a_grh = AGG(struct ibv_global_route, "ibv_global_route", "IBV_GLOBAL_ROUTE", 0, f_grh, 0);
+static const struct agg a_grh = AGG(struct ibv_global_route, "ibv_global_route", 0, f_grh, 0);
 
 static const struct field f_ah_attr[] = {
     NEST(struct ibv_ah_attr, grh, a_grh), F(struct ibv_ah_attr, dlid, 'S'), F(struct ibv_ah_attr, sl, 'B'),
     F(struct ibv_ah_attr, src_path_bits, 'B'), F(struct ibv_ah_attr, static_rate, 'B'), F(struct ibv_ah_attr, is_global, 'B'),
     F(struct ibv_ah_attr, port_num, 'B') };
-static const struct agg a_ah_attr = AGG(struct ibv_ah_attr, "ibv_ah_attr", "IBV_AH_ATTR", 0, f_ah_attr, 0);
+static const struct agg a_ah_attr = AGG(struct ibv_ah_attr, "ibv_ah_attr", 0, f_ah_attr, 0);
 
 static const struct field f_qp_attr[] = {
     F(struct ibv_qp_attr, qp_state, 'I'), F(struct ibv_qp_attr, cur_qp_state, 'I'), F(struct ibv_qp_attr, path_mtu, 'I'),
@@ -140,40 +139,40 @@ static const struct field f_qp_attr[] = {
     NEST(struct ibv_qp_attr, ah_attr, a_ah_attr), F(struct ibv_qp_attr, pkey_index, 'S'), F(struct ibv_qp_attr, max_rd_atomic, 'B'),
     F(struct ibv_qp_attr, max_dest_rd_atomic, 'B'), F(struct ibv_qp_attr, min_rnr_timer, 'B'), F(struct ibv_qp_attr, port_num, 'B'),
     F(struct ibv_qp_attr, timeout, 'B'), F(struct ibv_qp_attr, retry_cnt, 'B'), F(struct ibv_qp_attr, rnr_retry, 'B') };
-static const struct agg a_qp_attr = AGG(struct ibv_qp_attr, "ibv_qp_attr", "IBV_QP_ATTR", 0, f_qp_attr, 1);
+static const struct agg a_qp_attr = AGG(struct ibv_qp_attr, "ibv_qp_attr", 0, f_qp_attr, 1);
 
 static const struct field f_port_attr[] = {
     F(struct ibv_port_attr, state, 'I'), F(struct ibv_port_attr, max_mtu, 'I'), F(struct ibv_port_attr, active_mtu, 'I'),
     F(struct ibv_port_attr, gid_tbl_len, 'I'), F(struct ibv_port_attr, lid, 'S'), F(struct ibv_port_attr, link_layer, 'B') };
-static const struct agg a_port_attr = AGG(struct ibv_port_attr, "ibv_port_attr", "IBV_PORT_ATTR", 0, f_port_attr, 1);
+static const struct agg a_port_attr = AGG(struct ibv_port_attr, "ibv_port_attr", 0, f_port_attr, 1);
 
 typedef __typeof__(((struct ibv_send_wr *)0)->wr) send_wr_wr_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.rdma) send_wr_rdma_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.atomic) send_wr_atomic_t;
 static const struct field f_wr_rdma[] = { F(send_wr_rdma_t, remote_addr, 'J'), F(send_wr_rdma_t, rkey, 'I') };
-static const struct agg a_wr_rdma = AGG(send_wr_rdma_t, "rdma", "IBV_SEND_WR_RDMA", 0, f_wr_rdma, 0);
+static const struct agg a_wr_rdma = AGG(send_wr_rdma_t, "rdma", 0, f_wr_rdma, 0);
 static const struct field f_wr_atomic[] = {
     F(send_wr_atomic_t, remote_addr, 'J'), F(send_wr_atomic_t, compare_add, 'J'), F(send_wr_atomic_t, swap, 'J'), F(send_wr_atomic_t, rkey, 'I') };
-static const struct agg a_wr_atomic = AGG(send_wr_atomic_t, "atomic", "IBV_SEND_WR_ATOMIC", 0, f_wr_atomic, 0);
+static const struct agg a_wr_atomic = AGG(send_wr_atomic_t, "atomic", 0, f_wr_atomic, 0);
 static const struct field f_wr_union[] = { NEST(send_wr_wr_t, rdma, a_wr_rdma), NEST(send_wr_wr_t, atomic, a_wr_atomic) };
-static const struct agg a_wr_union = AGG(send_wr_wr_t, "wr", "IBV_SEND_WR_WR", 1, f_wr_union, 0);
+static const struct agg a_wr_union = AGG(send_wr_wr_t, "wr", 1, f_wr_union, 0);
 
 static const struct field f_send_wr[] = {
     F(struct ibv_send_wr, wr_id, 'J'), F(struct ibv_send_wr, next, 'A'), F(struct ibv_send_wr, sg_list, 'A'),
     F(struct ibv_send_wr, num_sge, 'I'), F(struct ibv_send_wr, opcode, 'I'), F(struct ibv_send_wr, send_flags, 'I'),
     F(struct ibv_send_wr, imm_data, 'I'), NEST(struct ibv_send_wr, wr, a_wr_union) };
-static const struct agg a_send_wr = AGG(struct ibv_send_wr, "ibv_send_wr", "IBV_SEND_WR", 0, f_send_wr, 1);
+static const struct agg a_send_wr = AGG(struct ibv_send_wr, "ibv_send_wr", 0, f_send_wr, 1);
 
 static const struct field f_recv_wr[] = {
     F(struct ibv_recv_wr, wr_id, 'J'), F(struct ibv_recv_wr, next, 'A'), F(struct ibv_recv_wr, sg_list, 'A'), F(struct ibv_recv_wr, num_sge, 'I') };
-static const struct agg a_recv_wr = AGG(struct ibv_recv_wr, "ibv_recv_wr", "IBV_RECV_WR", 0, f_recv_wr, 1);
+static const struct agg a_recv_wr = AGG(struct ibv_recv_wr, "ibv_recv_wr", 0, f_recv_wr, 1);
 
 static const struct field f_wc[] = {
     F(struct ibv_wc, wr_id, 'J'), F(struct ibv_wc, status, 'I'), F(struct ibv_wc, opcode, 'I'), F(struct ibv_wc, vendor_err, 'I'),
     F(struct ibv_wc, byte_len, 'I'), F(struct ibv_wc, imm_data, 'I'), F(struct ibv_wc, qp_num, 'I'), F(struct ibv_wc, src_qp, 'I'),
     F(struct ibv_wc, wc_flags, 'I'), F(struct ibv_wc, pkey_index, 'S'), F(struct ibv_wc, slid, 'S'), F(struct ibv_wc, sl, 'B'),
     F(struct ibv_wc, dlid_path_bits, 'B') };
-static const struct agg a_wc = AGG(struct ibv_wc, "ibv_wc", "IBV_WC", 0, f_wc, 1);
+static const struct agg a_wc = AGG(struct ibv_wc, "ibv_wc", 0, f_wc, 1);
 
 static const struct field f_qp_ex[] = {
     NEST(struct ibv_qp_ex, qp_base, a_qp), F(struct ibv_qp_ex, comp_mask, 'J'), F(struct ibv_qp_ex, wr_id, 'J'),
@@ -185,37 +184,37 @@ static const struct field f_qp_ex[] = {
     F(struct ibv_qp_ex, wr_flush, 'A'),
 #endif
 };
-static const struct agg a_qp_ex = AGG(struct ibv_qp_ex, "ibv_qp_ex", "IBV_QP_EX", 0, f_qp_ex, 1);
+static const struct agg a_qp_ex = AGG(struct ibv_qp_ex, "ibv_qp_ex", 0, f_qp_ex, 1);
 
 /* ---------------------------------------------------------------- rdma_cma.h, netinet/in.h */
 static const struct field f_sockaddr_in[] = {
     F(struct sockaddr_in, sin_family, 'S'), F(struct sockaddr_in, sin_port, 'S'), FN(struct sockaddr_in, sin_addr.s_addr, "sin_addr", 'I') };
-static const struct agg a_sockaddr_in = AGG(struct sockaddr_in, "sockaddr_in", "SOCKADDR_IN", 0, f_sockaddr_in, 1);
+static const struct agg a_sockaddr_in = AGG(struct sockaddr_in, "sockaddr_in", 0, f_sockaddr_in, 1);
 
 static const struct field f_conn_param[] = {
     F(struct rdma_conn_param, private_data, 'A'), F(struct rdma_conn_param, private_data_len, 'B'),
     F(struct rdma_conn_param, responder_resources, 'B'), F(struct rdma_conn_param, initiator_depth, 'B'),
     F(struct rdma_conn_param, flow_control, 'B'), F(struct rdma_conn_param, retry_count, 'B'),
     F(struct rdma_conn_param, rnr_retry_count, 'B'), F(struct rdma_conn_param, srq, 'B'), F(struct rdma_conn_param, qp_num, 'I') };
-static const struct agg a_conn_param = AGG(struct rdma_conn_param, "rdma_conn_param", "RDMA_CONN_PARAM", 0, f_conn_param, 1);
+static const struct agg a_conn_param = AGG(struct rdma_conn_param, "rdma_conn_param", 0, f_conn_param, 1);
 
 typedef __typeof__(((struct rdma_cm_event *)0)->param) cm_event_param_t;
 static const struct field f_cm_param[] = { NEST(cm_event_param_t, conn, a_conn_param) };
-static const struct agg a_cm_param = AGG(cm_event_param_t, "param", "RDMA_CM_EVENT_PARAM", 1, f_cm_param, 0);
+static const struct agg a_cm_param = AGG(cm_event_param_t, "param", 1, f_cm_param, 0);
 
 static const struct field f_cm_event[] = {
     F(struct rdma_cm_event, id, 'A'), F(struct rdma_cm_event, listen_id, 'A'), F(struct rdma_cm_event, event, 'I'),
     F(struct rdma_cm_event, status, 'I'), NEST(struct rdma_cm_event, param, a_cm_param) };
-static const struct agg a_cm_event = AGG(struct rdma_cm_event, "rdma_cm_event", "RDMA_CM_EVENT", 0, f_cm_event, 1);
+static const struct agg a_cm_event = AGG(struct rdma_cm_event, "rdma_cm_event", 0, f_cm_event, 1);
 
 static const struct field f_cm_id[] = {
     F(struct rdma_cm_id, verbs, 'A'), F(struct rdma_cm_id, channel, 'A'), F(struct rdma_cm_id, context, 'A'), F(struct rdma_cm_id, qp, 'A'),
     F(struct rdma_cm_id, ps, 'I'), F(struct rdma_cm_id, port_num, 'B'), F(struct rdma_cm_id, send_cq, 'A'), F(struct rdma_cm_id, recv_cq, 'A'),
     F(struct rdma_cm_id, pd, 'A') };
-static const struct agg a_cm_id = AGG(struct rdma_cm_id, "rdma_cm_id", "RDMA_CM_ID", 0, f_cm_id, 1);
+static const struct agg a_cm_id = AGG(struct rdma_cm_id, "rdma_cm_id", 0, f_cm_id, 1);
 
 static const struct field f_event_channel[] = { F(struct rdma_event_channel, fd, 'I') };
-static const struct agg a_event_channel = AGG(struct rdma_event_channel, "rdma_event_channel", "RDMA_EVENT_CHANNEL", 0, f_event_channel, 1);
+static const struct agg a_event_channel = AGG(struct rdma_event_channel, "rdma_event_channel", 0, f_event_channel, 1);
 
 /* ---------------------------------------------------------------- constants */
 struct constant { const char *name; long long value; };
@@ -361,19 +360,16 @@ static void emit_fields(const struct agg *top, const struct agg *a, const char *
                         const char *cpath, size_t base) {
     for (size_t i = 0; i < a->nfields; i++) {
         const struct field *f = &a->fields[i];
-        char jname[256], p[1024], cp[512], up[128];
-        size_t k = 0;
-        for (const char *c = f->name; *c && k + 1 < sizeof up; c++) up[k++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
-        up[k] = 0;
-        snprintf(jname, sizeof jname, "%s_%s", jprefix, up);
+        char jname[256], p[1024], cp[512];
+        snprintf(jname, sizeof jname, "%s$%s", jprefix, f->name);
         snprintf(p, sizeof p, "%s%sgroupElement(\"%s\")", path, *path ? ", " : "", f->name);
         snprintf(cp, sizeof cp, "%s%s%s", cpath, *cpath ? "." : "", f->name);
         printf("    /** offsetof(%s, %s) */\n", top->cname, cp);
-        printf("    public static final long %s_OFFSET = %zu;\n", jname, base + f->offset);
+        printf("    public static final long %s$OFFSET = %zu;\n", jname, base + f->offset);
         if (f->kind == 'N') {
             emit_fields(top, f->nested, jname, p, cp, base + f->offset);
         } else if (f->kind != 'X') {
-            printf("    public static final VarHandle %s = %s.varHandle(%s);\n", jname, top->jname, p);
+            printf("    public static final VarHandle %s = %s.varHandle(%s);\n", jname, top->cname, p);
         }
     }
 }
@@ -395,7 +391,9 @@ static void emit_java(const char *cls, const char *pkg, const char *header, cons
     printf("import java.lang.invoke.VarHandle;\n\n");
     printf("/**\n * Layouts and constants of {@code %s} (x86_64 LP64), in the style of jextract: one\n", header);
     printf(" * {@link StructLayout} per C struct (undescribed fields are padding, sizes are the full sizeof),\n");
-    printf(" * a {@code *_OFFSET} and a {@link VarHandle} (coordinates: segment, base offset) per field.\n");
+    printf(" * named as in C (lowercase, so never clashing with the uppercase enum/#define constants),\n");
+    printf(" * and per field {@code struct$field} (a {@link VarHandle}, coordinates: segment, base offset)\n");
+    printf(" * and {@code struct$field$OFFSET}; nested fields chain: {@code ibv_send_wr$wr$rdma$rkey}.\n");
     printf(" * Loading this class touches no native code.\n */\n");
     printf("@SuppressWarnings(\"unused\")\n");
     printf("public final class %s {\n    private %s() {}\n", cls, cls);
@@ -407,10 +405,10 @@ static void emit_java(const char *cls, const char *pkg, const char *header, cons
     for (size_t i = 0; i < n; i++) {
         const struct agg *a = aggs[i];
         printf("\n    /** {@code %s%s}, %zu bytes. */\n", a->is_union ? "union " : "struct ", a->cname, a->size);
-        printf("    public static final StructLayout %s = ", a->jname);
+        printf("    public static final StructLayout %s = ", a->cname);
         emit_layout(a, 1, a->size);
         printf(".withName(\"%s\");\n", a->cname);
-        emit_fields(a, a, a->jname, "", "", 0);
+        emit_fields(a, a, a->cname, "", "", 0);
     }
     printf("}\n");
 }

@@ -17,7 +17,9 @@ import java.lang.invoke.VarHandle;
 /**
  * Layouts and constants of {@code <rdma/rdma_cma.h> and <netinet/in.h>} (x86_64 LP64), in the style of jextract: one
  * {@link StructLayout} per C struct (undescribed fields are padding, sizes are the full sizeof),
- * a {@code *_OFFSET} and a {@link VarHandle} (coordinates: segment, base offset) per field.
+ * named as in C (lowercase, so never clashing with the uppercase enum/#define constants),
+ * and per field {@code struct$field} (a {@link VarHandle}, coordinates: segment, base offset)
+ * and {@code struct$field$OFFSET}; nested fields chain: {@code ibv_send_wr$wr$rdma$rkey}.
  * Loading this class touches no native code.
  */
 @SuppressWarnings("unused")
@@ -45,32 +47,32 @@ public final class RdmaCma {
     public static final int AF_INET = 2;
 
     /** {@code struct sockaddr_in}, 16 bytes. */
-    public static final StructLayout SOCKADDR_IN = MemoryLayout.structLayout(
+    public static final StructLayout sockaddr_in = MemoryLayout.structLayout(
         JAVA_SHORT.withName("sin_family"),
         JAVA_SHORT.withName("sin_port"),
         JAVA_INT.withName("sin_addr"),
         MemoryLayout.paddingLayout(8)
     ).withName("sockaddr_in");
     /** offsetof(sockaddr_in, sin_family) */
-    public static final long SOCKADDR_IN_SIN_FAMILY_OFFSET = 0;
-    public static final VarHandle SOCKADDR_IN_SIN_FAMILY = SOCKADDR_IN.varHandle(groupElement("sin_family"));
+    public static final long sockaddr_in$sin_family$OFFSET = 0;
+    public static final VarHandle sockaddr_in$sin_family = sockaddr_in.varHandle(groupElement("sin_family"));
     /** offsetof(sockaddr_in, sin_port) */
-    public static final long SOCKADDR_IN_SIN_PORT_OFFSET = 2;
-    public static final VarHandle SOCKADDR_IN_SIN_PORT = SOCKADDR_IN.varHandle(groupElement("sin_port"));
+    public static final long sockaddr_in$sin_port$OFFSET = 2;
+    public static final VarHandle sockaddr_in$sin_port = sockaddr_in.varHandle(groupElement("sin_port"));
     /** offsetof(sockaddr_in, sin_addr) */
-    public static final long SOCKADDR_IN_SIN_ADDR_OFFSET = 4;
-    public static final VarHandle SOCKADDR_IN_SIN_ADDR = SOCKADDR_IN.varHandle(groupElement("sin_addr"));
+    public static final long sockaddr_in$sin_addr$OFFSET = 4;
+    public static final VarHandle sockaddr_in$sin_addr = sockaddr_in.varHandle(groupElement("sin_addr"));
 
     /** {@code struct rdma_event_channel}, 4 bytes. */
-    public static final StructLayout RDMA_EVENT_CHANNEL = MemoryLayout.structLayout(
+    public static final StructLayout rdma_event_channel = MemoryLayout.structLayout(
         JAVA_INT.withName("fd")
     ).withName("rdma_event_channel");
     /** offsetof(rdma_event_channel, fd) */
-    public static final long RDMA_EVENT_CHANNEL_FD_OFFSET = 0;
-    public static final VarHandle RDMA_EVENT_CHANNEL_FD = RDMA_EVENT_CHANNEL.varHandle(groupElement("fd"));
+    public static final long rdma_event_channel$fd$OFFSET = 0;
+    public static final VarHandle rdma_event_channel$fd = rdma_event_channel.varHandle(groupElement("fd"));
 
     /** {@code struct rdma_conn_param}, 24 bytes. */
-    public static final StructLayout RDMA_CONN_PARAM = MemoryLayout.structLayout(
+    public static final StructLayout rdma_conn_param = MemoryLayout.structLayout(
         ADDRESS.withName("private_data"),
         JAVA_BYTE.withName("private_data_len"),
         JAVA_BYTE.withName("responder_resources"),
@@ -84,35 +86,35 @@ public final class RdmaCma {
         MemoryLayout.paddingLayout(4)
     ).withName("rdma_conn_param");
     /** offsetof(rdma_conn_param, private_data) */
-    public static final long RDMA_CONN_PARAM_PRIVATE_DATA_OFFSET = 0;
-    public static final VarHandle RDMA_CONN_PARAM_PRIVATE_DATA = RDMA_CONN_PARAM.varHandle(groupElement("private_data"));
+    public static final long rdma_conn_param$private_data$OFFSET = 0;
+    public static final VarHandle rdma_conn_param$private_data = rdma_conn_param.varHandle(groupElement("private_data"));
     /** offsetof(rdma_conn_param, private_data_len) */
-    public static final long RDMA_CONN_PARAM_PRIVATE_DATA_LEN_OFFSET = 8;
-    public static final VarHandle RDMA_CONN_PARAM_PRIVATE_DATA_LEN = RDMA_CONN_PARAM.varHandle(groupElement("private_data_len"));
+    public static final long rdma_conn_param$private_data_len$OFFSET = 8;
+    public static final VarHandle rdma_conn_param$private_data_len = rdma_conn_param.varHandle(groupElement("private_data_len"));
     /** offsetof(rdma_conn_param, responder_resources) */
-    public static final long RDMA_CONN_PARAM_RESPONDER_RESOURCES_OFFSET = 9;
-    public static final VarHandle RDMA_CONN_PARAM_RESPONDER_RESOURCES = RDMA_CONN_PARAM.varHandle(groupElement("responder_resources"));
+    public static final long rdma_conn_param$responder_resources$OFFSET = 9;
+    public static final VarHandle rdma_conn_param$responder_resources = rdma_conn_param.varHandle(groupElement("responder_resources"));
     /** offsetof(rdma_conn_param, initiator_depth) */
-    public static final long RDMA_CONN_PARAM_INITIATOR_DEPTH_OFFSET = 10;
-    public static final VarHandle RDMA_CONN_PARAM_INITIATOR_DEPTH = RDMA_CONN_PARAM.varHandle(groupElement("initiator_depth"));
+    public static final long rdma_conn_param$initiator_depth$OFFSET = 10;
+    public static final VarHandle rdma_conn_param$initiator_depth = rdma_conn_param.varHandle(groupElement("initiator_depth"));
     /** offsetof(rdma_conn_param, flow_control) */
-    public static final long RDMA_CONN_PARAM_FLOW_CONTROL_OFFSET = 11;
-    public static final VarHandle RDMA_CONN_PARAM_FLOW_CONTROL = RDMA_CONN_PARAM.varHandle(groupElement("flow_control"));
+    public static final long rdma_conn_param$flow_control$OFFSET = 11;
+    public static final VarHandle rdma_conn_param$flow_control = rdma_conn_param.varHandle(groupElement("flow_control"));
     /** offsetof(rdma_conn_param, retry_count) */
-    public static final long RDMA_CONN_PARAM_RETRY_COUNT_OFFSET = 12;
-    public static final VarHandle RDMA_CONN_PARAM_RETRY_COUNT = RDMA_CONN_PARAM.varHandle(groupElement("retry_count"));
+    public static final long rdma_conn_param$retry_count$OFFSET = 12;
+    public static final VarHandle rdma_conn_param$retry_count = rdma_conn_param.varHandle(groupElement("retry_count"));
     /** offsetof(rdma_conn_param, rnr_retry_count) */
-    public static final long RDMA_CONN_PARAM_RNR_RETRY_COUNT_OFFSET = 13;
-    public static final VarHandle RDMA_CONN_PARAM_RNR_RETRY_COUNT = RDMA_CONN_PARAM.varHandle(groupElement("rnr_retry_count"));
+    public static final long rdma_conn_param$rnr_retry_count$OFFSET = 13;
+    public static final VarHandle rdma_conn_param$rnr_retry_count = rdma_conn_param.varHandle(groupElement("rnr_retry_count"));
     /** offsetof(rdma_conn_param, srq) */
-    public static final long RDMA_CONN_PARAM_SRQ_OFFSET = 14;
-    public static final VarHandle RDMA_CONN_PARAM_SRQ = RDMA_CONN_PARAM.varHandle(groupElement("srq"));
+    public static final long rdma_conn_param$srq$OFFSET = 14;
+    public static final VarHandle rdma_conn_param$srq = rdma_conn_param.varHandle(groupElement("srq"));
     /** offsetof(rdma_conn_param, qp_num) */
-    public static final long RDMA_CONN_PARAM_QP_NUM_OFFSET = 16;
-    public static final VarHandle RDMA_CONN_PARAM_QP_NUM = RDMA_CONN_PARAM.varHandle(groupElement("qp_num"));
+    public static final long rdma_conn_param$qp_num$OFFSET = 16;
+    public static final VarHandle rdma_conn_param$qp_num = rdma_conn_param.varHandle(groupElement("qp_num"));
 
     /** {@code struct rdma_cm_id}, 416 bytes. */
-    public static final StructLayout RDMA_CM_ID = MemoryLayout.structLayout(
+    public static final StructLayout rdma_cm_id = MemoryLayout.structLayout(
         ADDRESS.withName("verbs"),
         ADDRESS.withName("channel"),
         ADDRESS.withName("context"),
@@ -129,35 +131,35 @@ public final class RdmaCma {
         MemoryLayout.paddingLayout(8)
     ).withName("rdma_cm_id");
     /** offsetof(rdma_cm_id, verbs) */
-    public static final long RDMA_CM_ID_VERBS_OFFSET = 0;
-    public static final VarHandle RDMA_CM_ID_VERBS = RDMA_CM_ID.varHandle(groupElement("verbs"));
+    public static final long rdma_cm_id$verbs$OFFSET = 0;
+    public static final VarHandle rdma_cm_id$verbs = rdma_cm_id.varHandle(groupElement("verbs"));
     /** offsetof(rdma_cm_id, channel) */
-    public static final long RDMA_CM_ID_CHANNEL_OFFSET = 8;
-    public static final VarHandle RDMA_CM_ID_CHANNEL = RDMA_CM_ID.varHandle(groupElement("channel"));
+    public static final long rdma_cm_id$channel$OFFSET = 8;
+    public static final VarHandle rdma_cm_id$channel = rdma_cm_id.varHandle(groupElement("channel"));
     /** offsetof(rdma_cm_id, context) */
-    public static final long RDMA_CM_ID_CONTEXT_OFFSET = 16;
-    public static final VarHandle RDMA_CM_ID_CONTEXT = RDMA_CM_ID.varHandle(groupElement("context"));
+    public static final long rdma_cm_id$context$OFFSET = 16;
+    public static final VarHandle rdma_cm_id$context = rdma_cm_id.varHandle(groupElement("context"));
     /** offsetof(rdma_cm_id, qp) */
-    public static final long RDMA_CM_ID_QP_OFFSET = 24;
-    public static final VarHandle RDMA_CM_ID_QP = RDMA_CM_ID.varHandle(groupElement("qp"));
+    public static final long rdma_cm_id$qp$OFFSET = 24;
+    public static final VarHandle rdma_cm_id$qp = rdma_cm_id.varHandle(groupElement("qp"));
     /** offsetof(rdma_cm_id, ps) */
-    public static final long RDMA_CM_ID_PS_OFFSET = 344;
-    public static final VarHandle RDMA_CM_ID_PS = RDMA_CM_ID.varHandle(groupElement("ps"));
+    public static final long rdma_cm_id$ps$OFFSET = 344;
+    public static final VarHandle rdma_cm_id$ps = rdma_cm_id.varHandle(groupElement("ps"));
     /** offsetof(rdma_cm_id, port_num) */
-    public static final long RDMA_CM_ID_PORT_NUM_OFFSET = 348;
-    public static final VarHandle RDMA_CM_ID_PORT_NUM = RDMA_CM_ID.varHandle(groupElement("port_num"));
+    public static final long rdma_cm_id$port_num$OFFSET = 348;
+    public static final VarHandle rdma_cm_id$port_num = rdma_cm_id.varHandle(groupElement("port_num"));
     /** offsetof(rdma_cm_id, send_cq) */
-    public static final long RDMA_CM_ID_SEND_CQ_OFFSET = 368;
-    public static final VarHandle RDMA_CM_ID_SEND_CQ = RDMA_CM_ID.varHandle(groupElement("send_cq"));
+    public static final long rdma_cm_id$send_cq$OFFSET = 368;
+    public static final VarHandle rdma_cm_id$send_cq = rdma_cm_id.varHandle(groupElement("send_cq"));
     /** offsetof(rdma_cm_id, recv_cq) */
-    public static final long RDMA_CM_ID_RECV_CQ_OFFSET = 384;
-    public static final VarHandle RDMA_CM_ID_RECV_CQ = RDMA_CM_ID.varHandle(groupElement("recv_cq"));
+    public static final long rdma_cm_id$recv_cq$OFFSET = 384;
+    public static final VarHandle rdma_cm_id$recv_cq = rdma_cm_id.varHandle(groupElement("recv_cq"));
     /** offsetof(rdma_cm_id, pd) */
-    public static final long RDMA_CM_ID_PD_OFFSET = 400;
-    public static final VarHandle RDMA_CM_ID_PD = RDMA_CM_ID.varHandle(groupElement("pd"));
+    public static final long rdma_cm_id$pd$OFFSET = 400;
+    public static final VarHandle rdma_cm_id$pd = rdma_cm_id.varHandle(groupElement("pd"));
 
     /** {@code struct rdma_cm_event}, 80 bytes. */
-    public static final StructLayout RDMA_CM_EVENT = MemoryLayout.structLayout(
+    public static final StructLayout rdma_cm_event = MemoryLayout.structLayout(
         ADDRESS.withName("id"),
         ADDRESS.withName("listen_id"),
         JAVA_INT.withName("event"),
@@ -179,46 +181,46 @@ public final class RdmaCma {
         ).withName("param")
     ).withName("rdma_cm_event");
     /** offsetof(rdma_cm_event, id) */
-    public static final long RDMA_CM_EVENT_ID_OFFSET = 0;
-    public static final VarHandle RDMA_CM_EVENT_ID = RDMA_CM_EVENT.varHandle(groupElement("id"));
+    public static final long rdma_cm_event$id$OFFSET = 0;
+    public static final VarHandle rdma_cm_event$id = rdma_cm_event.varHandle(groupElement("id"));
     /** offsetof(rdma_cm_event, listen_id) */
-    public static final long RDMA_CM_EVENT_LISTEN_ID_OFFSET = 8;
-    public static final VarHandle RDMA_CM_EVENT_LISTEN_ID = RDMA_CM_EVENT.varHandle(groupElement("listen_id"));
+    public static final long rdma_cm_event$listen_id$OFFSET = 8;
+    public static final VarHandle rdma_cm_event$listen_id = rdma_cm_event.varHandle(groupElement("listen_id"));
     /** offsetof(rdma_cm_event, event) */
-    public static final long RDMA_CM_EVENT_EVENT_OFFSET = 16;
-    public static final VarHandle RDMA_CM_EVENT_EVENT = RDMA_CM_EVENT.varHandle(groupElement("event"));
+    public static final long rdma_cm_event$event$OFFSET = 16;
+    public static final VarHandle rdma_cm_event$event = rdma_cm_event.varHandle(groupElement("event"));
     /** offsetof(rdma_cm_event, status) */
-    public static final long RDMA_CM_EVENT_STATUS_OFFSET = 20;
-    public static final VarHandle RDMA_CM_EVENT_STATUS = RDMA_CM_EVENT.varHandle(groupElement("status"));
+    public static final long rdma_cm_event$status$OFFSET = 20;
+    public static final VarHandle rdma_cm_event$status = rdma_cm_event.varHandle(groupElement("status"));
     /** offsetof(rdma_cm_event, param) */
-    public static final long RDMA_CM_EVENT_PARAM_OFFSET = 24;
+    public static final long rdma_cm_event$param$OFFSET = 24;
     /** offsetof(rdma_cm_event, param.conn) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_OFFSET = 24;
+    public static final long rdma_cm_event$param$conn$OFFSET = 24;
     /** offsetof(rdma_cm_event, param.conn.private_data) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_PRIVATE_DATA_OFFSET = 24;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_PRIVATE_DATA = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("private_data"));
+    public static final long rdma_cm_event$param$conn$private_data$OFFSET = 24;
+    public static final VarHandle rdma_cm_event$param$conn$private_data = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("private_data"));
     /** offsetof(rdma_cm_event, param.conn.private_data_len) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_PRIVATE_DATA_LEN_OFFSET = 32;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_PRIVATE_DATA_LEN = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("private_data_len"));
+    public static final long rdma_cm_event$param$conn$private_data_len$OFFSET = 32;
+    public static final VarHandle rdma_cm_event$param$conn$private_data_len = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("private_data_len"));
     /** offsetof(rdma_cm_event, param.conn.responder_resources) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_RESPONDER_RESOURCES_OFFSET = 33;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_RESPONDER_RESOURCES = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("responder_resources"));
+    public static final long rdma_cm_event$param$conn$responder_resources$OFFSET = 33;
+    public static final VarHandle rdma_cm_event$param$conn$responder_resources = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("responder_resources"));
     /** offsetof(rdma_cm_event, param.conn.initiator_depth) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_INITIATOR_DEPTH_OFFSET = 34;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_INITIATOR_DEPTH = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("initiator_depth"));
+    public static final long rdma_cm_event$param$conn$initiator_depth$OFFSET = 34;
+    public static final VarHandle rdma_cm_event$param$conn$initiator_depth = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("initiator_depth"));
     /** offsetof(rdma_cm_event, param.conn.flow_control) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_FLOW_CONTROL_OFFSET = 35;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_FLOW_CONTROL = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("flow_control"));
+    public static final long rdma_cm_event$param$conn$flow_control$OFFSET = 35;
+    public static final VarHandle rdma_cm_event$param$conn$flow_control = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("flow_control"));
     /** offsetof(rdma_cm_event, param.conn.retry_count) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_RETRY_COUNT_OFFSET = 36;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_RETRY_COUNT = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("retry_count"));
+    public static final long rdma_cm_event$param$conn$retry_count$OFFSET = 36;
+    public static final VarHandle rdma_cm_event$param$conn$retry_count = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("retry_count"));
     /** offsetof(rdma_cm_event, param.conn.rnr_retry_count) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_RNR_RETRY_COUNT_OFFSET = 37;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_RNR_RETRY_COUNT = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("rnr_retry_count"));
+    public static final long rdma_cm_event$param$conn$rnr_retry_count$OFFSET = 37;
+    public static final VarHandle rdma_cm_event$param$conn$rnr_retry_count = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("rnr_retry_count"));
     /** offsetof(rdma_cm_event, param.conn.srq) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_SRQ_OFFSET = 38;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_SRQ = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("srq"));
+    public static final long rdma_cm_event$param$conn$srq$OFFSET = 38;
+    public static final VarHandle rdma_cm_event$param$conn$srq = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("srq"));
     /** offsetof(rdma_cm_event, param.conn.qp_num) */
-    public static final long RDMA_CM_EVENT_PARAM_CONN_QP_NUM_OFFSET = 40;
-    public static final VarHandle RDMA_CM_EVENT_PARAM_CONN_QP_NUM = RDMA_CM_EVENT.varHandle(groupElement("param"), groupElement("conn"), groupElement("qp_num"));
+    public static final long rdma_cm_event$param$conn$qp_num$OFFSET = 40;
+    public static final VarHandle rdma_cm_event$param$conn$qp_num = rdma_cm_event.varHandle(groupElement("param"), groupElement("conn"), groupElement("qp_num"));
 }

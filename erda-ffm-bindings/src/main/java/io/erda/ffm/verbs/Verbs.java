@@ -17,7 +17,9 @@ import java.lang.invoke.VarHandle;
 /**
  * Layouts and constants of {@code <infiniband/verbs.h>} (x86_64 LP64), in the style of jextract: one
  * {@link StructLayout} per C struct (undescribed fields are padding, sizes are the full sizeof),
- * a {@code *_OFFSET} and a {@link VarHandle} (coordinates: segment, base offset) per field.
+ * named as in C (lowercase, so never clashing with the uppercase enum/#define constants),
+ * and per field {@code struct$field} (a {@link VarHandle}, coordinates: segment, base offset)
+ * and {@code struct$field$OFFSET}; nested fields chain: {@code ibv_send_wr$wr$rdma$rkey}.
  * Loading this class touches no native code.
  */
 @SuppressWarnings("unused")
@@ -127,7 +129,7 @@ public final class Verbs {
     public static final int ERDA_HAVE_WR_FLUSH = 0;
 
     /** {@code struct ibv_device}, 664 bytes. */
-    public static final StructLayout IBV_DEVICE = MemoryLayout.structLayout(
+    public static final StructLayout ibv_device = MemoryLayout.structLayout(
         MemoryLayout.paddingLayout(16),
         JAVA_INT.withName("node_type"),
         JAVA_INT.withName("transport_type"),
@@ -135,16 +137,16 @@ public final class Verbs {
         MemoryLayout.paddingLayout(576)
     ).withName("ibv_device");
     /** offsetof(ibv_device, node_type) */
-    public static final long IBV_DEVICE_NODE_TYPE_OFFSET = 16;
-    public static final VarHandle IBV_DEVICE_NODE_TYPE = IBV_DEVICE.varHandle(groupElement("node_type"));
+    public static final long ibv_device$node_type$OFFSET = 16;
+    public static final VarHandle ibv_device$node_type = ibv_device.varHandle(groupElement("node_type"));
     /** offsetof(ibv_device, transport_type) */
-    public static final long IBV_DEVICE_TRANSPORT_TYPE_OFFSET = 20;
-    public static final VarHandle IBV_DEVICE_TRANSPORT_TYPE = IBV_DEVICE.varHandle(groupElement("transport_type"));
+    public static final long ibv_device$transport_type$OFFSET = 20;
+    public static final VarHandle ibv_device$transport_type = ibv_device.varHandle(groupElement("transport_type"));
     /** offsetof(ibv_device, name) */
-    public static final long IBV_DEVICE_NAME_OFFSET = 24;
+    public static final long ibv_device$name$OFFSET = 24;
 
     /** {@code struct ibv_context}, 328 bytes. */
-    public static final StructLayout IBV_CONTEXT = MemoryLayout.structLayout(
+    public static final StructLayout ibv_context = MemoryLayout.structLayout(
         ADDRESS.withName("device"),
         MemoryLayout.structLayout(
             MemoryLayout.paddingLayout(88),
@@ -164,40 +166,40 @@ public final class Verbs {
         ADDRESS.withName("abi_compat")
     ).withName("ibv_context");
     /** offsetof(ibv_context, device) */
-    public static final long IBV_CONTEXT_DEVICE_OFFSET = 0;
-    public static final VarHandle IBV_CONTEXT_DEVICE = IBV_CONTEXT.varHandle(groupElement("device"));
+    public static final long ibv_context$device$OFFSET = 0;
+    public static final VarHandle ibv_context$device = ibv_context.varHandle(groupElement("device"));
     /** offsetof(ibv_context, ops) */
-    public static final long IBV_CONTEXT_OPS_OFFSET = 8;
+    public static final long ibv_context$ops$OFFSET = 8;
     /** offsetof(ibv_context, ops.poll_cq) */
-    public static final long IBV_CONTEXT_OPS_POLL_CQ_OFFSET = 96;
-    public static final VarHandle IBV_CONTEXT_OPS_POLL_CQ = IBV_CONTEXT.varHandle(groupElement("ops"), groupElement("poll_cq"));
+    public static final long ibv_context$ops$poll_cq$OFFSET = 96;
+    public static final VarHandle ibv_context$ops$poll_cq = ibv_context.varHandle(groupElement("ops"), groupElement("poll_cq"));
     /** offsetof(ibv_context, ops.req_notify_cq) */
-    public static final long IBV_CONTEXT_OPS_REQ_NOTIFY_CQ_OFFSET = 104;
-    public static final VarHandle IBV_CONTEXT_OPS_REQ_NOTIFY_CQ = IBV_CONTEXT.varHandle(groupElement("ops"), groupElement("req_notify_cq"));
+    public static final long ibv_context$ops$req_notify_cq$OFFSET = 104;
+    public static final VarHandle ibv_context$ops$req_notify_cq = ibv_context.varHandle(groupElement("ops"), groupElement("req_notify_cq"));
     /** offsetof(ibv_context, ops.post_srq_recv) */
-    public static final long IBV_CONTEXT_OPS_POST_SRQ_RECV_OFFSET = 168;
-    public static final VarHandle IBV_CONTEXT_OPS_POST_SRQ_RECV = IBV_CONTEXT.varHandle(groupElement("ops"), groupElement("post_srq_recv"));
+    public static final long ibv_context$ops$post_srq_recv$OFFSET = 168;
+    public static final VarHandle ibv_context$ops$post_srq_recv = ibv_context.varHandle(groupElement("ops"), groupElement("post_srq_recv"));
     /** offsetof(ibv_context, ops.post_send) */
-    public static final long IBV_CONTEXT_OPS_POST_SEND_OFFSET = 208;
-    public static final VarHandle IBV_CONTEXT_OPS_POST_SEND = IBV_CONTEXT.varHandle(groupElement("ops"), groupElement("post_send"));
+    public static final long ibv_context$ops$post_send$OFFSET = 208;
+    public static final VarHandle ibv_context$ops$post_send = ibv_context.varHandle(groupElement("ops"), groupElement("post_send"));
     /** offsetof(ibv_context, ops.post_recv) */
-    public static final long IBV_CONTEXT_OPS_POST_RECV_OFFSET = 216;
-    public static final VarHandle IBV_CONTEXT_OPS_POST_RECV = IBV_CONTEXT.varHandle(groupElement("ops"), groupElement("post_recv"));
+    public static final long ibv_context$ops$post_recv$OFFSET = 216;
+    public static final VarHandle ibv_context$ops$post_recv = ibv_context.varHandle(groupElement("ops"), groupElement("post_recv"));
     /** offsetof(ibv_context, cmd_fd) */
-    public static final long IBV_CONTEXT_CMD_FD_OFFSET = 264;
-    public static final VarHandle IBV_CONTEXT_CMD_FD = IBV_CONTEXT.varHandle(groupElement("cmd_fd"));
+    public static final long ibv_context$cmd_fd$OFFSET = 264;
+    public static final VarHandle ibv_context$cmd_fd = ibv_context.varHandle(groupElement("cmd_fd"));
     /** offsetof(ibv_context, async_fd) */
-    public static final long IBV_CONTEXT_ASYNC_FD_OFFSET = 268;
-    public static final VarHandle IBV_CONTEXT_ASYNC_FD = IBV_CONTEXT.varHandle(groupElement("async_fd"));
+    public static final long ibv_context$async_fd$OFFSET = 268;
+    public static final VarHandle ibv_context$async_fd = ibv_context.varHandle(groupElement("async_fd"));
     /** offsetof(ibv_context, num_comp_vectors) */
-    public static final long IBV_CONTEXT_NUM_COMP_VECTORS_OFFSET = 272;
-    public static final VarHandle IBV_CONTEXT_NUM_COMP_VECTORS = IBV_CONTEXT.varHandle(groupElement("num_comp_vectors"));
+    public static final long ibv_context$num_comp_vectors$OFFSET = 272;
+    public static final VarHandle ibv_context$num_comp_vectors = ibv_context.varHandle(groupElement("num_comp_vectors"));
     /** offsetof(ibv_context, abi_compat) */
-    public static final long IBV_CONTEXT_ABI_COMPAT_OFFSET = 320;
-    public static final VarHandle IBV_CONTEXT_ABI_COMPAT = IBV_CONTEXT.varHandle(groupElement("abi_compat"));
+    public static final long ibv_context$abi_compat$OFFSET = 320;
+    public static final VarHandle ibv_context$abi_compat = ibv_context.varHandle(groupElement("abi_compat"));
 
     /** {@code struct verbs_context}, 648 bytes. */
-    public static final StructLayout VERBS_CONTEXT = MemoryLayout.structLayout(
+    public static final StructLayout verbs_context = MemoryLayout.structLayout(
         MemoryLayout.paddingLayout(264),
         ADDRESS.withName("create_qp_ex"),
         MemoryLayout.paddingLayout(40),
@@ -223,77 +225,77 @@ public final class Verbs {
         ).withName("context")
     ).withName("verbs_context");
     /** offsetof(verbs_context, create_qp_ex) */
-    public static final long VERBS_CONTEXT_CREATE_QP_EX_OFFSET = 264;
-    public static final VarHandle VERBS_CONTEXT_CREATE_QP_EX = VERBS_CONTEXT.varHandle(groupElement("create_qp_ex"));
+    public static final long verbs_context$create_qp_ex$OFFSET = 264;
+    public static final VarHandle verbs_context$create_qp_ex = verbs_context.varHandle(groupElement("create_qp_ex"));
     /** offsetof(verbs_context, sz) */
-    public static final long VERBS_CONTEXT_SZ_OFFSET = 312;
-    public static final VarHandle VERBS_CONTEXT_SZ = VERBS_CONTEXT.varHandle(groupElement("sz"));
+    public static final long verbs_context$sz$OFFSET = 312;
+    public static final VarHandle verbs_context$sz = verbs_context.varHandle(groupElement("sz"));
     /** offsetof(verbs_context, context) */
-    public static final long VERBS_CONTEXT_CONTEXT_OFFSET = 320;
+    public static final long verbs_context$context$OFFSET = 320;
     /** offsetof(verbs_context, context.device) */
-    public static final long VERBS_CONTEXT_CONTEXT_DEVICE_OFFSET = 320;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_DEVICE = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("device"));
+    public static final long verbs_context$context$device$OFFSET = 320;
+    public static final VarHandle verbs_context$context$device = verbs_context.varHandle(groupElement("context"), groupElement("device"));
     /** offsetof(verbs_context, context.ops) */
-    public static final long VERBS_CONTEXT_CONTEXT_OPS_OFFSET = 328;
+    public static final long verbs_context$context$ops$OFFSET = 328;
     /** offsetof(verbs_context, context.ops.poll_cq) */
-    public static final long VERBS_CONTEXT_CONTEXT_OPS_POLL_CQ_OFFSET = 416;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_OPS_POLL_CQ = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("ops"), groupElement("poll_cq"));
+    public static final long verbs_context$context$ops$poll_cq$OFFSET = 416;
+    public static final VarHandle verbs_context$context$ops$poll_cq = verbs_context.varHandle(groupElement("context"), groupElement("ops"), groupElement("poll_cq"));
     /** offsetof(verbs_context, context.ops.req_notify_cq) */
-    public static final long VERBS_CONTEXT_CONTEXT_OPS_REQ_NOTIFY_CQ_OFFSET = 424;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_OPS_REQ_NOTIFY_CQ = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("ops"), groupElement("req_notify_cq"));
+    public static final long verbs_context$context$ops$req_notify_cq$OFFSET = 424;
+    public static final VarHandle verbs_context$context$ops$req_notify_cq = verbs_context.varHandle(groupElement("context"), groupElement("ops"), groupElement("req_notify_cq"));
     /** offsetof(verbs_context, context.ops.post_srq_recv) */
-    public static final long VERBS_CONTEXT_CONTEXT_OPS_POST_SRQ_RECV_OFFSET = 488;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_OPS_POST_SRQ_RECV = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("ops"), groupElement("post_srq_recv"));
+    public static final long verbs_context$context$ops$post_srq_recv$OFFSET = 488;
+    public static final VarHandle verbs_context$context$ops$post_srq_recv = verbs_context.varHandle(groupElement("context"), groupElement("ops"), groupElement("post_srq_recv"));
     /** offsetof(verbs_context, context.ops.post_send) */
-    public static final long VERBS_CONTEXT_CONTEXT_OPS_POST_SEND_OFFSET = 528;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_OPS_POST_SEND = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("ops"), groupElement("post_send"));
+    public static final long verbs_context$context$ops$post_send$OFFSET = 528;
+    public static final VarHandle verbs_context$context$ops$post_send = verbs_context.varHandle(groupElement("context"), groupElement("ops"), groupElement("post_send"));
     /** offsetof(verbs_context, context.ops.post_recv) */
-    public static final long VERBS_CONTEXT_CONTEXT_OPS_POST_RECV_OFFSET = 536;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_OPS_POST_RECV = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("ops"), groupElement("post_recv"));
+    public static final long verbs_context$context$ops$post_recv$OFFSET = 536;
+    public static final VarHandle verbs_context$context$ops$post_recv = verbs_context.varHandle(groupElement("context"), groupElement("ops"), groupElement("post_recv"));
     /** offsetof(verbs_context, context.cmd_fd) */
-    public static final long VERBS_CONTEXT_CONTEXT_CMD_FD_OFFSET = 584;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_CMD_FD = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("cmd_fd"));
+    public static final long verbs_context$context$cmd_fd$OFFSET = 584;
+    public static final VarHandle verbs_context$context$cmd_fd = verbs_context.varHandle(groupElement("context"), groupElement("cmd_fd"));
     /** offsetof(verbs_context, context.async_fd) */
-    public static final long VERBS_CONTEXT_CONTEXT_ASYNC_FD_OFFSET = 588;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_ASYNC_FD = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("async_fd"));
+    public static final long verbs_context$context$async_fd$OFFSET = 588;
+    public static final VarHandle verbs_context$context$async_fd = verbs_context.varHandle(groupElement("context"), groupElement("async_fd"));
     /** offsetof(verbs_context, context.num_comp_vectors) */
-    public static final long VERBS_CONTEXT_CONTEXT_NUM_COMP_VECTORS_OFFSET = 592;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_NUM_COMP_VECTORS = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("num_comp_vectors"));
+    public static final long verbs_context$context$num_comp_vectors$OFFSET = 592;
+    public static final VarHandle verbs_context$context$num_comp_vectors = verbs_context.varHandle(groupElement("context"), groupElement("num_comp_vectors"));
     /** offsetof(verbs_context, context.abi_compat) */
-    public static final long VERBS_CONTEXT_CONTEXT_ABI_COMPAT_OFFSET = 640;
-    public static final VarHandle VERBS_CONTEXT_CONTEXT_ABI_COMPAT = VERBS_CONTEXT.varHandle(groupElement("context"), groupElement("abi_compat"));
+    public static final long verbs_context$context$abi_compat$OFFSET = 640;
+    public static final VarHandle verbs_context$context$abi_compat = verbs_context.varHandle(groupElement("context"), groupElement("abi_compat"));
 
     /** {@code struct ibv_comp_channel}, 16 bytes. */
-    public static final StructLayout IBV_COMP_CHANNEL = MemoryLayout.structLayout(
+    public static final StructLayout ibv_comp_channel = MemoryLayout.structLayout(
         ADDRESS.withName("context"),
         JAVA_INT.withName("fd"),
         JAVA_INT.withName("refcnt")
     ).withName("ibv_comp_channel");
     /** offsetof(ibv_comp_channel, context) */
-    public static final long IBV_COMP_CHANNEL_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_COMP_CHANNEL_CONTEXT = IBV_COMP_CHANNEL.varHandle(groupElement("context"));
+    public static final long ibv_comp_channel$context$OFFSET = 0;
+    public static final VarHandle ibv_comp_channel$context = ibv_comp_channel.varHandle(groupElement("context"));
     /** offsetof(ibv_comp_channel, fd) */
-    public static final long IBV_COMP_CHANNEL_FD_OFFSET = 8;
-    public static final VarHandle IBV_COMP_CHANNEL_FD = IBV_COMP_CHANNEL.varHandle(groupElement("fd"));
+    public static final long ibv_comp_channel$fd$OFFSET = 8;
+    public static final VarHandle ibv_comp_channel$fd = ibv_comp_channel.varHandle(groupElement("fd"));
     /** offsetof(ibv_comp_channel, refcnt) */
-    public static final long IBV_COMP_CHANNEL_REFCNT_OFFSET = 12;
-    public static final VarHandle IBV_COMP_CHANNEL_REFCNT = IBV_COMP_CHANNEL.varHandle(groupElement("refcnt"));
+    public static final long ibv_comp_channel$refcnt$OFFSET = 12;
+    public static final VarHandle ibv_comp_channel$refcnt = ibv_comp_channel.varHandle(groupElement("refcnt"));
 
     /** {@code struct ibv_pd}, 16 bytes. */
-    public static final StructLayout IBV_PD = MemoryLayout.structLayout(
+    public static final StructLayout ibv_pd = MemoryLayout.structLayout(
         ADDRESS.withName("context"),
         JAVA_INT.withName("handle"),
         MemoryLayout.paddingLayout(4)
     ).withName("ibv_pd");
     /** offsetof(ibv_pd, context) */
-    public static final long IBV_PD_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_PD_CONTEXT = IBV_PD.varHandle(groupElement("context"));
+    public static final long ibv_pd$context$OFFSET = 0;
+    public static final VarHandle ibv_pd$context = ibv_pd.varHandle(groupElement("context"));
     /** offsetof(ibv_pd, handle) */
-    public static final long IBV_PD_HANDLE_OFFSET = 8;
-    public static final VarHandle IBV_PD_HANDLE = IBV_PD.varHandle(groupElement("handle"));
+    public static final long ibv_pd$handle$OFFSET = 8;
+    public static final VarHandle ibv_pd$handle = ibv_pd.varHandle(groupElement("handle"));
 
     /** {@code struct ibv_mr}, 48 bytes. */
-    public static final StructLayout IBV_MR = MemoryLayout.structLayout(
+    public static final StructLayout ibv_mr = MemoryLayout.structLayout(
         ADDRESS.withName("context"),
         ADDRESS.withName("pd"),
         ADDRESS.withName("addr"),
@@ -304,29 +306,29 @@ public final class Verbs {
         MemoryLayout.paddingLayout(4)
     ).withName("ibv_mr");
     /** offsetof(ibv_mr, context) */
-    public static final long IBV_MR_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_MR_CONTEXT = IBV_MR.varHandle(groupElement("context"));
+    public static final long ibv_mr$context$OFFSET = 0;
+    public static final VarHandle ibv_mr$context = ibv_mr.varHandle(groupElement("context"));
     /** offsetof(ibv_mr, pd) */
-    public static final long IBV_MR_PD_OFFSET = 8;
-    public static final VarHandle IBV_MR_PD = IBV_MR.varHandle(groupElement("pd"));
+    public static final long ibv_mr$pd$OFFSET = 8;
+    public static final VarHandle ibv_mr$pd = ibv_mr.varHandle(groupElement("pd"));
     /** offsetof(ibv_mr, addr) */
-    public static final long IBV_MR_ADDR_OFFSET = 16;
-    public static final VarHandle IBV_MR_ADDR = IBV_MR.varHandle(groupElement("addr"));
+    public static final long ibv_mr$addr$OFFSET = 16;
+    public static final VarHandle ibv_mr$addr = ibv_mr.varHandle(groupElement("addr"));
     /** offsetof(ibv_mr, length) */
-    public static final long IBV_MR_LENGTH_OFFSET = 24;
-    public static final VarHandle IBV_MR_LENGTH = IBV_MR.varHandle(groupElement("length"));
+    public static final long ibv_mr$length$OFFSET = 24;
+    public static final VarHandle ibv_mr$length = ibv_mr.varHandle(groupElement("length"));
     /** offsetof(ibv_mr, handle) */
-    public static final long IBV_MR_HANDLE_OFFSET = 32;
-    public static final VarHandle IBV_MR_HANDLE = IBV_MR.varHandle(groupElement("handle"));
+    public static final long ibv_mr$handle$OFFSET = 32;
+    public static final VarHandle ibv_mr$handle = ibv_mr.varHandle(groupElement("handle"));
     /** offsetof(ibv_mr, lkey) */
-    public static final long IBV_MR_LKEY_OFFSET = 36;
-    public static final VarHandle IBV_MR_LKEY = IBV_MR.varHandle(groupElement("lkey"));
+    public static final long ibv_mr$lkey$OFFSET = 36;
+    public static final VarHandle ibv_mr$lkey = ibv_mr.varHandle(groupElement("lkey"));
     /** offsetof(ibv_mr, rkey) */
-    public static final long IBV_MR_RKEY_OFFSET = 40;
-    public static final VarHandle IBV_MR_RKEY = IBV_MR.varHandle(groupElement("rkey"));
+    public static final long ibv_mr$rkey$OFFSET = 40;
+    public static final VarHandle ibv_mr$rkey = ibv_mr.varHandle(groupElement("rkey"));
 
     /** {@code struct ibv_cq}, 128 bytes. */
-    public static final StructLayout IBV_CQ = MemoryLayout.structLayout(
+    public static final StructLayout ibv_cq = MemoryLayout.structLayout(
         ADDRESS.withName("context"),
         ADDRESS.withName("channel"),
         ADDRESS.withName("cq_context"),
@@ -335,23 +337,23 @@ public final class Verbs {
         MemoryLayout.paddingLayout(96)
     ).withName("ibv_cq");
     /** offsetof(ibv_cq, context) */
-    public static final long IBV_CQ_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_CQ_CONTEXT = IBV_CQ.varHandle(groupElement("context"));
+    public static final long ibv_cq$context$OFFSET = 0;
+    public static final VarHandle ibv_cq$context = ibv_cq.varHandle(groupElement("context"));
     /** offsetof(ibv_cq, channel) */
-    public static final long IBV_CQ_CHANNEL_OFFSET = 8;
-    public static final VarHandle IBV_CQ_CHANNEL = IBV_CQ.varHandle(groupElement("channel"));
+    public static final long ibv_cq$channel$OFFSET = 8;
+    public static final VarHandle ibv_cq$channel = ibv_cq.varHandle(groupElement("channel"));
     /** offsetof(ibv_cq, cq_context) */
-    public static final long IBV_CQ_CQ_CONTEXT_OFFSET = 16;
-    public static final VarHandle IBV_CQ_CQ_CONTEXT = IBV_CQ.varHandle(groupElement("cq_context"));
+    public static final long ibv_cq$cq_context$OFFSET = 16;
+    public static final VarHandle ibv_cq$cq_context = ibv_cq.varHandle(groupElement("cq_context"));
     /** offsetof(ibv_cq, handle) */
-    public static final long IBV_CQ_HANDLE_OFFSET = 24;
-    public static final VarHandle IBV_CQ_HANDLE = IBV_CQ.varHandle(groupElement("handle"));
+    public static final long ibv_cq$handle$OFFSET = 24;
+    public static final VarHandle ibv_cq$handle = ibv_cq.varHandle(groupElement("handle"));
     /** offsetof(ibv_cq, cqe) */
-    public static final long IBV_CQ_CQE_OFFSET = 28;
-    public static final VarHandle IBV_CQ_CQE = IBV_CQ.varHandle(groupElement("cqe"));
+    public static final long ibv_cq$cqe$OFFSET = 28;
+    public static final VarHandle ibv_cq$cqe = ibv_cq.varHandle(groupElement("cqe"));
 
     /** {@code struct ibv_qp}, 160 bytes. */
-    public static final StructLayout IBV_QP = MemoryLayout.structLayout(
+    public static final StructLayout ibv_qp = MemoryLayout.structLayout(
         ADDRESS.withName("context"),
         ADDRESS.withName("qp_context"),
         ADDRESS.withName("pd"),
@@ -365,38 +367,38 @@ public final class Verbs {
         MemoryLayout.paddingLayout(96)
     ).withName("ibv_qp");
     /** offsetof(ibv_qp, context) */
-    public static final long IBV_QP_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_QP_CONTEXT = IBV_QP.varHandle(groupElement("context"));
+    public static final long ibv_qp$context$OFFSET = 0;
+    public static final VarHandle ibv_qp$context = ibv_qp.varHandle(groupElement("context"));
     /** offsetof(ibv_qp, qp_context) */
-    public static final long IBV_QP_QP_CONTEXT_OFFSET = 8;
-    public static final VarHandle IBV_QP_QP_CONTEXT = IBV_QP.varHandle(groupElement("qp_context"));
+    public static final long ibv_qp$qp_context$OFFSET = 8;
+    public static final VarHandle ibv_qp$qp_context = ibv_qp.varHandle(groupElement("qp_context"));
     /** offsetof(ibv_qp, pd) */
-    public static final long IBV_QP_PD_OFFSET = 16;
-    public static final VarHandle IBV_QP_PD = IBV_QP.varHandle(groupElement("pd"));
+    public static final long ibv_qp$pd$OFFSET = 16;
+    public static final VarHandle ibv_qp$pd = ibv_qp.varHandle(groupElement("pd"));
     /** offsetof(ibv_qp, send_cq) */
-    public static final long IBV_QP_SEND_CQ_OFFSET = 24;
-    public static final VarHandle IBV_QP_SEND_CQ = IBV_QP.varHandle(groupElement("send_cq"));
+    public static final long ibv_qp$send_cq$OFFSET = 24;
+    public static final VarHandle ibv_qp$send_cq = ibv_qp.varHandle(groupElement("send_cq"));
     /** offsetof(ibv_qp, recv_cq) */
-    public static final long IBV_QP_RECV_CQ_OFFSET = 32;
-    public static final VarHandle IBV_QP_RECV_CQ = IBV_QP.varHandle(groupElement("recv_cq"));
+    public static final long ibv_qp$recv_cq$OFFSET = 32;
+    public static final VarHandle ibv_qp$recv_cq = ibv_qp.varHandle(groupElement("recv_cq"));
     /** offsetof(ibv_qp, srq) */
-    public static final long IBV_QP_SRQ_OFFSET = 40;
-    public static final VarHandle IBV_QP_SRQ = IBV_QP.varHandle(groupElement("srq"));
+    public static final long ibv_qp$srq$OFFSET = 40;
+    public static final VarHandle ibv_qp$srq = ibv_qp.varHandle(groupElement("srq"));
     /** offsetof(ibv_qp, handle) */
-    public static final long IBV_QP_HANDLE_OFFSET = 48;
-    public static final VarHandle IBV_QP_HANDLE = IBV_QP.varHandle(groupElement("handle"));
+    public static final long ibv_qp$handle$OFFSET = 48;
+    public static final VarHandle ibv_qp$handle = ibv_qp.varHandle(groupElement("handle"));
     /** offsetof(ibv_qp, qp_num) */
-    public static final long IBV_QP_QP_NUM_OFFSET = 52;
-    public static final VarHandle IBV_QP_QP_NUM = IBV_QP.varHandle(groupElement("qp_num"));
+    public static final long ibv_qp$qp_num$OFFSET = 52;
+    public static final VarHandle ibv_qp$qp_num = ibv_qp.varHandle(groupElement("qp_num"));
     /** offsetof(ibv_qp, state) */
-    public static final long IBV_QP_STATE_OFFSET = 56;
-    public static final VarHandle IBV_QP_STATE = IBV_QP.varHandle(groupElement("state"));
+    public static final long ibv_qp$state$OFFSET = 56;
+    public static final VarHandle ibv_qp$state = ibv_qp.varHandle(groupElement("state"));
     /** offsetof(ibv_qp, qp_type) */
-    public static final long IBV_QP_QP_TYPE_OFFSET = 60;
-    public static final VarHandle IBV_QP_QP_TYPE = IBV_QP.varHandle(groupElement("qp_type"));
+    public static final long ibv_qp$qp_type$OFFSET = 60;
+    public static final VarHandle ibv_qp$qp_type = ibv_qp.varHandle(groupElement("qp_type"));
 
     /** {@code struct ibv_qp_cap}, 20 bytes. */
-    public static final StructLayout IBV_QP_CAP = MemoryLayout.structLayout(
+    public static final StructLayout ibv_qp_cap = MemoryLayout.structLayout(
         JAVA_INT.withName("max_send_wr"),
         JAVA_INT.withName("max_recv_wr"),
         JAVA_INT.withName("max_send_sge"),
@@ -404,23 +406,23 @@ public final class Verbs {
         JAVA_INT.withName("max_inline_data")
     ).withName("ibv_qp_cap");
     /** offsetof(ibv_qp_cap, max_send_wr) */
-    public static final long IBV_QP_CAP_MAX_SEND_WR_OFFSET = 0;
-    public static final VarHandle IBV_QP_CAP_MAX_SEND_WR = IBV_QP_CAP.varHandle(groupElement("max_send_wr"));
+    public static final long ibv_qp_cap$max_send_wr$OFFSET = 0;
+    public static final VarHandle ibv_qp_cap$max_send_wr = ibv_qp_cap.varHandle(groupElement("max_send_wr"));
     /** offsetof(ibv_qp_cap, max_recv_wr) */
-    public static final long IBV_QP_CAP_MAX_RECV_WR_OFFSET = 4;
-    public static final VarHandle IBV_QP_CAP_MAX_RECV_WR = IBV_QP_CAP.varHandle(groupElement("max_recv_wr"));
+    public static final long ibv_qp_cap$max_recv_wr$OFFSET = 4;
+    public static final VarHandle ibv_qp_cap$max_recv_wr = ibv_qp_cap.varHandle(groupElement("max_recv_wr"));
     /** offsetof(ibv_qp_cap, max_send_sge) */
-    public static final long IBV_QP_CAP_MAX_SEND_SGE_OFFSET = 8;
-    public static final VarHandle IBV_QP_CAP_MAX_SEND_SGE = IBV_QP_CAP.varHandle(groupElement("max_send_sge"));
+    public static final long ibv_qp_cap$max_send_sge$OFFSET = 8;
+    public static final VarHandle ibv_qp_cap$max_send_sge = ibv_qp_cap.varHandle(groupElement("max_send_sge"));
     /** offsetof(ibv_qp_cap, max_recv_sge) */
-    public static final long IBV_QP_CAP_MAX_RECV_SGE_OFFSET = 12;
-    public static final VarHandle IBV_QP_CAP_MAX_RECV_SGE = IBV_QP_CAP.varHandle(groupElement("max_recv_sge"));
+    public static final long ibv_qp_cap$max_recv_sge$OFFSET = 12;
+    public static final VarHandle ibv_qp_cap$max_recv_sge = ibv_qp_cap.varHandle(groupElement("max_recv_sge"));
     /** offsetof(ibv_qp_cap, max_inline_data) */
-    public static final long IBV_QP_CAP_MAX_INLINE_DATA_OFFSET = 16;
-    public static final VarHandle IBV_QP_CAP_MAX_INLINE_DATA = IBV_QP_CAP.varHandle(groupElement("max_inline_data"));
+    public static final long ibv_qp_cap$max_inline_data$OFFSET = 16;
+    public static final VarHandle ibv_qp_cap$max_inline_data = ibv_qp_cap.varHandle(groupElement("max_inline_data"));
 
     /** {@code struct ibv_qp_init_attr}, 64 bytes. */
-    public static final StructLayout IBV_QP_INIT_ATTR = MemoryLayout.structLayout(
+    public static final StructLayout ibv_qp_init_attr = MemoryLayout.structLayout(
         ADDRESS.withName("qp_context"),
         ADDRESS.withName("send_cq"),
         ADDRESS.withName("recv_cq"),
@@ -437,43 +439,43 @@ public final class Verbs {
         MemoryLayout.paddingLayout(4)
     ).withName("ibv_qp_init_attr");
     /** offsetof(ibv_qp_init_attr, qp_context) */
-    public static final long IBV_QP_INIT_ATTR_QP_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_QP_INIT_ATTR_QP_CONTEXT = IBV_QP_INIT_ATTR.varHandle(groupElement("qp_context"));
+    public static final long ibv_qp_init_attr$qp_context$OFFSET = 0;
+    public static final VarHandle ibv_qp_init_attr$qp_context = ibv_qp_init_attr.varHandle(groupElement("qp_context"));
     /** offsetof(ibv_qp_init_attr, send_cq) */
-    public static final long IBV_QP_INIT_ATTR_SEND_CQ_OFFSET = 8;
-    public static final VarHandle IBV_QP_INIT_ATTR_SEND_CQ = IBV_QP_INIT_ATTR.varHandle(groupElement("send_cq"));
+    public static final long ibv_qp_init_attr$send_cq$OFFSET = 8;
+    public static final VarHandle ibv_qp_init_attr$send_cq = ibv_qp_init_attr.varHandle(groupElement("send_cq"));
     /** offsetof(ibv_qp_init_attr, recv_cq) */
-    public static final long IBV_QP_INIT_ATTR_RECV_CQ_OFFSET = 16;
-    public static final VarHandle IBV_QP_INIT_ATTR_RECV_CQ = IBV_QP_INIT_ATTR.varHandle(groupElement("recv_cq"));
+    public static final long ibv_qp_init_attr$recv_cq$OFFSET = 16;
+    public static final VarHandle ibv_qp_init_attr$recv_cq = ibv_qp_init_attr.varHandle(groupElement("recv_cq"));
     /** offsetof(ibv_qp_init_attr, srq) */
-    public static final long IBV_QP_INIT_ATTR_SRQ_OFFSET = 24;
-    public static final VarHandle IBV_QP_INIT_ATTR_SRQ = IBV_QP_INIT_ATTR.varHandle(groupElement("srq"));
+    public static final long ibv_qp_init_attr$srq$OFFSET = 24;
+    public static final VarHandle ibv_qp_init_attr$srq = ibv_qp_init_attr.varHandle(groupElement("srq"));
     /** offsetof(ibv_qp_init_attr, cap) */
-    public static final long IBV_QP_INIT_ATTR_CAP_OFFSET = 32;
+    public static final long ibv_qp_init_attr$cap$OFFSET = 32;
     /** offsetof(ibv_qp_init_attr, cap.max_send_wr) */
-    public static final long IBV_QP_INIT_ATTR_CAP_MAX_SEND_WR_OFFSET = 32;
-    public static final VarHandle IBV_QP_INIT_ATTR_CAP_MAX_SEND_WR = IBV_QP_INIT_ATTR.varHandle(groupElement("cap"), groupElement("max_send_wr"));
+    public static final long ibv_qp_init_attr$cap$max_send_wr$OFFSET = 32;
+    public static final VarHandle ibv_qp_init_attr$cap$max_send_wr = ibv_qp_init_attr.varHandle(groupElement("cap"), groupElement("max_send_wr"));
     /** offsetof(ibv_qp_init_attr, cap.max_recv_wr) */
-    public static final long IBV_QP_INIT_ATTR_CAP_MAX_RECV_WR_OFFSET = 36;
-    public static final VarHandle IBV_QP_INIT_ATTR_CAP_MAX_RECV_WR = IBV_QP_INIT_ATTR.varHandle(groupElement("cap"), groupElement("max_recv_wr"));
+    public static final long ibv_qp_init_attr$cap$max_recv_wr$OFFSET = 36;
+    public static final VarHandle ibv_qp_init_attr$cap$max_recv_wr = ibv_qp_init_attr.varHandle(groupElement("cap"), groupElement("max_recv_wr"));
     /** offsetof(ibv_qp_init_attr, cap.max_send_sge) */
-    public static final long IBV_QP_INIT_ATTR_CAP_MAX_SEND_SGE_OFFSET = 40;
-    public static final VarHandle IBV_QP_INIT_ATTR_CAP_MAX_SEND_SGE = IBV_QP_INIT_ATTR.varHandle(groupElement("cap"), groupElement("max_send_sge"));
+    public static final long ibv_qp_init_attr$cap$max_send_sge$OFFSET = 40;
+    public static final VarHandle ibv_qp_init_attr$cap$max_send_sge = ibv_qp_init_attr.varHandle(groupElement("cap"), groupElement("max_send_sge"));
     /** offsetof(ibv_qp_init_attr, cap.max_recv_sge) */
-    public static final long IBV_QP_INIT_ATTR_CAP_MAX_RECV_SGE_OFFSET = 44;
-    public static final VarHandle IBV_QP_INIT_ATTR_CAP_MAX_RECV_SGE = IBV_QP_INIT_ATTR.varHandle(groupElement("cap"), groupElement("max_recv_sge"));
+    public static final long ibv_qp_init_attr$cap$max_recv_sge$OFFSET = 44;
+    public static final VarHandle ibv_qp_init_attr$cap$max_recv_sge = ibv_qp_init_attr.varHandle(groupElement("cap"), groupElement("max_recv_sge"));
     /** offsetof(ibv_qp_init_attr, cap.max_inline_data) */
-    public static final long IBV_QP_INIT_ATTR_CAP_MAX_INLINE_DATA_OFFSET = 48;
-    public static final VarHandle IBV_QP_INIT_ATTR_CAP_MAX_INLINE_DATA = IBV_QP_INIT_ATTR.varHandle(groupElement("cap"), groupElement("max_inline_data"));
+    public static final long ibv_qp_init_attr$cap$max_inline_data$OFFSET = 48;
+    public static final VarHandle ibv_qp_init_attr$cap$max_inline_data = ibv_qp_init_attr.varHandle(groupElement("cap"), groupElement("max_inline_data"));
     /** offsetof(ibv_qp_init_attr, qp_type) */
-    public static final long IBV_QP_INIT_ATTR_QP_TYPE_OFFSET = 52;
-    public static final VarHandle IBV_QP_INIT_ATTR_QP_TYPE = IBV_QP_INIT_ATTR.varHandle(groupElement("qp_type"));
+    public static final long ibv_qp_init_attr$qp_type$OFFSET = 52;
+    public static final VarHandle ibv_qp_init_attr$qp_type = ibv_qp_init_attr.varHandle(groupElement("qp_type"));
     /** offsetof(ibv_qp_init_attr, sq_sig_all) */
-    public static final long IBV_QP_INIT_ATTR_SQ_SIG_ALL_OFFSET = 56;
-    public static final VarHandle IBV_QP_INIT_ATTR_SQ_SIG_ALL = IBV_QP_INIT_ATTR.varHandle(groupElement("sq_sig_all"));
+    public static final long ibv_qp_init_attr$sq_sig_all$OFFSET = 56;
+    public static final VarHandle ibv_qp_init_attr$sq_sig_all = ibv_qp_init_attr.varHandle(groupElement("sq_sig_all"));
 
     /** {@code struct ibv_qp_init_attr_ex}, 136 bytes. */
-    public static final StructLayout IBV_QP_INIT_ATTR_EX = MemoryLayout.structLayout(
+    public static final StructLayout ibv_qp_init_attr_ex = MemoryLayout.structLayout(
         ADDRESS.withName("qp_context"),
         ADDRESS.withName("send_cq"),
         ADDRESS.withName("recv_cq"),
@@ -493,59 +495,59 @@ public final class Verbs {
         JAVA_LONG.withName("send_ops_flags")
     ).withName("ibv_qp_init_attr_ex");
     /** offsetof(ibv_qp_init_attr_ex, qp_context) */
-    public static final long IBV_QP_INIT_ATTR_EX_QP_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_QP_CONTEXT = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("qp_context"));
+    public static final long ibv_qp_init_attr_ex$qp_context$OFFSET = 0;
+    public static final VarHandle ibv_qp_init_attr_ex$qp_context = ibv_qp_init_attr_ex.varHandle(groupElement("qp_context"));
     /** offsetof(ibv_qp_init_attr_ex, send_cq) */
-    public static final long IBV_QP_INIT_ATTR_EX_SEND_CQ_OFFSET = 8;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_SEND_CQ = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("send_cq"));
+    public static final long ibv_qp_init_attr_ex$send_cq$OFFSET = 8;
+    public static final VarHandle ibv_qp_init_attr_ex$send_cq = ibv_qp_init_attr_ex.varHandle(groupElement("send_cq"));
     /** offsetof(ibv_qp_init_attr_ex, recv_cq) */
-    public static final long IBV_QP_INIT_ATTR_EX_RECV_CQ_OFFSET = 16;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_RECV_CQ = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("recv_cq"));
+    public static final long ibv_qp_init_attr_ex$recv_cq$OFFSET = 16;
+    public static final VarHandle ibv_qp_init_attr_ex$recv_cq = ibv_qp_init_attr_ex.varHandle(groupElement("recv_cq"));
     /** offsetof(ibv_qp_init_attr_ex, srq) */
-    public static final long IBV_QP_INIT_ATTR_EX_SRQ_OFFSET = 24;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_SRQ = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("srq"));
+    public static final long ibv_qp_init_attr_ex$srq$OFFSET = 24;
+    public static final VarHandle ibv_qp_init_attr_ex$srq = ibv_qp_init_attr_ex.varHandle(groupElement("srq"));
     /** offsetof(ibv_qp_init_attr_ex, cap) */
-    public static final long IBV_QP_INIT_ATTR_EX_CAP_OFFSET = 32;
+    public static final long ibv_qp_init_attr_ex$cap$OFFSET = 32;
     /** offsetof(ibv_qp_init_attr_ex, cap.max_send_wr) */
-    public static final long IBV_QP_INIT_ATTR_EX_CAP_MAX_SEND_WR_OFFSET = 32;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_CAP_MAX_SEND_WR = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("cap"), groupElement("max_send_wr"));
+    public static final long ibv_qp_init_attr_ex$cap$max_send_wr$OFFSET = 32;
+    public static final VarHandle ibv_qp_init_attr_ex$cap$max_send_wr = ibv_qp_init_attr_ex.varHandle(groupElement("cap"), groupElement("max_send_wr"));
     /** offsetof(ibv_qp_init_attr_ex, cap.max_recv_wr) */
-    public static final long IBV_QP_INIT_ATTR_EX_CAP_MAX_RECV_WR_OFFSET = 36;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_CAP_MAX_RECV_WR = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("cap"), groupElement("max_recv_wr"));
+    public static final long ibv_qp_init_attr_ex$cap$max_recv_wr$OFFSET = 36;
+    public static final VarHandle ibv_qp_init_attr_ex$cap$max_recv_wr = ibv_qp_init_attr_ex.varHandle(groupElement("cap"), groupElement("max_recv_wr"));
     /** offsetof(ibv_qp_init_attr_ex, cap.max_send_sge) */
-    public static final long IBV_QP_INIT_ATTR_EX_CAP_MAX_SEND_SGE_OFFSET = 40;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_CAP_MAX_SEND_SGE = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("cap"), groupElement("max_send_sge"));
+    public static final long ibv_qp_init_attr_ex$cap$max_send_sge$OFFSET = 40;
+    public static final VarHandle ibv_qp_init_attr_ex$cap$max_send_sge = ibv_qp_init_attr_ex.varHandle(groupElement("cap"), groupElement("max_send_sge"));
     /** offsetof(ibv_qp_init_attr_ex, cap.max_recv_sge) */
-    public static final long IBV_QP_INIT_ATTR_EX_CAP_MAX_RECV_SGE_OFFSET = 44;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_CAP_MAX_RECV_SGE = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("cap"), groupElement("max_recv_sge"));
+    public static final long ibv_qp_init_attr_ex$cap$max_recv_sge$OFFSET = 44;
+    public static final VarHandle ibv_qp_init_attr_ex$cap$max_recv_sge = ibv_qp_init_attr_ex.varHandle(groupElement("cap"), groupElement("max_recv_sge"));
     /** offsetof(ibv_qp_init_attr_ex, cap.max_inline_data) */
-    public static final long IBV_QP_INIT_ATTR_EX_CAP_MAX_INLINE_DATA_OFFSET = 48;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_CAP_MAX_INLINE_DATA = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("cap"), groupElement("max_inline_data"));
+    public static final long ibv_qp_init_attr_ex$cap$max_inline_data$OFFSET = 48;
+    public static final VarHandle ibv_qp_init_attr_ex$cap$max_inline_data = ibv_qp_init_attr_ex.varHandle(groupElement("cap"), groupElement("max_inline_data"));
     /** offsetof(ibv_qp_init_attr_ex, qp_type) */
-    public static final long IBV_QP_INIT_ATTR_EX_QP_TYPE_OFFSET = 52;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_QP_TYPE = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("qp_type"));
+    public static final long ibv_qp_init_attr_ex$qp_type$OFFSET = 52;
+    public static final VarHandle ibv_qp_init_attr_ex$qp_type = ibv_qp_init_attr_ex.varHandle(groupElement("qp_type"));
     /** offsetof(ibv_qp_init_attr_ex, sq_sig_all) */
-    public static final long IBV_QP_INIT_ATTR_EX_SQ_SIG_ALL_OFFSET = 56;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_SQ_SIG_ALL = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("sq_sig_all"));
+    public static final long ibv_qp_init_attr_ex$sq_sig_all$OFFSET = 56;
+    public static final VarHandle ibv_qp_init_attr_ex$sq_sig_all = ibv_qp_init_attr_ex.varHandle(groupElement("sq_sig_all"));
     /** offsetof(ibv_qp_init_attr_ex, comp_mask) */
-    public static final long IBV_QP_INIT_ATTR_EX_COMP_MASK_OFFSET = 60;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_COMP_MASK = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("comp_mask"));
+    public static final long ibv_qp_init_attr_ex$comp_mask$OFFSET = 60;
+    public static final VarHandle ibv_qp_init_attr_ex$comp_mask = ibv_qp_init_attr_ex.varHandle(groupElement("comp_mask"));
     /** offsetof(ibv_qp_init_attr_ex, pd) */
-    public static final long IBV_QP_INIT_ATTR_EX_PD_OFFSET = 64;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_PD = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("pd"));
+    public static final long ibv_qp_init_attr_ex$pd$OFFSET = 64;
+    public static final VarHandle ibv_qp_init_attr_ex$pd = ibv_qp_init_attr_ex.varHandle(groupElement("pd"));
     /** offsetof(ibv_qp_init_attr_ex, send_ops_flags) */
-    public static final long IBV_QP_INIT_ATTR_EX_SEND_OPS_FLAGS_OFFSET = 128;
-    public static final VarHandle IBV_QP_INIT_ATTR_EX_SEND_OPS_FLAGS = IBV_QP_INIT_ATTR_EX.varHandle(groupElement("send_ops_flags"));
+    public static final long ibv_qp_init_attr_ex$send_ops_flags$OFFSET = 128;
+    public static final VarHandle ibv_qp_init_attr_ex$send_ops_flags = ibv_qp_init_attr_ex.varHandle(groupElement("send_ops_flags"));
 
     /** {@code struct ibv_gid}, 16 bytes. */
-    public static final StructLayout IBV_GID = MemoryLayout.structLayout(
+    public static final StructLayout ibv_gid = MemoryLayout.structLayout(
         MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("raw")
     ).withName("ibv_gid");
     /** offsetof(ibv_gid, raw) */
-    public static final long IBV_GID_RAW_OFFSET = 0;
+    public static final long ibv_gid$raw$OFFSET = 0;
 
     /** {@code struct ibv_qp_attr}, 144 bytes. */
-    public static final StructLayout IBV_QP_ATTR = MemoryLayout.structLayout(
+    public static final StructLayout ibv_qp_attr = MemoryLayout.structLayout(
         JAVA_INT.withName("qp_state"),
         JAVA_INT.withName("cur_qp_state"),
         JAVA_INT.withName("path_mtu"),
@@ -594,111 +596,111 @@ public final class Verbs {
         MemoryLayout.paddingLayout(11)
     ).withName("ibv_qp_attr");
     /** offsetof(ibv_qp_attr, qp_state) */
-    public static final long IBV_QP_ATTR_QP_STATE_OFFSET = 0;
-    public static final VarHandle IBV_QP_ATTR_QP_STATE = IBV_QP_ATTR.varHandle(groupElement("qp_state"));
+    public static final long ibv_qp_attr$qp_state$OFFSET = 0;
+    public static final VarHandle ibv_qp_attr$qp_state = ibv_qp_attr.varHandle(groupElement("qp_state"));
     /** offsetof(ibv_qp_attr, cur_qp_state) */
-    public static final long IBV_QP_ATTR_CUR_QP_STATE_OFFSET = 4;
-    public static final VarHandle IBV_QP_ATTR_CUR_QP_STATE = IBV_QP_ATTR.varHandle(groupElement("cur_qp_state"));
+    public static final long ibv_qp_attr$cur_qp_state$OFFSET = 4;
+    public static final VarHandle ibv_qp_attr$cur_qp_state = ibv_qp_attr.varHandle(groupElement("cur_qp_state"));
     /** offsetof(ibv_qp_attr, path_mtu) */
-    public static final long IBV_QP_ATTR_PATH_MTU_OFFSET = 8;
-    public static final VarHandle IBV_QP_ATTR_PATH_MTU = IBV_QP_ATTR.varHandle(groupElement("path_mtu"));
+    public static final long ibv_qp_attr$path_mtu$OFFSET = 8;
+    public static final VarHandle ibv_qp_attr$path_mtu = ibv_qp_attr.varHandle(groupElement("path_mtu"));
     /** offsetof(ibv_qp_attr, qkey) */
-    public static final long IBV_QP_ATTR_QKEY_OFFSET = 16;
-    public static final VarHandle IBV_QP_ATTR_QKEY = IBV_QP_ATTR.varHandle(groupElement("qkey"));
+    public static final long ibv_qp_attr$qkey$OFFSET = 16;
+    public static final VarHandle ibv_qp_attr$qkey = ibv_qp_attr.varHandle(groupElement("qkey"));
     /** offsetof(ibv_qp_attr, rq_psn) */
-    public static final long IBV_QP_ATTR_RQ_PSN_OFFSET = 20;
-    public static final VarHandle IBV_QP_ATTR_RQ_PSN = IBV_QP_ATTR.varHandle(groupElement("rq_psn"));
+    public static final long ibv_qp_attr$rq_psn$OFFSET = 20;
+    public static final VarHandle ibv_qp_attr$rq_psn = ibv_qp_attr.varHandle(groupElement("rq_psn"));
     /** offsetof(ibv_qp_attr, sq_psn) */
-    public static final long IBV_QP_ATTR_SQ_PSN_OFFSET = 24;
-    public static final VarHandle IBV_QP_ATTR_SQ_PSN = IBV_QP_ATTR.varHandle(groupElement("sq_psn"));
+    public static final long ibv_qp_attr$sq_psn$OFFSET = 24;
+    public static final VarHandle ibv_qp_attr$sq_psn = ibv_qp_attr.varHandle(groupElement("sq_psn"));
     /** offsetof(ibv_qp_attr, dest_qp_num) */
-    public static final long IBV_QP_ATTR_DEST_QP_NUM_OFFSET = 28;
-    public static final VarHandle IBV_QP_ATTR_DEST_QP_NUM = IBV_QP_ATTR.varHandle(groupElement("dest_qp_num"));
+    public static final long ibv_qp_attr$dest_qp_num$OFFSET = 28;
+    public static final VarHandle ibv_qp_attr$dest_qp_num = ibv_qp_attr.varHandle(groupElement("dest_qp_num"));
     /** offsetof(ibv_qp_attr, qp_access_flags) */
-    public static final long IBV_QP_ATTR_QP_ACCESS_FLAGS_OFFSET = 32;
-    public static final VarHandle IBV_QP_ATTR_QP_ACCESS_FLAGS = IBV_QP_ATTR.varHandle(groupElement("qp_access_flags"));
+    public static final long ibv_qp_attr$qp_access_flags$OFFSET = 32;
+    public static final VarHandle ibv_qp_attr$qp_access_flags = ibv_qp_attr.varHandle(groupElement("qp_access_flags"));
     /** offsetof(ibv_qp_attr, cap) */
-    public static final long IBV_QP_ATTR_CAP_OFFSET = 36;
+    public static final long ibv_qp_attr$cap$OFFSET = 36;
     /** offsetof(ibv_qp_attr, cap.max_send_wr) */
-    public static final long IBV_QP_ATTR_CAP_MAX_SEND_WR_OFFSET = 36;
-    public static final VarHandle IBV_QP_ATTR_CAP_MAX_SEND_WR = IBV_QP_ATTR.varHandle(groupElement("cap"), groupElement("max_send_wr"));
+    public static final long ibv_qp_attr$cap$max_send_wr$OFFSET = 36;
+    public static final VarHandle ibv_qp_attr$cap$max_send_wr = ibv_qp_attr.varHandle(groupElement("cap"), groupElement("max_send_wr"));
     /** offsetof(ibv_qp_attr, cap.max_recv_wr) */
-    public static final long IBV_QP_ATTR_CAP_MAX_RECV_WR_OFFSET = 40;
-    public static final VarHandle IBV_QP_ATTR_CAP_MAX_RECV_WR = IBV_QP_ATTR.varHandle(groupElement("cap"), groupElement("max_recv_wr"));
+    public static final long ibv_qp_attr$cap$max_recv_wr$OFFSET = 40;
+    public static final VarHandle ibv_qp_attr$cap$max_recv_wr = ibv_qp_attr.varHandle(groupElement("cap"), groupElement("max_recv_wr"));
     /** offsetof(ibv_qp_attr, cap.max_send_sge) */
-    public static final long IBV_QP_ATTR_CAP_MAX_SEND_SGE_OFFSET = 44;
-    public static final VarHandle IBV_QP_ATTR_CAP_MAX_SEND_SGE = IBV_QP_ATTR.varHandle(groupElement("cap"), groupElement("max_send_sge"));
+    public static final long ibv_qp_attr$cap$max_send_sge$OFFSET = 44;
+    public static final VarHandle ibv_qp_attr$cap$max_send_sge = ibv_qp_attr.varHandle(groupElement("cap"), groupElement("max_send_sge"));
     /** offsetof(ibv_qp_attr, cap.max_recv_sge) */
-    public static final long IBV_QP_ATTR_CAP_MAX_RECV_SGE_OFFSET = 48;
-    public static final VarHandle IBV_QP_ATTR_CAP_MAX_RECV_SGE = IBV_QP_ATTR.varHandle(groupElement("cap"), groupElement("max_recv_sge"));
+    public static final long ibv_qp_attr$cap$max_recv_sge$OFFSET = 48;
+    public static final VarHandle ibv_qp_attr$cap$max_recv_sge = ibv_qp_attr.varHandle(groupElement("cap"), groupElement("max_recv_sge"));
     /** offsetof(ibv_qp_attr, cap.max_inline_data) */
-    public static final long IBV_QP_ATTR_CAP_MAX_INLINE_DATA_OFFSET = 52;
-    public static final VarHandle IBV_QP_ATTR_CAP_MAX_INLINE_DATA = IBV_QP_ATTR.varHandle(groupElement("cap"), groupElement("max_inline_data"));
+    public static final long ibv_qp_attr$cap$max_inline_data$OFFSET = 52;
+    public static final VarHandle ibv_qp_attr$cap$max_inline_data = ibv_qp_attr.varHandle(groupElement("cap"), groupElement("max_inline_data"));
     /** offsetof(ibv_qp_attr, ah_attr) */
-    public static final long IBV_QP_ATTR_AH_ATTR_OFFSET = 56;
+    public static final long ibv_qp_attr$ah_attr$OFFSET = 56;
     /** offsetof(ibv_qp_attr, ah_attr.grh) */
-    public static final long IBV_QP_ATTR_AH_ATTR_GRH_OFFSET = 56;
+    public static final long ibv_qp_attr$ah_attr$grh$OFFSET = 56;
     /** offsetof(ibv_qp_attr, ah_attr.grh.dgid) */
-    public static final long IBV_QP_ATTR_AH_ATTR_GRH_DGID_OFFSET = 56;
+    public static final long ibv_qp_attr$ah_attr$grh$dgid$OFFSET = 56;
     /** offsetof(ibv_qp_attr, ah_attr.grh.dgid.raw) */
-    public static final long IBV_QP_ATTR_AH_ATTR_GRH_DGID_RAW_OFFSET = 56;
+    public static final long ibv_qp_attr$ah_attr$grh$dgid$raw$OFFSET = 56;
     /** offsetof(ibv_qp_attr, ah_attr.grh.flow_label) */
-    public static final long IBV_QP_ATTR_AH_ATTR_GRH_FLOW_LABEL_OFFSET = 72;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_GRH_FLOW_LABEL = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("flow_label"));
+    public static final long ibv_qp_attr$ah_attr$grh$flow_label$OFFSET = 72;
+    public static final VarHandle ibv_qp_attr$ah_attr$grh$flow_label = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("flow_label"));
     /** offsetof(ibv_qp_attr, ah_attr.grh.sgid_index) */
-    public static final long IBV_QP_ATTR_AH_ATTR_GRH_SGID_INDEX_OFFSET = 76;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_GRH_SGID_INDEX = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("sgid_index"));
+    public static final long ibv_qp_attr$ah_attr$grh$sgid_index$OFFSET = 76;
+    public static final VarHandle ibv_qp_attr$ah_attr$grh$sgid_index = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("sgid_index"));
     /** offsetof(ibv_qp_attr, ah_attr.grh.hop_limit) */
-    public static final long IBV_QP_ATTR_AH_ATTR_GRH_HOP_LIMIT_OFFSET = 77;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_GRH_HOP_LIMIT = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("hop_limit"));
+    public static final long ibv_qp_attr$ah_attr$grh$hop_limit$OFFSET = 77;
+    public static final VarHandle ibv_qp_attr$ah_attr$grh$hop_limit = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("hop_limit"));
     /** offsetof(ibv_qp_attr, ah_attr.grh.traffic_class) */
-    public static final long IBV_QP_ATTR_AH_ATTR_GRH_TRAFFIC_CLASS_OFFSET = 78;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_GRH_TRAFFIC_CLASS = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("traffic_class"));
+    public static final long ibv_qp_attr$ah_attr$grh$traffic_class$OFFSET = 78;
+    public static final VarHandle ibv_qp_attr$ah_attr$grh$traffic_class = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("grh"), groupElement("traffic_class"));
     /** offsetof(ibv_qp_attr, ah_attr.dlid) */
-    public static final long IBV_QP_ATTR_AH_ATTR_DLID_OFFSET = 80;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_DLID = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("dlid"));
+    public static final long ibv_qp_attr$ah_attr$dlid$OFFSET = 80;
+    public static final VarHandle ibv_qp_attr$ah_attr$dlid = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("dlid"));
     /** offsetof(ibv_qp_attr, ah_attr.sl) */
-    public static final long IBV_QP_ATTR_AH_ATTR_SL_OFFSET = 82;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_SL = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("sl"));
+    public static final long ibv_qp_attr$ah_attr$sl$OFFSET = 82;
+    public static final VarHandle ibv_qp_attr$ah_attr$sl = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("sl"));
     /** offsetof(ibv_qp_attr, ah_attr.src_path_bits) */
-    public static final long IBV_QP_ATTR_AH_ATTR_SRC_PATH_BITS_OFFSET = 83;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_SRC_PATH_BITS = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("src_path_bits"));
+    public static final long ibv_qp_attr$ah_attr$src_path_bits$OFFSET = 83;
+    public static final VarHandle ibv_qp_attr$ah_attr$src_path_bits = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("src_path_bits"));
     /** offsetof(ibv_qp_attr, ah_attr.static_rate) */
-    public static final long IBV_QP_ATTR_AH_ATTR_STATIC_RATE_OFFSET = 84;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_STATIC_RATE = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("static_rate"));
+    public static final long ibv_qp_attr$ah_attr$static_rate$OFFSET = 84;
+    public static final VarHandle ibv_qp_attr$ah_attr$static_rate = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("static_rate"));
     /** offsetof(ibv_qp_attr, ah_attr.is_global) */
-    public static final long IBV_QP_ATTR_AH_ATTR_IS_GLOBAL_OFFSET = 85;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_IS_GLOBAL = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("is_global"));
+    public static final long ibv_qp_attr$ah_attr$is_global$OFFSET = 85;
+    public static final VarHandle ibv_qp_attr$ah_attr$is_global = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("is_global"));
     /** offsetof(ibv_qp_attr, ah_attr.port_num) */
-    public static final long IBV_QP_ATTR_AH_ATTR_PORT_NUM_OFFSET = 86;
-    public static final VarHandle IBV_QP_ATTR_AH_ATTR_PORT_NUM = IBV_QP_ATTR.varHandle(groupElement("ah_attr"), groupElement("port_num"));
+    public static final long ibv_qp_attr$ah_attr$port_num$OFFSET = 86;
+    public static final VarHandle ibv_qp_attr$ah_attr$port_num = ibv_qp_attr.varHandle(groupElement("ah_attr"), groupElement("port_num"));
     /** offsetof(ibv_qp_attr, pkey_index) */
-    public static final long IBV_QP_ATTR_PKEY_INDEX_OFFSET = 120;
-    public static final VarHandle IBV_QP_ATTR_PKEY_INDEX = IBV_QP_ATTR.varHandle(groupElement("pkey_index"));
+    public static final long ibv_qp_attr$pkey_index$OFFSET = 120;
+    public static final VarHandle ibv_qp_attr$pkey_index = ibv_qp_attr.varHandle(groupElement("pkey_index"));
     /** offsetof(ibv_qp_attr, max_rd_atomic) */
-    public static final long IBV_QP_ATTR_MAX_RD_ATOMIC_OFFSET = 126;
-    public static final VarHandle IBV_QP_ATTR_MAX_RD_ATOMIC = IBV_QP_ATTR.varHandle(groupElement("max_rd_atomic"));
+    public static final long ibv_qp_attr$max_rd_atomic$OFFSET = 126;
+    public static final VarHandle ibv_qp_attr$max_rd_atomic = ibv_qp_attr.varHandle(groupElement("max_rd_atomic"));
     /** offsetof(ibv_qp_attr, max_dest_rd_atomic) */
-    public static final long IBV_QP_ATTR_MAX_DEST_RD_ATOMIC_OFFSET = 127;
-    public static final VarHandle IBV_QP_ATTR_MAX_DEST_RD_ATOMIC = IBV_QP_ATTR.varHandle(groupElement("max_dest_rd_atomic"));
+    public static final long ibv_qp_attr$max_dest_rd_atomic$OFFSET = 127;
+    public static final VarHandle ibv_qp_attr$max_dest_rd_atomic = ibv_qp_attr.varHandle(groupElement("max_dest_rd_atomic"));
     /** offsetof(ibv_qp_attr, min_rnr_timer) */
-    public static final long IBV_QP_ATTR_MIN_RNR_TIMER_OFFSET = 128;
-    public static final VarHandle IBV_QP_ATTR_MIN_RNR_TIMER = IBV_QP_ATTR.varHandle(groupElement("min_rnr_timer"));
+    public static final long ibv_qp_attr$min_rnr_timer$OFFSET = 128;
+    public static final VarHandle ibv_qp_attr$min_rnr_timer = ibv_qp_attr.varHandle(groupElement("min_rnr_timer"));
     /** offsetof(ibv_qp_attr, port_num) */
-    public static final long IBV_QP_ATTR_PORT_NUM_OFFSET = 129;
-    public static final VarHandle IBV_QP_ATTR_PORT_NUM = IBV_QP_ATTR.varHandle(groupElement("port_num"));
+    public static final long ibv_qp_attr$port_num$OFFSET = 129;
+    public static final VarHandle ibv_qp_attr$port_num = ibv_qp_attr.varHandle(groupElement("port_num"));
     /** offsetof(ibv_qp_attr, timeout) */
-    public static final long IBV_QP_ATTR_TIMEOUT_OFFSET = 130;
-    public static final VarHandle IBV_QP_ATTR_TIMEOUT = IBV_QP_ATTR.varHandle(groupElement("timeout"));
+    public static final long ibv_qp_attr$timeout$OFFSET = 130;
+    public static final VarHandle ibv_qp_attr$timeout = ibv_qp_attr.varHandle(groupElement("timeout"));
     /** offsetof(ibv_qp_attr, retry_cnt) */
-    public static final long IBV_QP_ATTR_RETRY_CNT_OFFSET = 131;
-    public static final VarHandle IBV_QP_ATTR_RETRY_CNT = IBV_QP_ATTR.varHandle(groupElement("retry_cnt"));
+    public static final long ibv_qp_attr$retry_cnt$OFFSET = 131;
+    public static final VarHandle ibv_qp_attr$retry_cnt = ibv_qp_attr.varHandle(groupElement("retry_cnt"));
     /** offsetof(ibv_qp_attr, rnr_retry) */
-    public static final long IBV_QP_ATTR_RNR_RETRY_OFFSET = 132;
-    public static final VarHandle IBV_QP_ATTR_RNR_RETRY = IBV_QP_ATTR.varHandle(groupElement("rnr_retry"));
+    public static final long ibv_qp_attr$rnr_retry$OFFSET = 132;
+    public static final VarHandle ibv_qp_attr$rnr_retry = ibv_qp_attr.varHandle(groupElement("rnr_retry"));
 
     /** {@code struct ibv_port_attr}, 52 bytes. */
-    public static final StructLayout IBV_PORT_ATTR = MemoryLayout.structLayout(
+    public static final StructLayout ibv_port_attr = MemoryLayout.structLayout(
         JAVA_INT.withName("state"),
         JAVA_INT.withName("max_mtu"),
         JAVA_INT.withName("active_mtu"),
@@ -710,42 +712,42 @@ public final class Verbs {
         MemoryLayout.paddingLayout(5)
     ).withName("ibv_port_attr");
     /** offsetof(ibv_port_attr, state) */
-    public static final long IBV_PORT_ATTR_STATE_OFFSET = 0;
-    public static final VarHandle IBV_PORT_ATTR_STATE = IBV_PORT_ATTR.varHandle(groupElement("state"));
+    public static final long ibv_port_attr$state$OFFSET = 0;
+    public static final VarHandle ibv_port_attr$state = ibv_port_attr.varHandle(groupElement("state"));
     /** offsetof(ibv_port_attr, max_mtu) */
-    public static final long IBV_PORT_ATTR_MAX_MTU_OFFSET = 4;
-    public static final VarHandle IBV_PORT_ATTR_MAX_MTU = IBV_PORT_ATTR.varHandle(groupElement("max_mtu"));
+    public static final long ibv_port_attr$max_mtu$OFFSET = 4;
+    public static final VarHandle ibv_port_attr$max_mtu = ibv_port_attr.varHandle(groupElement("max_mtu"));
     /** offsetof(ibv_port_attr, active_mtu) */
-    public static final long IBV_PORT_ATTR_ACTIVE_MTU_OFFSET = 8;
-    public static final VarHandle IBV_PORT_ATTR_ACTIVE_MTU = IBV_PORT_ATTR.varHandle(groupElement("active_mtu"));
+    public static final long ibv_port_attr$active_mtu$OFFSET = 8;
+    public static final VarHandle ibv_port_attr$active_mtu = ibv_port_attr.varHandle(groupElement("active_mtu"));
     /** offsetof(ibv_port_attr, gid_tbl_len) */
-    public static final long IBV_PORT_ATTR_GID_TBL_LEN_OFFSET = 12;
-    public static final VarHandle IBV_PORT_ATTR_GID_TBL_LEN = IBV_PORT_ATTR.varHandle(groupElement("gid_tbl_len"));
+    public static final long ibv_port_attr$gid_tbl_len$OFFSET = 12;
+    public static final VarHandle ibv_port_attr$gid_tbl_len = ibv_port_attr.varHandle(groupElement("gid_tbl_len"));
     /** offsetof(ibv_port_attr, lid) */
-    public static final long IBV_PORT_ATTR_LID_OFFSET = 34;
-    public static final VarHandle IBV_PORT_ATTR_LID = IBV_PORT_ATTR.varHandle(groupElement("lid"));
+    public static final long ibv_port_attr$lid$OFFSET = 34;
+    public static final VarHandle ibv_port_attr$lid = ibv_port_attr.varHandle(groupElement("lid"));
     /** offsetof(ibv_port_attr, link_layer) */
-    public static final long IBV_PORT_ATTR_LINK_LAYER_OFFSET = 46;
-    public static final VarHandle IBV_PORT_ATTR_LINK_LAYER = IBV_PORT_ATTR.varHandle(groupElement("link_layer"));
+    public static final long ibv_port_attr$link_layer$OFFSET = 46;
+    public static final VarHandle ibv_port_attr$link_layer = ibv_port_attr.varHandle(groupElement("link_layer"));
 
     /** {@code struct ibv_sge}, 16 bytes. */
-    public static final StructLayout IBV_SGE = MemoryLayout.structLayout(
+    public static final StructLayout ibv_sge = MemoryLayout.structLayout(
         JAVA_LONG.withName("addr"),
         JAVA_INT.withName("length"),
         JAVA_INT.withName("lkey")
     ).withName("ibv_sge");
     /** offsetof(ibv_sge, addr) */
-    public static final long IBV_SGE_ADDR_OFFSET = 0;
-    public static final VarHandle IBV_SGE_ADDR = IBV_SGE.varHandle(groupElement("addr"));
+    public static final long ibv_sge$addr$OFFSET = 0;
+    public static final VarHandle ibv_sge$addr = ibv_sge.varHandle(groupElement("addr"));
     /** offsetof(ibv_sge, length) */
-    public static final long IBV_SGE_LENGTH_OFFSET = 8;
-    public static final VarHandle IBV_SGE_LENGTH = IBV_SGE.varHandle(groupElement("length"));
+    public static final long ibv_sge$length$OFFSET = 8;
+    public static final VarHandle ibv_sge$length = ibv_sge.varHandle(groupElement("length"));
     /** offsetof(ibv_sge, lkey) */
-    public static final long IBV_SGE_LKEY_OFFSET = 12;
-    public static final VarHandle IBV_SGE_LKEY = IBV_SGE.varHandle(groupElement("lkey"));
+    public static final long ibv_sge$lkey$OFFSET = 12;
+    public static final VarHandle ibv_sge$lkey = ibv_sge.varHandle(groupElement("lkey"));
 
     /** {@code struct ibv_send_wr}, 128 bytes. */
-    public static final StructLayout IBV_SEND_WR = MemoryLayout.structLayout(
+    public static final StructLayout ibv_send_wr = MemoryLayout.structLayout(
         JAVA_LONG.withName("wr_id"),
         ADDRESS.withName("next"),
         ADDRESS.withName("sg_list"),
@@ -770,53 +772,53 @@ public final class Verbs {
         MemoryLayout.paddingLayout(56)
     ).withName("ibv_send_wr");
     /** offsetof(ibv_send_wr, wr_id) */
-    public static final long IBV_SEND_WR_WR_ID_OFFSET = 0;
-    public static final VarHandle IBV_SEND_WR_WR_ID = IBV_SEND_WR.varHandle(groupElement("wr_id"));
+    public static final long ibv_send_wr$wr_id$OFFSET = 0;
+    public static final VarHandle ibv_send_wr$wr_id = ibv_send_wr.varHandle(groupElement("wr_id"));
     /** offsetof(ibv_send_wr, next) */
-    public static final long IBV_SEND_WR_NEXT_OFFSET = 8;
-    public static final VarHandle IBV_SEND_WR_NEXT = IBV_SEND_WR.varHandle(groupElement("next"));
+    public static final long ibv_send_wr$next$OFFSET = 8;
+    public static final VarHandle ibv_send_wr$next = ibv_send_wr.varHandle(groupElement("next"));
     /** offsetof(ibv_send_wr, sg_list) */
-    public static final long IBV_SEND_WR_SG_LIST_OFFSET = 16;
-    public static final VarHandle IBV_SEND_WR_SG_LIST = IBV_SEND_WR.varHandle(groupElement("sg_list"));
+    public static final long ibv_send_wr$sg_list$OFFSET = 16;
+    public static final VarHandle ibv_send_wr$sg_list = ibv_send_wr.varHandle(groupElement("sg_list"));
     /** offsetof(ibv_send_wr, num_sge) */
-    public static final long IBV_SEND_WR_NUM_SGE_OFFSET = 24;
-    public static final VarHandle IBV_SEND_WR_NUM_SGE = IBV_SEND_WR.varHandle(groupElement("num_sge"));
+    public static final long ibv_send_wr$num_sge$OFFSET = 24;
+    public static final VarHandle ibv_send_wr$num_sge = ibv_send_wr.varHandle(groupElement("num_sge"));
     /** offsetof(ibv_send_wr, opcode) */
-    public static final long IBV_SEND_WR_OPCODE_OFFSET = 28;
-    public static final VarHandle IBV_SEND_WR_OPCODE = IBV_SEND_WR.varHandle(groupElement("opcode"));
+    public static final long ibv_send_wr$opcode$OFFSET = 28;
+    public static final VarHandle ibv_send_wr$opcode = ibv_send_wr.varHandle(groupElement("opcode"));
     /** offsetof(ibv_send_wr, send_flags) */
-    public static final long IBV_SEND_WR_SEND_FLAGS_OFFSET = 32;
-    public static final VarHandle IBV_SEND_WR_SEND_FLAGS = IBV_SEND_WR.varHandle(groupElement("send_flags"));
+    public static final long ibv_send_wr$send_flags$OFFSET = 32;
+    public static final VarHandle ibv_send_wr$send_flags = ibv_send_wr.varHandle(groupElement("send_flags"));
     /** offsetof(ibv_send_wr, imm_data) */
-    public static final long IBV_SEND_WR_IMM_DATA_OFFSET = 36;
-    public static final VarHandle IBV_SEND_WR_IMM_DATA = IBV_SEND_WR.varHandle(groupElement("imm_data"));
+    public static final long ibv_send_wr$imm_data$OFFSET = 36;
+    public static final VarHandle ibv_send_wr$imm_data = ibv_send_wr.varHandle(groupElement("imm_data"));
     /** offsetof(ibv_send_wr, wr) */
-    public static final long IBV_SEND_WR_WR_OFFSET = 40;
+    public static final long ibv_send_wr$wr$OFFSET = 40;
     /** offsetof(ibv_send_wr, wr.rdma) */
-    public static final long IBV_SEND_WR_WR_RDMA_OFFSET = 40;
+    public static final long ibv_send_wr$wr$rdma$OFFSET = 40;
     /** offsetof(ibv_send_wr, wr.rdma.remote_addr) */
-    public static final long IBV_SEND_WR_WR_RDMA_REMOTE_ADDR_OFFSET = 40;
-    public static final VarHandle IBV_SEND_WR_WR_RDMA_REMOTE_ADDR = IBV_SEND_WR.varHandle(groupElement("wr"), groupElement("rdma"), groupElement("remote_addr"));
+    public static final long ibv_send_wr$wr$rdma$remote_addr$OFFSET = 40;
+    public static final VarHandle ibv_send_wr$wr$rdma$remote_addr = ibv_send_wr.varHandle(groupElement("wr"), groupElement("rdma"), groupElement("remote_addr"));
     /** offsetof(ibv_send_wr, wr.rdma.rkey) */
-    public static final long IBV_SEND_WR_WR_RDMA_RKEY_OFFSET = 48;
-    public static final VarHandle IBV_SEND_WR_WR_RDMA_RKEY = IBV_SEND_WR.varHandle(groupElement("wr"), groupElement("rdma"), groupElement("rkey"));
+    public static final long ibv_send_wr$wr$rdma$rkey$OFFSET = 48;
+    public static final VarHandle ibv_send_wr$wr$rdma$rkey = ibv_send_wr.varHandle(groupElement("wr"), groupElement("rdma"), groupElement("rkey"));
     /** offsetof(ibv_send_wr, wr.atomic) */
-    public static final long IBV_SEND_WR_WR_ATOMIC_OFFSET = 40;
+    public static final long ibv_send_wr$wr$atomic$OFFSET = 40;
     /** offsetof(ibv_send_wr, wr.atomic.remote_addr) */
-    public static final long IBV_SEND_WR_WR_ATOMIC_REMOTE_ADDR_OFFSET = 40;
-    public static final VarHandle IBV_SEND_WR_WR_ATOMIC_REMOTE_ADDR = IBV_SEND_WR.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("remote_addr"));
+    public static final long ibv_send_wr$wr$atomic$remote_addr$OFFSET = 40;
+    public static final VarHandle ibv_send_wr$wr$atomic$remote_addr = ibv_send_wr.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("remote_addr"));
     /** offsetof(ibv_send_wr, wr.atomic.compare_add) */
-    public static final long IBV_SEND_WR_WR_ATOMIC_COMPARE_ADD_OFFSET = 48;
-    public static final VarHandle IBV_SEND_WR_WR_ATOMIC_COMPARE_ADD = IBV_SEND_WR.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("compare_add"));
+    public static final long ibv_send_wr$wr$atomic$compare_add$OFFSET = 48;
+    public static final VarHandle ibv_send_wr$wr$atomic$compare_add = ibv_send_wr.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("compare_add"));
     /** offsetof(ibv_send_wr, wr.atomic.swap) */
-    public static final long IBV_SEND_WR_WR_ATOMIC_SWAP_OFFSET = 56;
-    public static final VarHandle IBV_SEND_WR_WR_ATOMIC_SWAP = IBV_SEND_WR.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("swap"));
+    public static final long ibv_send_wr$wr$atomic$swap$OFFSET = 56;
+    public static final VarHandle ibv_send_wr$wr$atomic$swap = ibv_send_wr.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("swap"));
     /** offsetof(ibv_send_wr, wr.atomic.rkey) */
-    public static final long IBV_SEND_WR_WR_ATOMIC_RKEY_OFFSET = 64;
-    public static final VarHandle IBV_SEND_WR_WR_ATOMIC_RKEY = IBV_SEND_WR.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("rkey"));
+    public static final long ibv_send_wr$wr$atomic$rkey$OFFSET = 64;
+    public static final VarHandle ibv_send_wr$wr$atomic$rkey = ibv_send_wr.varHandle(groupElement("wr"), groupElement("atomic"), groupElement("rkey"));
 
     /** {@code struct ibv_recv_wr}, 32 bytes. */
-    public static final StructLayout IBV_RECV_WR = MemoryLayout.structLayout(
+    public static final StructLayout ibv_recv_wr = MemoryLayout.structLayout(
         JAVA_LONG.withName("wr_id"),
         ADDRESS.withName("next"),
         ADDRESS.withName("sg_list"),
@@ -824,20 +826,20 @@ public final class Verbs {
         MemoryLayout.paddingLayout(4)
     ).withName("ibv_recv_wr");
     /** offsetof(ibv_recv_wr, wr_id) */
-    public static final long IBV_RECV_WR_WR_ID_OFFSET = 0;
-    public static final VarHandle IBV_RECV_WR_WR_ID = IBV_RECV_WR.varHandle(groupElement("wr_id"));
+    public static final long ibv_recv_wr$wr_id$OFFSET = 0;
+    public static final VarHandle ibv_recv_wr$wr_id = ibv_recv_wr.varHandle(groupElement("wr_id"));
     /** offsetof(ibv_recv_wr, next) */
-    public static final long IBV_RECV_WR_NEXT_OFFSET = 8;
-    public static final VarHandle IBV_RECV_WR_NEXT = IBV_RECV_WR.varHandle(groupElement("next"));
+    public static final long ibv_recv_wr$next$OFFSET = 8;
+    public static final VarHandle ibv_recv_wr$next = ibv_recv_wr.varHandle(groupElement("next"));
     /** offsetof(ibv_recv_wr, sg_list) */
-    public static final long IBV_RECV_WR_SG_LIST_OFFSET = 16;
-    public static final VarHandle IBV_RECV_WR_SG_LIST = IBV_RECV_WR.varHandle(groupElement("sg_list"));
+    public static final long ibv_recv_wr$sg_list$OFFSET = 16;
+    public static final VarHandle ibv_recv_wr$sg_list = ibv_recv_wr.varHandle(groupElement("sg_list"));
     /** offsetof(ibv_recv_wr, num_sge) */
-    public static final long IBV_RECV_WR_NUM_SGE_OFFSET = 24;
-    public static final VarHandle IBV_RECV_WR_NUM_SGE = IBV_RECV_WR.varHandle(groupElement("num_sge"));
+    public static final long ibv_recv_wr$num_sge$OFFSET = 24;
+    public static final VarHandle ibv_recv_wr$num_sge = ibv_recv_wr.varHandle(groupElement("num_sge"));
 
     /** {@code struct ibv_wc}, 48 bytes. */
-    public static final StructLayout IBV_WC = MemoryLayout.structLayout(
+    public static final StructLayout ibv_wc = MemoryLayout.structLayout(
         JAVA_LONG.withName("wr_id"),
         JAVA_INT.withName("status"),
         JAVA_INT.withName("opcode"),
@@ -854,47 +856,47 @@ public final class Verbs {
         MemoryLayout.paddingLayout(2)
     ).withName("ibv_wc");
     /** offsetof(ibv_wc, wr_id) */
-    public static final long IBV_WC_WR_ID_OFFSET = 0;
-    public static final VarHandle IBV_WC_WR_ID = IBV_WC.varHandle(groupElement("wr_id"));
+    public static final long ibv_wc$wr_id$OFFSET = 0;
+    public static final VarHandle ibv_wc$wr_id = ibv_wc.varHandle(groupElement("wr_id"));
     /** offsetof(ibv_wc, status) */
-    public static final long IBV_WC_STATUS_OFFSET = 8;
-    public static final VarHandle IBV_WC_STATUS = IBV_WC.varHandle(groupElement("status"));
+    public static final long ibv_wc$status$OFFSET = 8;
+    public static final VarHandle ibv_wc$status = ibv_wc.varHandle(groupElement("status"));
     /** offsetof(ibv_wc, opcode) */
-    public static final long IBV_WC_OPCODE_OFFSET = 12;
-    public static final VarHandle IBV_WC_OPCODE = IBV_WC.varHandle(groupElement("opcode"));
+    public static final long ibv_wc$opcode$OFFSET = 12;
+    public static final VarHandle ibv_wc$opcode = ibv_wc.varHandle(groupElement("opcode"));
     /** offsetof(ibv_wc, vendor_err) */
-    public static final long IBV_WC_VENDOR_ERR_OFFSET = 16;
-    public static final VarHandle IBV_WC_VENDOR_ERR = IBV_WC.varHandle(groupElement("vendor_err"));
+    public static final long ibv_wc$vendor_err$OFFSET = 16;
+    public static final VarHandle ibv_wc$vendor_err = ibv_wc.varHandle(groupElement("vendor_err"));
     /** offsetof(ibv_wc, byte_len) */
-    public static final long IBV_WC_BYTE_LEN_OFFSET = 20;
-    public static final VarHandle IBV_WC_BYTE_LEN = IBV_WC.varHandle(groupElement("byte_len"));
+    public static final long ibv_wc$byte_len$OFFSET = 20;
+    public static final VarHandle ibv_wc$byte_len = ibv_wc.varHandle(groupElement("byte_len"));
     /** offsetof(ibv_wc, imm_data) */
-    public static final long IBV_WC_IMM_DATA_OFFSET = 24;
-    public static final VarHandle IBV_WC_IMM_DATA = IBV_WC.varHandle(groupElement("imm_data"));
+    public static final long ibv_wc$imm_data$OFFSET = 24;
+    public static final VarHandle ibv_wc$imm_data = ibv_wc.varHandle(groupElement("imm_data"));
     /** offsetof(ibv_wc, qp_num) */
-    public static final long IBV_WC_QP_NUM_OFFSET = 28;
-    public static final VarHandle IBV_WC_QP_NUM = IBV_WC.varHandle(groupElement("qp_num"));
+    public static final long ibv_wc$qp_num$OFFSET = 28;
+    public static final VarHandle ibv_wc$qp_num = ibv_wc.varHandle(groupElement("qp_num"));
     /** offsetof(ibv_wc, src_qp) */
-    public static final long IBV_WC_SRC_QP_OFFSET = 32;
-    public static final VarHandle IBV_WC_SRC_QP = IBV_WC.varHandle(groupElement("src_qp"));
+    public static final long ibv_wc$src_qp$OFFSET = 32;
+    public static final VarHandle ibv_wc$src_qp = ibv_wc.varHandle(groupElement("src_qp"));
     /** offsetof(ibv_wc, wc_flags) */
-    public static final long IBV_WC_WC_FLAGS_OFFSET = 36;
-    public static final VarHandle IBV_WC_WC_FLAGS = IBV_WC.varHandle(groupElement("wc_flags"));
+    public static final long ibv_wc$wc_flags$OFFSET = 36;
+    public static final VarHandle ibv_wc$wc_flags = ibv_wc.varHandle(groupElement("wc_flags"));
     /** offsetof(ibv_wc, pkey_index) */
-    public static final long IBV_WC_PKEY_INDEX_OFFSET = 40;
-    public static final VarHandle IBV_WC_PKEY_INDEX = IBV_WC.varHandle(groupElement("pkey_index"));
+    public static final long ibv_wc$pkey_index$OFFSET = 40;
+    public static final VarHandle ibv_wc$pkey_index = ibv_wc.varHandle(groupElement("pkey_index"));
     /** offsetof(ibv_wc, slid) */
-    public static final long IBV_WC_SLID_OFFSET = 42;
-    public static final VarHandle IBV_WC_SLID = IBV_WC.varHandle(groupElement("slid"));
+    public static final long ibv_wc$slid$OFFSET = 42;
+    public static final VarHandle ibv_wc$slid = ibv_wc.varHandle(groupElement("slid"));
     /** offsetof(ibv_wc, sl) */
-    public static final long IBV_WC_SL_OFFSET = 44;
-    public static final VarHandle IBV_WC_SL = IBV_WC.varHandle(groupElement("sl"));
+    public static final long ibv_wc$sl$OFFSET = 44;
+    public static final VarHandle ibv_wc$sl = ibv_wc.varHandle(groupElement("sl"));
     /** offsetof(ibv_wc, dlid_path_bits) */
-    public static final long IBV_WC_DLID_PATH_BITS_OFFSET = 45;
-    public static final VarHandle IBV_WC_DLID_PATH_BITS = IBV_WC.varHandle(groupElement("dlid_path_bits"));
+    public static final long ibv_wc$dlid_path_bits$OFFSET = 45;
+    public static final VarHandle ibv_wc$dlid_path_bits = ibv_wc.varHandle(groupElement("dlid_path_bits"));
 
     /** {@code struct ibv_qp_ex}, 352 bytes. */
-    public static final StructLayout IBV_QP_EX = MemoryLayout.structLayout(
+    public static final StructLayout ibv_qp_ex = MemoryLayout.structLayout(
         MemoryLayout.structLayout(
             ADDRESS.withName("context"),
             ADDRESS.withName("qp_context"),
@@ -928,77 +930,77 @@ public final class Verbs {
         ADDRESS.withName("wr_atomic_write")
     ).withName("ibv_qp_ex");
     /** offsetof(ibv_qp_ex, qp_base) */
-    public static final long IBV_QP_EX_QP_BASE_OFFSET = 0;
+    public static final long ibv_qp_ex$qp_base$OFFSET = 0;
     /** offsetof(ibv_qp_ex, qp_base.context) */
-    public static final long IBV_QP_EX_QP_BASE_CONTEXT_OFFSET = 0;
-    public static final VarHandle IBV_QP_EX_QP_BASE_CONTEXT = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("context"));
+    public static final long ibv_qp_ex$qp_base$context$OFFSET = 0;
+    public static final VarHandle ibv_qp_ex$qp_base$context = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("context"));
     /** offsetof(ibv_qp_ex, qp_base.qp_context) */
-    public static final long IBV_QP_EX_QP_BASE_QP_CONTEXT_OFFSET = 8;
-    public static final VarHandle IBV_QP_EX_QP_BASE_QP_CONTEXT = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("qp_context"));
+    public static final long ibv_qp_ex$qp_base$qp_context$OFFSET = 8;
+    public static final VarHandle ibv_qp_ex$qp_base$qp_context = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("qp_context"));
     /** offsetof(ibv_qp_ex, qp_base.pd) */
-    public static final long IBV_QP_EX_QP_BASE_PD_OFFSET = 16;
-    public static final VarHandle IBV_QP_EX_QP_BASE_PD = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("pd"));
+    public static final long ibv_qp_ex$qp_base$pd$OFFSET = 16;
+    public static final VarHandle ibv_qp_ex$qp_base$pd = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("pd"));
     /** offsetof(ibv_qp_ex, qp_base.send_cq) */
-    public static final long IBV_QP_EX_QP_BASE_SEND_CQ_OFFSET = 24;
-    public static final VarHandle IBV_QP_EX_QP_BASE_SEND_CQ = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("send_cq"));
+    public static final long ibv_qp_ex$qp_base$send_cq$OFFSET = 24;
+    public static final VarHandle ibv_qp_ex$qp_base$send_cq = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("send_cq"));
     /** offsetof(ibv_qp_ex, qp_base.recv_cq) */
-    public static final long IBV_QP_EX_QP_BASE_RECV_CQ_OFFSET = 32;
-    public static final VarHandle IBV_QP_EX_QP_BASE_RECV_CQ = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("recv_cq"));
+    public static final long ibv_qp_ex$qp_base$recv_cq$OFFSET = 32;
+    public static final VarHandle ibv_qp_ex$qp_base$recv_cq = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("recv_cq"));
     /** offsetof(ibv_qp_ex, qp_base.srq) */
-    public static final long IBV_QP_EX_QP_BASE_SRQ_OFFSET = 40;
-    public static final VarHandle IBV_QP_EX_QP_BASE_SRQ = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("srq"));
+    public static final long ibv_qp_ex$qp_base$srq$OFFSET = 40;
+    public static final VarHandle ibv_qp_ex$qp_base$srq = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("srq"));
     /** offsetof(ibv_qp_ex, qp_base.handle) */
-    public static final long IBV_QP_EX_QP_BASE_HANDLE_OFFSET = 48;
-    public static final VarHandle IBV_QP_EX_QP_BASE_HANDLE = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("handle"));
+    public static final long ibv_qp_ex$qp_base$handle$OFFSET = 48;
+    public static final VarHandle ibv_qp_ex$qp_base$handle = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("handle"));
     /** offsetof(ibv_qp_ex, qp_base.qp_num) */
-    public static final long IBV_QP_EX_QP_BASE_QP_NUM_OFFSET = 52;
-    public static final VarHandle IBV_QP_EX_QP_BASE_QP_NUM = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("qp_num"));
+    public static final long ibv_qp_ex$qp_base$qp_num$OFFSET = 52;
+    public static final VarHandle ibv_qp_ex$qp_base$qp_num = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("qp_num"));
     /** offsetof(ibv_qp_ex, qp_base.state) */
-    public static final long IBV_QP_EX_QP_BASE_STATE_OFFSET = 56;
-    public static final VarHandle IBV_QP_EX_QP_BASE_STATE = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("state"));
+    public static final long ibv_qp_ex$qp_base$state$OFFSET = 56;
+    public static final VarHandle ibv_qp_ex$qp_base$state = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("state"));
     /** offsetof(ibv_qp_ex, qp_base.qp_type) */
-    public static final long IBV_QP_EX_QP_BASE_QP_TYPE_OFFSET = 60;
-    public static final VarHandle IBV_QP_EX_QP_BASE_QP_TYPE = IBV_QP_EX.varHandle(groupElement("qp_base"), groupElement("qp_type"));
+    public static final long ibv_qp_ex$qp_base$qp_type$OFFSET = 60;
+    public static final VarHandle ibv_qp_ex$qp_base$qp_type = ibv_qp_ex.varHandle(groupElement("qp_base"), groupElement("qp_type"));
     /** offsetof(ibv_qp_ex, comp_mask) */
-    public static final long IBV_QP_EX_COMP_MASK_OFFSET = 160;
-    public static final VarHandle IBV_QP_EX_COMP_MASK = IBV_QP_EX.varHandle(groupElement("comp_mask"));
+    public static final long ibv_qp_ex$comp_mask$OFFSET = 160;
+    public static final VarHandle ibv_qp_ex$comp_mask = ibv_qp_ex.varHandle(groupElement("comp_mask"));
     /** offsetof(ibv_qp_ex, wr_id) */
-    public static final long IBV_QP_EX_WR_ID_OFFSET = 168;
-    public static final VarHandle IBV_QP_EX_WR_ID = IBV_QP_EX.varHandle(groupElement("wr_id"));
+    public static final long ibv_qp_ex$wr_id$OFFSET = 168;
+    public static final VarHandle ibv_qp_ex$wr_id = ibv_qp_ex.varHandle(groupElement("wr_id"));
     /** offsetof(ibv_qp_ex, wr_flags) */
-    public static final long IBV_QP_EX_WR_FLAGS_OFFSET = 176;
-    public static final VarHandle IBV_QP_EX_WR_FLAGS = IBV_QP_EX.varHandle(groupElement("wr_flags"));
+    public static final long ibv_qp_ex$wr_flags$OFFSET = 176;
+    public static final VarHandle ibv_qp_ex$wr_flags = ibv_qp_ex.varHandle(groupElement("wr_flags"));
     /** offsetof(ibv_qp_ex, wr_atomic_cmp_swp) */
-    public static final long IBV_QP_EX_WR_ATOMIC_CMP_SWP_OFFSET = 184;
-    public static final VarHandle IBV_QP_EX_WR_ATOMIC_CMP_SWP = IBV_QP_EX.varHandle(groupElement("wr_atomic_cmp_swp"));
+    public static final long ibv_qp_ex$wr_atomic_cmp_swp$OFFSET = 184;
+    public static final VarHandle ibv_qp_ex$wr_atomic_cmp_swp = ibv_qp_ex.varHandle(groupElement("wr_atomic_cmp_swp"));
     /** offsetof(ibv_qp_ex, wr_atomic_fetch_add) */
-    public static final long IBV_QP_EX_WR_ATOMIC_FETCH_ADD_OFFSET = 192;
-    public static final VarHandle IBV_QP_EX_WR_ATOMIC_FETCH_ADD = IBV_QP_EX.varHandle(groupElement("wr_atomic_fetch_add"));
+    public static final long ibv_qp_ex$wr_atomic_fetch_add$OFFSET = 192;
+    public static final VarHandle ibv_qp_ex$wr_atomic_fetch_add = ibv_qp_ex.varHandle(groupElement("wr_atomic_fetch_add"));
     /** offsetof(ibv_qp_ex, wr_rdma_read) */
-    public static final long IBV_QP_EX_WR_RDMA_READ_OFFSET = 216;
-    public static final VarHandle IBV_QP_EX_WR_RDMA_READ = IBV_QP_EX.varHandle(groupElement("wr_rdma_read"));
+    public static final long ibv_qp_ex$wr_rdma_read$OFFSET = 216;
+    public static final VarHandle ibv_qp_ex$wr_rdma_read = ibv_qp_ex.varHandle(groupElement("wr_rdma_read"));
     /** offsetof(ibv_qp_ex, wr_rdma_write) */
-    public static final long IBV_QP_EX_WR_RDMA_WRITE_OFFSET = 224;
-    public static final VarHandle IBV_QP_EX_WR_RDMA_WRITE = IBV_QP_EX.varHandle(groupElement("wr_rdma_write"));
+    public static final long ibv_qp_ex$wr_rdma_write$OFFSET = 224;
+    public static final VarHandle ibv_qp_ex$wr_rdma_write = ibv_qp_ex.varHandle(groupElement("wr_rdma_write"));
     /** offsetof(ibv_qp_ex, wr_rdma_write_imm) */
-    public static final long IBV_QP_EX_WR_RDMA_WRITE_IMM_OFFSET = 232;
-    public static final VarHandle IBV_QP_EX_WR_RDMA_WRITE_IMM = IBV_QP_EX.varHandle(groupElement("wr_rdma_write_imm"));
+    public static final long ibv_qp_ex$wr_rdma_write_imm$OFFSET = 232;
+    public static final VarHandle ibv_qp_ex$wr_rdma_write_imm = ibv_qp_ex.varHandle(groupElement("wr_rdma_write_imm"));
     /** offsetof(ibv_qp_ex, wr_send) */
-    public static final long IBV_QP_EX_WR_SEND_OFFSET = 240;
-    public static final VarHandle IBV_QP_EX_WR_SEND = IBV_QP_EX.varHandle(groupElement("wr_send"));
+    public static final long ibv_qp_ex$wr_send$OFFSET = 240;
+    public static final VarHandle ibv_qp_ex$wr_send = ibv_qp_ex.varHandle(groupElement("wr_send"));
     /** offsetof(ibv_qp_ex, wr_set_sge) */
-    public static final long IBV_QP_EX_WR_SET_SGE_OFFSET = 304;
-    public static final VarHandle IBV_QP_EX_WR_SET_SGE = IBV_QP_EX.varHandle(groupElement("wr_set_sge"));
+    public static final long ibv_qp_ex$wr_set_sge$OFFSET = 304;
+    public static final VarHandle ibv_qp_ex$wr_set_sge = ibv_qp_ex.varHandle(groupElement("wr_set_sge"));
     /** offsetof(ibv_qp_ex, wr_start) */
-    public static final long IBV_QP_EX_WR_START_OFFSET = 320;
-    public static final VarHandle IBV_QP_EX_WR_START = IBV_QP_EX.varHandle(groupElement("wr_start"));
+    public static final long ibv_qp_ex$wr_start$OFFSET = 320;
+    public static final VarHandle ibv_qp_ex$wr_start = ibv_qp_ex.varHandle(groupElement("wr_start"));
     /** offsetof(ibv_qp_ex, wr_complete) */
-    public static final long IBV_QP_EX_WR_COMPLETE_OFFSET = 328;
-    public static final VarHandle IBV_QP_EX_WR_COMPLETE = IBV_QP_EX.varHandle(groupElement("wr_complete"));
+    public static final long ibv_qp_ex$wr_complete$OFFSET = 328;
+    public static final VarHandle ibv_qp_ex$wr_complete = ibv_qp_ex.varHandle(groupElement("wr_complete"));
     /** offsetof(ibv_qp_ex, wr_abort) */
-    public static final long IBV_QP_EX_WR_ABORT_OFFSET = 336;
-    public static final VarHandle IBV_QP_EX_WR_ABORT = IBV_QP_EX.varHandle(groupElement("wr_abort"));
+    public static final long ibv_qp_ex$wr_abort$OFFSET = 336;
+    public static final VarHandle ibv_qp_ex$wr_abort = ibv_qp_ex.varHandle(groupElement("wr_abort"));
     /** offsetof(ibv_qp_ex, wr_atomic_write) */
-    public static final long IBV_QP_EX_WR_ATOMIC_WRITE_OFFSET = 344;
-    public static final VarHandle IBV_QP_EX_WR_ATOMIC_WRITE = IBV_QP_EX.varHandle(groupElement("wr_atomic_write"));
+    public static final long ibv_qp_ex$wr_atomic_write$OFFSET = 344;
+    public static final VarHandle ibv_qp_ex$wr_atomic_write = ibv_qp_ex.varHandle(groupElement("wr_atomic_write"));
 }
