@@ -317,7 +317,10 @@ static void emit_layout(const struct agg *a, int depth, size_t pad_to);
 
 static void emit_member(const struct field *f, int depth) {
     indent(depth);
-    if (f->kind == 'N') {
+    if (f->kind == 'N' && f->nested->top) {
+        /* jextract style: reuse the struct's own constant (emitted earlier, so initialised first). */
+        printf("%s.withName(\"%s\")", f->nested->cname, f->name);
+    } else if (f->kind == 'N') {
         emit_layout(f->nested, depth, f->nested->size);
         printf(".withName(\"%s\")", f->name);
     } else if (f->kind == 'X') {

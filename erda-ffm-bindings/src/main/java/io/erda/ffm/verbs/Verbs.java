@@ -204,25 +204,7 @@ public final class Verbs {
         ADDRESS.withName("create_qp_ex"),
         MemoryLayout.paddingLayout(40),
         JAVA_LONG.withName("sz"),
-        MemoryLayout.structLayout(
-            ADDRESS.withName("device"),
-            MemoryLayout.structLayout(
-                MemoryLayout.paddingLayout(88),
-                ADDRESS.withName("poll_cq"),
-                ADDRESS.withName("req_notify_cq"),
-                MemoryLayout.paddingLayout(56),
-                ADDRESS.withName("post_srq_recv"),
-                MemoryLayout.paddingLayout(32),
-                ADDRESS.withName("post_send"),
-                ADDRESS.withName("post_recv"),
-                MemoryLayout.paddingLayout(40)
-            ).withName("ops"),
-            JAVA_INT.withName("cmd_fd"),
-            JAVA_INT.withName("async_fd"),
-            JAVA_INT.withName("num_comp_vectors"),
-            MemoryLayout.paddingLayout(44),
-            ADDRESS.withName("abi_compat")
-        ).withName("context")
+        ibv_context.withName("context")
     ).withName("verbs_context");
     /** offsetof(verbs_context, create_qp_ex) */
     public static final long verbs_context$create_qp_ex$OFFSET = 264;
@@ -427,13 +409,7 @@ public final class Verbs {
         ADDRESS.withName("send_cq"),
         ADDRESS.withName("recv_cq"),
         ADDRESS.withName("srq"),
-        MemoryLayout.structLayout(
-            JAVA_INT.withName("max_send_wr"),
-            JAVA_INT.withName("max_recv_wr"),
-            JAVA_INT.withName("max_send_sge"),
-            JAVA_INT.withName("max_recv_sge"),
-            JAVA_INT.withName("max_inline_data")
-        ).withName("cap"),
+        ibv_qp_cap.withName("cap"),
         JAVA_INT.withName("qp_type"),
         JAVA_INT.withName("sq_sig_all"),
         MemoryLayout.paddingLayout(4)
@@ -480,13 +456,7 @@ public final class Verbs {
         ADDRESS.withName("send_cq"),
         ADDRESS.withName("recv_cq"),
         ADDRESS.withName("srq"),
-        MemoryLayout.structLayout(
-            JAVA_INT.withName("max_send_wr"),
-            JAVA_INT.withName("max_recv_wr"),
-            JAVA_INT.withName("max_send_sge"),
-            JAVA_INT.withName("max_recv_sge"),
-            JAVA_INT.withName("max_inline_data")
-        ).withName("cap"),
+        ibv_qp_cap.withName("cap"),
         JAVA_INT.withName("qp_type"),
         JAVA_INT.withName("sq_sig_all"),
         JAVA_INT.withName("comp_mask"),
@@ -557,18 +527,10 @@ public final class Verbs {
         JAVA_INT.withName("sq_psn"),
         JAVA_INT.withName("dest_qp_num"),
         JAVA_INT.withName("qp_access_flags"),
-        MemoryLayout.structLayout(
-            JAVA_INT.withName("max_send_wr"),
-            JAVA_INT.withName("max_recv_wr"),
-            JAVA_INT.withName("max_send_sge"),
-            JAVA_INT.withName("max_recv_sge"),
-            JAVA_INT.withName("max_inline_data")
-        ).withName("cap"),
+        ibv_qp_cap.withName("cap"),
         MemoryLayout.structLayout(
             MemoryLayout.structLayout(
-                MemoryLayout.structLayout(
-                    MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("raw")
-                ).withName("dgid"),
+                ibv_gid.withName("dgid"),
                 JAVA_INT.withName("flow_label"),
                 JAVA_BYTE.withName("sgid_index"),
                 JAVA_BYTE.withName("hop_limit"),
@@ -897,19 +859,7 @@ public final class Verbs {
 
     /** {@code struct ibv_qp_ex}, 352 bytes. */
     public static final StructLayout ibv_qp_ex = MemoryLayout.structLayout(
-        MemoryLayout.structLayout(
-            ADDRESS.withName("context"),
-            ADDRESS.withName("qp_context"),
-            ADDRESS.withName("pd"),
-            ADDRESS.withName("send_cq"),
-            ADDRESS.withName("recv_cq"),
-            ADDRESS.withName("srq"),
-            JAVA_INT.withName("handle"),
-            JAVA_INT.withName("qp_num"),
-            JAVA_INT.withName("state"),
-            JAVA_INT.withName("qp_type"),
-            MemoryLayout.paddingLayout(96)
-        ).withName("qp_base"),
+        ibv_qp.withName("qp_base"),
         JAVA_LONG.withName("comp_mask"),
         JAVA_LONG.withName("wr_id"),
         JAVA_INT.withName("wr_flags"),

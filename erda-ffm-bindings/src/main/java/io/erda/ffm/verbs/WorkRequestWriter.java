@@ -16,36 +16,29 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  */
 public final class WorkRequestWriter {
-    private static final long WR = Verbs.ibv_send_wr.byteSize();
-    private static final long SGE = Verbs.ibv_sge.byteSize();
     /** Remote atomics operate on exactly 8 bytes. */
     public static final int ATOMIC_LENGTH = 8;
 
+    private final RequestChain chain;
     private final MemorySegment wrs;
-    private final MemorySegment sges;
-    private final int capacity;
-    private int count;
 
     public WorkRequestWriter(Arena arena, int capacity) {
-        if (capacity <= 0) {
-            throw new IllegalArgumentException("capacity must be positive, got " + capacity);
-        }
-        this.capacity = capacity;
-        this.wrs = arena.allocate(Verbs.ibv_send_wr, capacity);
-        this.sges = arena.allocate(Verbs.ibv_sge, capacity);
+        this.chain = new RequestChain(arena, capacity, Verbs.ibv_send_wr, Verbs.ibv_send_wr$next,
+                Verbs.ibv_send_wr$sg_list, Verbs.ibv_send_wr$num_sge);
+        this.wrs = chain.wrs();
     }
 
     public WorkRequestWriter reset() {
-        count = 0;
+        chain.reset();
         return this;
     }
 
     public int count() {
-        return count;
+        return chain.count();
     }
 
     public int capacity() {
-        return capacity;
+        return chain.capacity();
     }
 
     /** The first work request of the chain, what post_send receives. */
@@ -55,28 +48,13 @@ public final class WorkRequestWriter {
 
     /** The index of {@code wr} in the chain (e.g. the bad_wr a provider reported). */
     public int indexOf(MemorySegment wr) {
-        return (int) ((wr.address() - wrs.address()) / WR);
+        return chain.indexOf(wr);
     }
 
     private long append(long wrId, int opcode, long localAddress, int length, int lkey) {
-        if (count == capacity) {
-            throw new IllegalStateException("work request chain is full (" + capacity + "); post and reset first");
-        }
-        long wr = count * WR;
-        long sge = count * SGE;
-        wrs.asSlice(wr, WR).fill((byte) 0);
-        Verbs.ibv_sge$addr.set(sges, sge, localAddress);
-        Verbs.ibv_sge$length.set(sges, sge, length);
-        Verbs.ibv_sge$lkey.set(sges, sge, lkey);
+        long wr = chain.append(localAddress, length, lkey);
         Verbs.ibv_send_wr$wr_id.set(wrs, wr, wrId);
-        Verbs.ibv_send_wr$sg_list.set(wrs, wr, sges.asSlice(sge, SGE));
-        Verbs.ibv_send_wr$num_sge.set(wrs, wr, length == 0 ? 0 : 1);
         Verbs.ibv_send_wr$opcode.set(wrs, wr, opcode);
-        Verbs.ibv_send_wr$next.set(wrs, wr, MemorySegment.NULL);
-        if (count > 0) {
-            Verbs.ibv_send_wr$next.set(wrs, wr - WR, wrs.asSlice(wr, WR));
-        }
-        count++;
         return wr;
     }
 
@@ -102,7 +80,7 @@ public final class WorkRequestWriter {
     public WorkRequestWriter writeWithImmediate(long wrId, long localAddress, int length, int lkey,
                                                long remoteAddress, int rkey, int immediate) {
         rdma(wrId, Verbs.IBV_WR_RDMA_WRITE_WITH_IMM, localAddress, length, lkey, remoteAddress, rkey);
-        Verbs.ibv_send_wr$imm_data.set(wrs, (count - 1) * WR, Integer.reverseBytes(immediate));
+        Verbs.ibv_send_wr$imm_data.set(wrs, chain.last(), Integer.reverseBytes(immediate));
         return this;
     }
 
@@ -134,10 +112,7 @@ public final class WorkRequestWriter {
     }
 
     private WorkRequestWriter flag(int flag) {
-        if (count == 0) {
-            throw new IllegalStateException("no work request to flag");
-        }
-        long wr = (count - 1) * WR;
+        long wr = chain.last();
         Verbs.ibv_send_wr$send_flags.set(wrs, wr, (int) Verbs.ibv_send_wr$send_flags.get(wrs, wr) | flag);
         return this;
     }
