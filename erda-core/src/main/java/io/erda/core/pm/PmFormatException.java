@@ -1,0 +1,10 @@
+package io.erda.core.pm;
+
+/** A PM file whose header does not match what the opener expects (found vs expected). */
+public final class PmFormatException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public PmFormatException(String message) {
+        super(message);
+    }
+}
