@@ -102,9 +102,7 @@ public final class PmDirectory implements AutoCloseable {
             region.requireGeometry(1, "region index", index);
             region.requireGeometry(2, "segment size", log.segmentSize());
             region.requireGeometry(3, "high-water granule", log.highWaterGranule());
-            if (region.dataLength() != log.regionSize()) {
-                throw new PmFormatException(file + ": region size " + region.dataLength() + ", expected " + log.regionSize());
-            }
+            PmFormatException.requireEqual(file, "region size", region.dataLength(), log.regionSize());
             return region;
         } catch (RuntimeException e) {
             region.close();

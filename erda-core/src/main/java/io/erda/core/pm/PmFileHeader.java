@@ -99,24 +99,15 @@ public final class PmFileHeader {
             throw new PmFormatException(String.format("%s: magic 0x%016x, expected 0x%016x (not an Erda PM file)",
                     file, magic, MAGIC));
         }
-        int version = header.get(Words.INT_U, VERSION_OFFSET);
-        if (version != FORMAT_VERSION) {
-            throw new PmFormatException(file + ": format version " + version + ", expected " + FORMAT_VERSION);
-        }
+        PmFormatException.requireEqual(file, "format version", header.get(Words.INT_U, VERSION_OFFSET), FORMAT_VERSION);
         int storedCrc = header.get(Words.INT_U, CRC_OFFSET);
         int computed = crc(header);
         if (storedCrc != computed) {
             throw new PmFormatException(String.format("%s: header CRC 0x%08x, computed 0x%08x (corrupt header)",
                     file, storedCrc, computed));
         }
-        int kind = header.get(Words.INT_U, KIND_OFFSET);
-        if (kind != expectedKind) {
-            throw new PmFormatException(file + ": file kind " + kind + ", expected " + expectedKind);
-        }
-        long headerLength = header.get(Words.LONG_U, HEADER_LENGTH_OFFSET);
-        if (headerLength != LENGTH) {
-            throw new PmFormatException(file + ": header length " + headerLength + ", expected " + LENGTH);
-        }
+        PmFormatException.requireEqual(file, "file kind", header.get(Words.INT_U, KIND_OFFSET), expectedKind);
+        PmFormatException.requireEqual(file, "header length", header.get(Words.LONG_U, HEADER_LENGTH_OFFSET), LENGTH);
     }
 
     private static int crc(MemorySegment header) {

@@ -7,4 +7,11 @@ public final class PmFormatException extends RuntimeException {
     public PmFormatException(String message) {
         super(message);
     }
+
+    /** Throws "{file}: {what} {found}, expected {expected}" unless the two agree. */
+    public static void requireEqual(Object file, String what, long found, long expected) {
+        if (found != expected) {
+            throw new PmFormatException(file + ": " + what + " " + found + ", expected " + expected);
+        }
+    }
 }

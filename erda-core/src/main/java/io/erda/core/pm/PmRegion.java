@@ -75,11 +75,8 @@ public final class PmRegion implements AutoCloseable {
         PmRegion region = map(path, fileLength, latency);
         try {
             PmFileHeader.check(region.mapping, path.toString(), kind);
-            long dataLength = region.mapping.get(Words.LONG_U, PmFileHeader.DATA_LENGTH_OFFSET);
-            if (dataLength != fileLength - PmFileHeader.LENGTH) {
-                throw new PmFormatException(path + ": data length " + dataLength + " in header, file holds "
-                        + (fileLength - PmFileHeader.LENGTH));
-            }
+            PmFormatException.requireEqual(path, "file data length", fileLength - PmFileHeader.LENGTH,
+                    region.mapping.get(Words.LONG_U, PmFileHeader.DATA_LENGTH_OFFSET));
             return region;
         } catch (RuntimeException e) {
             region.close();
@@ -155,10 +152,7 @@ public final class PmRegion implements AutoCloseable {
 
     /** Throws naming found vs expected when a geometry slot differs from what the opener expects. */
     public void requireGeometry(int slot, String name, long expected) {
-        long found = geometry(slot);
-        if (found != expected) {
-            throw new PmFormatException(path + ": " + name + " " + found + ", expected " + expected);
-        }
+        PmFormatException.requireEqual(path, name, geometry(slot), expected);
     }
 
     /** A mutable header word (acquire load). */

@@ -3,6 +3,7 @@ package io.erda.core.table;
 import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.HashEntryLayout;
 import io.erda.core.pm.PmFileHeader;
+import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.pm.Words;
@@ -91,10 +92,7 @@ public final class HopscotchTable implements AutoCloseable {
         try {
             TableGeometry geometry = new TableGeometry(region.geometry(SLOT_CAPACITY),
                     (int) region.geometry(SLOT_NEIGHBOURHOOD), (int) region.geometry(SLOT_STRIPE_SIZE));
-            if (region.dataLength() != geometry.dataLength()) {
-                throw new io.erda.core.pm.PmFormatException(file + ": data length " + region.dataLength()
-                        + ", expected " + geometry.dataLength() + " for " + geometry);
-            }
+            PmFormatException.requireEqual(file, "data length for " + geometry, region.dataLength(), geometry.dataLength());
             HopscotchTable table = new HopscotchTable(region, geometry);
             table.recover();
             return table;
