@@ -1,0 +1,225 @@
+package io.erda.core.pm;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.LongAdder;
+import jdk.nio.mapmode.ExtendedMapMode;
+
+/**
+ * One PM file mapped into memory: a {@link PmFileHeader} page followed by the data area.
+ *
+ * <p>On a DAX file system the mapping uses MAP_SYNC ({@link ExtendedMapMode#READ_WRITE_SYNC}) so
+ * {@link #persist} is a cache-line write-back; elsewhere (tmpfs, disk) MAP_SYNC is refused by the
+ * kernel and the region falls back to a plain shared mapping where {@code persist} is msync.
+ *
+ * <p><b>Byte accounting.</b> The region counts the bytes the server itself stores through this API
+ * ({@link #localBytesWritten()}). One-sided writes done by the fabric never pass through here; the
+ * fabric counts those and the server adds them: NVM bytes = local + remote. Code that stores through
+ * a flyweight over {@link #data()} must call {@link #recordWrite} for the range it wrote, which also
+ * charges the optional {@link WriteLatencyModel}.
+ *
+ * <p>Thread-safety: accessors and counters are thread-safe; what is written where is the caller's
+ * business.
+ */
+public final class PmRegion implements AutoCloseable {
+    private final Path path;
+    private final Arena arena;
+    private final MemorySegment mapping;
+    private final MemorySegment data;
+    private final boolean syncMapped;
+    private final WriteLatencyModel latency;
+    private final LongAdder localBytes = new LongAdder();
+
+    private PmRegion(Path path, Arena arena, MemorySegment mapping, boolean syncMapped, WriteLatencyModel latency) {
+        this.path = path;
+        this.arena = arena;
+        this.mapping = mapping;
+        this.data = mapping.asSlice(PmFileHeader.LENGTH);
+        this.syncMapped = syncMapped;
+        this.latency = latency;
+    }
+
+    /**
+     * Creates a new PM file (it must not exist) of {@code dataLength} data bytes, zero-filled, with a
+     * header of the given kind and geometry, persisted before returning.
+     */
+    public static PmRegion create(Path path, int kind, long dataLength, long[] geometry, WriteLatencyModel latency) {
+        if (dataLength <= 0 || dataLength % 8 != 0) {
+            throw new IllegalArgumentException("data length " + dataLength + " is not a positive multiple of 8");
+        }
+        long fileLength = PmFileHeader.LENGTH + dataLength;
+        PmRegion region = map(path, fileLength, latency, StandardOpenOption.CREATE_NEW);
+        PmFileHeader.write(region.mapping, kind, dataLength, geometry);
+        region.localBytes.add(PmFileHeader.LENGTH);
+        region.mapping.asSlice(0, PmFileHeader.LENGTH).force();
+        return region;
+    }
+
+    /** Maps an existing PM file and checks its header (magic, version, kind, CRC, length). */
+    public static PmRegion open(Path path, int kind, WriteLatencyModel latency) {
+        long fileLength;
+        try {
+            fileLength = java.nio.file.Files.size(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot stat PM file " + path, e);
+        }
+        if (fileLength < PmFileHeader.LENGTH) {
+            throw new PmFormatException(path + ": file length " + fileLength + " is shorter than the "
+                    + PmFileHeader.LENGTH + "-byte header");
+        }
+        PmRegion region = map(path, fileLength, latency);
+        try {
+            PmFileHeader.check(region.mapping, path.toString(), kind);
+            PmFormatException.requireEqual(path, "file data length", fileLength - PmFileHeader.LENGTH,
+                    region.mapping.get(Words.LONG_U, PmFileHeader.DATA_LENGTH_OFFSET));
+            return region;
+        } catch (RuntimeException e) {
+            region.close();
+            throw e;
+        }
+    }
+
+    private static PmRegion map(Path path, long fileLength, WriteLatencyModel latency, StandardOpenOption... extra) {
+        Arena arena = Arena.ofShared();
+        try (FileChannel channel = openChannel(path, extra)) {
+            if (extra.length > 0) {
+                channel.truncate(0);
+                // sparse extension: the file reads as zeros, so a new region never holds stale objects
+                channel.write(java.nio.ByteBuffer.allocate(1), fileLength - 1);
+            }
+            MemorySegment mapping;
+            boolean sync;
+            try {
+                mapping = channel.map(ExtendedMapMode.READ_WRITE_SYNC, 0, fileLength, arena);
+                sync = true;
+            } catch (UnsupportedOperationException | IOException notDax) {
+                // not a DAX file system: MAP_SYNC is refused, persist falls back to msync
+                mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileLength, arena);
+                sync = false;
+            }
+            return new PmRegion(path, arena, mapping, sync, latency);
+        } catch (IOException e) {
+            arena.close();
+            throw new UncheckedIOException("cannot map PM file " + path, e);
+        }
+    }
+
+    private static FileChannel openChannel(Path path, StandardOpenOption... extra) throws IOException {
+        if (extra.length == 0) {
+            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+        return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, extra[0]);
+    }
+
+    /** The file this region maps. */
+    public Path path() {
+        return path;
+    }
+
+    /** The whole mapping, header included (file offset 0). */
+    public MemorySegment mapping() {
+        return mapping;
+    }
+
+    /** The data area, after the header. */
+    public MemorySegment data() {
+        return data;
+    }
+
+    /** File offset at which {@link #data()} starts (page-aligned). */
+    public long dataFileOffset() {
+        return PmFileHeader.LENGTH;
+    }
+
+    public long dataLength() {
+        return data.byteSize();
+    }
+
+    /** Whether the mapping uses MAP_SYNC (DAX); if not, persist is msync. */
+    public boolean syncMapped() {
+        return syncMapped;
+    }
+
+    /** A geometry slot of the header, as written at creation. */
+    public long geometry(int slot) {
+        return mapping.get(Words.LONG_U, PmFileHeader.geometryOffset(slot));
+    }
+
+    /** Throws naming found vs expected when a geometry slot differs from what the opener expects. */
+    public void requireGeometry(int slot, String name, long expected) {
+        PmFormatException.requireEqual(path, name, geometry(slot), expected);
+    }
+
+    /** A mutable header word (acquire load). */
+    public long mutableWord(int slot) {
+        return Words.getAcquire(mapping, PmFileHeader.mutableOffset(slot));
+    }
+
+    /** Stores, counts and persists a mutable header word with one 8-byte release store. */
+    public void setMutableWord(int slot, long value) {
+        long offset = PmFileHeader.mutableOffset(slot);
+        Words.setRelease(mapping, offset, value);
+        localBytes.add(8);
+        latency.charge(offset, 8);
+        mapping.asSlice(offset, 8).force();
+    }
+
+    /** One 8-byte release store into the data area, counted (not persisted: call {@link #persist}). */
+    public void setLongRelease(long dataOffset, long value) {
+        Words.setRelease(data, dataOffset, value);
+        recordWrite(dataOffset, 8);
+    }
+
+    /** Copies {@code source} into the data area at {@code dataOffset}, counted (not persisted). */
+    public void write(long dataOffset, MemorySegment source) {
+        MemorySegment.copy(source, 0, data, dataOffset, source.byteSize());
+        recordWrite(dataOffset, source.byteSize());
+    }
+
+    /** Accounts for {@code length} bytes the caller stored at {@code dataOffset} and charges the latency model. */
+    public void recordWrite(long dataOffset, long length) {
+        localBytes.add(length);
+        latency.charge(PmFileHeader.LENGTH + dataOffset, length);
+    }
+
+    /** Makes {@code [dataOffset, dataOffset+length)} durable: cache-line write-back under MAP_SYNC, else msync. */
+    public void persist(long dataOffset, long length) {
+        if (length > 0) {
+            data.asSlice(dataOffset, length).force();
+        }
+    }
+
+    /** Bytes this region's owner stored through this API (one-sided remote writes are counted by the fabric). */
+    public long localBytesWritten() {
+        return localBytes.sum();
+    }
+
+    /**
+     * Zeroes the data area and the mutable header words and persists them (ARCHITECTURE rule 5: a
+     * recycled region must not hold an object that could validate at a new reservation).
+     */
+    public void zeroForReuse() {
+        data.fill((byte) 0);
+        recordWrite(0, data.byteSize());
+        data.force();
+        for (int slot = 0; slot < PmFileHeader.MUTABLE_SLOTS; slot++) {
+            setMutableWord(slot, 0);
+        }
+    }
+
+    /** Unmaps the region; segments obtained from it become inaccessible. */
+    @Override
+    public void close() {
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "PmRegion[" + path + ", " + dataLength() + " data bytes" + (syncMapped ? ", MAP_SYNC" : "") + "]";
+    }
+}

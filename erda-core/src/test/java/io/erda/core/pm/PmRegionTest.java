@@ -1,0 +1,134 @@
+package io.erda.core.pm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PmRegionTest {
+    @TempDir
+    Path dir;
+
+    private PmRegion create(String name) {
+        return PmRegion.create(dir.resolve(name), PmFileHeader.KIND_LOG_REGION, 64 * 1024, new long[] {7, 3}, WriteLatencyModel.OFF);
+    }
+
+    @Test
+    void dataWrittenThroughTheMappingIsInTheFileAtTheAdvertisedOffset() throws IOException {
+        try (PmRegion region = create("r.pm")) {
+            region.setLongRelease(128, 0x1122_3344_5566_7788L);
+            region.persist(128, 8);
+            ByteBuffer buffer = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            try (FileChannel channel = FileChannel.open(region.path(), StandardOpenOption.READ)) {
+                channel.read(buffer, region.dataFileOffset() + 128);
+            }
+            assertThat(buffer.getLong(0)).isEqualTo(0x1122_3344_5566_7788L);
+            assertThat(region.mapping().byteSize()).isEqualTo(region.dataFileOffset() + region.dataLength());
+            assertThat(region.data().address() - region.mapping().address()).isEqualTo(region.dataFileOffset());
+        }
+    }
+
+    @Test
+    void reopenedRegionKeepsDataAndGeometry() {
+        try (PmRegion region = create("r.pm")) {
+            region.write(0, MemorySegment.ofArray(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
+            region.persist(0, 8);
+        }
+        try (PmRegion region = PmRegion.open(dir.resolve("r.pm"), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
+            assertThat(region.data().get(ValueLayout.JAVA_BYTE, 7)).isEqualTo((byte) 8);
+            assertThat(region.geometry(0)).isEqualTo(7);
+            assertThat(region.geometry(1)).isEqualTo(3);
+            assertThat(region.dataLength()).isEqualTo(64 * 1024);
+        }
+    }
+
+    @Test
+    void countsEveryByteStoredThroughItsApi() {
+        try (PmRegion region = create("r.pm")) {
+            long before = region.localBytesWritten();
+            region.setLongRelease(0, 1);
+            region.write(64, MemorySegment.ofArray(new byte[40]));
+            region.recordWrite(256, 16);
+            region.setMutableWord(0, 5);
+            assertThat(region.localBytesWritten() - before).isEqualTo(8 + 40 + 16 + 8);
+        }
+    }
+
+    @Test
+    void wrongMagicIsRefusedNamingFoundAndExpected() throws IOException {
+        Path file = dir.resolve("junk.pm");
+        Files.write(file, new byte[PmFileHeader.LENGTH + 64]);
+        assertThatThrownBy(() -> PmRegion.open(file, PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF))
+                .isInstanceOf(PmFormatException.class)
+                .hasMessageContaining("magic 0x0000000000000000, expected 0x01004d5041445245");
+    }
+
+    @Test
+    void otherFormatVersionIsRefusedNamingBoth() throws IOException {
+        create("r.pm").close();
+        patchInt(dir.resolve("r.pm"), PmFileHeader.VERSION_OFFSET, 9);
+        assertThatThrownBy(() -> PmRegion.open(dir.resolve("r.pm"), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF))
+                .isInstanceOf(PmFormatException.class).hasMessageContaining("format version 9, expected 1");
+    }
+
+    @Test
+    void corruptGeometryIsCaughtByTheHeaderChecksum() throws IOException {
+        create("r.pm").close();
+        patchInt(dir.resolve("r.pm"), PmFileHeader.GEOMETRY_OFFSET, 8);
+        assertThatThrownBy(() -> PmRegion.open(dir.resolve("r.pm"), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF))
+                .isInstanceOf(PmFormatException.class).hasMessageContaining("header CRC");
+    }
+
+    @Test
+    void wrongKindAndGeometryAreRefusedNamingBoth() {
+        create("r.pm").close();
+        assertThatThrownBy(() -> PmRegion.open(dir.resolve("r.pm"), PmFileHeader.KIND_TABLE, WriteLatencyModel.OFF))
+                .hasMessageContaining("file kind 2, expected 1");
+        try (PmRegion region = PmRegion.open(dir.resolve("r.pm"), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
+            assertThatThrownBy(() -> region.requireGeometry(0, "segment size", 8))
+                    .isInstanceOf(PmFormatException.class).hasMessageContaining("segment size 7, expected 8");
+        }
+    }
+
+    @Test
+    void existingFileIsNeverOverwrittenByCreate() {
+        create("r.pm").close();
+        assertThatThrownBy(() -> create("r.pm")).hasMessageContaining("r.pm");
+    }
+
+    @Test
+    void zeroForReuseClearsDataAndMutableWords() {
+        try (PmRegion region = create("r.pm")) {
+            region.write(1000, MemorySegment.ofArray(new byte[] {9, 9, 9, 9, 9, 9, 9, 9}));
+            region.setMutableWord(1, 77);
+            region.zeroForReuse();
+            assertThat(region.data().asSlice(0, 2048).toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+            assertThat(region.mutableWord(1)).isZero();
+        }
+    }
+
+    @Test
+    void latencyModelChargesPerTouchedCacheLine() {
+        assertThat(WriteLatencyModel.cacheLines(0, 8)).isEqualTo(1);
+        assertThat(WriteLatencyModel.cacheLines(60, 8)).isEqualTo(2);
+        assertThat(WriteLatencyModel.cacheLines(0, 129)).isEqualTo(3);
+        assertThat(WriteLatencyModel.cacheLines(5, 0)).isZero();
+        assertThatThrownBy(() -> new WriteLatencyModel(-1)).hasMessageContaining("-1");
+    }
+
+    private static void patchInt(Path file, long offset, int value) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value), offset);
+        }
+    }
+}
