@@ -4,7 +4,6 @@ import io.erda.fabric.Completion;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
-import io.erda.fabric.soft.RegionTable;
 import io.erda.fabric.tcp.wire.FrameChannel;
 import io.erda.fabric.tcp.wire.FrameHeader;
 import io.erda.fabric.tcp.wire.ProtocolViolation;
@@ -80,16 +79,14 @@ final class Responder implements Runnable {
         long seq = in.sequence();
         long address = in.remoteAddress();
         int rkey = in.rkey();
-        RegionTable<TcpRegion> table = fabric.regionTable();
         switch (wire) {
             case WireOpcode.READ -> {
                 int length = in.operandLength();
-                var check = table.check(Opcode.READ, address, length, rkey);
-                if (!check.ok()) {
-                    refuse(wire, seq, 0, check.status(), check.detail());
+                TcpRegion region = checked(Opcode.READ, address, length, rkey, wire, seq, 0);
+                if (region == null) {
                     return;
                 }
-                ByteBuffer data = length == 0 ? null : slice(check.region(), address, length).asByteBuffer();
+                ByteBuffer data = length == 0 ? null : slice(region, address, length).asByteBuffer();
                 fabric.oneSidedExecuted.increment();
                 fabric.bytesReadByPeers.add(length);
                 channel.write(reply(wire, seq).payloadLength(length).operandLength(length), data);
@@ -97,9 +94,8 @@ final class Responder implements Runnable {
             case WireOpcode.WRITE, WireOpcode.WRITE_WITH_IMM -> {
                 int length = in.payloadLength();
                 boolean withImm = wire == WireOpcode.WRITE_WITH_IMM;
-                var check = table.check(withImm ? Opcode.WRITE_WITH_IMM : Opcode.WRITE, address, length, rkey);
-                if (!check.ok()) {
-                    refuse(wire, seq, length, check.status(), check.detail());
+                TcpRegion region = checked(withImm ? Opcode.WRITE_WITH_IMM : Opcode.WRITE, address, length, rkey, wire, seq, length);
+                if (region == null) {
                     return;
                 }
                 RecvRequest recv = null;
@@ -108,9 +104,9 @@ final class Responder implements Runnable {
                     return;
                 }
                 if (length > 0) {
-                    channel.readFully(slice(check.region(), address, length).asByteBuffer());
+                    channel.readFully(slice(region, address, length).asByteBuffer());
                 }
-                placed(check.region(), address, length);
+                placed(region, address, length);
                 if (recv != null) {
                     endpoint.completeRecv(new Completion(recv.wrId(), Opcode.RECV_WITH_IMM, Status.SUCCESS, length, in.imm(),
                             true, endpoint, null));
@@ -120,30 +116,28 @@ final class Responder implements Runnable {
             case WireOpcode.SEND -> receiveSend(wire, seq);
             case WireOpcode.CAS, WireOpcode.FETCH_ADD -> {
                 Opcode op = wire == WireOpcode.CAS ? Opcode.CAS : Opcode.FETCH_ADD;
-                var check = table.check(op, address, 8, rkey);
-                if (!check.ok()) {
-                    refuse(wire, seq, 0, check.status(), check.detail());
+                TcpRegion region = checked(op, address, 8, rkey, wire, seq, 0);
+                if (region == null) {
                     return;
                 }
-                MemorySegment segment = check.region().segment();
-                long offset = address - check.region().address();
+                MemorySegment segment = region.segment();
+                long offset = address - region.address();
                 long old = op == Opcode.CAS
                         ? (long) WORD.compareAndExchange(segment, offset, in.compareAdd(), in.swap())
                         : (long) WORD.getAndAdd(segment, offset, in.compareAdd());
-                placed(check.region(), address, 8);
+                placed(region, address, 8);
                 channel.write(reply(wire, seq).compareAdd(old).operandLength(8), null);
             }
             case WireOpcode.FLUSH -> {
                 int length = in.operandLength();
-                var check = table.check(Opcode.FLUSH, address, length, rkey);
-                if (!check.ok()) {
-                    refuse(wire, seq, 0, check.status(), check.detail());
+                TcpRegion region = checked(Opcode.FLUSH, address, length, rkey, wire, seq, 0);
+                if (region == null) {
                     return;
                 }
-                MemorySegment range = slice(check.region(), address, length);
+                MemorySegment range = slice(region, address, length);
                 // Persistent placement: earlier WRITEs of this connection are already in the mapping (one
                 // thread, in order); force writes them back to the file (msync; a cache flush under MAP_SYNC).
-                if (check.region().options().backing() != null && range.isMapped() && length > 0) {
+                if (region.options().backing() != null && range.isMapped() && length > 0) {
                     range.force();
                 }
                 fabric.oneSidedExecuted.increment();
@@ -151,6 +145,17 @@ final class Responder implements Runnable {
             }
             default -> throw new ProtocolViolation("unknown request " + in);
         }
+    }
+
+    /** The region if the access passes the rkey, range, flag and alignment checks; else refused and null. */
+    private TcpRegion checked(Opcode op, long address, long length, int rkey, byte wire, long seq, int payloadToSkip)
+            throws IOException {
+        var check = fabric.regionTable().check(op, address, length, rkey);
+        if (!check.ok()) {
+            refuse(wire, seq, payloadToSkip, check.status(), check.detail());
+            return null;
+        }
+        return check.region();
     }
 
     private void receiveSend(byte wire, long seq) throws IOException, InterruptedException {

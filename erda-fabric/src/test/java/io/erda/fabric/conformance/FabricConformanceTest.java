@@ -35,7 +35,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -859,12 +858,5 @@ public abstract class FabricConformanceTest {
     @Test
     void acceptTimesOutWithNullWhenNobodyConnects() throws Exception {
         assertThat(listener.accept(20, TimeUnit.MILLISECONDS)).isNull();
-    }
-
-    /** Helper for subclasses: a set of the statuses in some completions. */
-    protected static Set<Status> statuses(List<Completion> completions) {
-        Set<Status> s = new HashSet<>();
-        completions.forEach(c -> s.add(c.status()));
-        return s;
     }
 }
