@@ -1,6 +1,7 @@
 package io.erda.fabric.shm;
 
 import io.erda.fabric.FabricException;
+import io.erda.fabric.Opcode;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
 import io.erda.fabric.soft.RegionTable;
@@ -57,12 +58,31 @@ final class PeerMemory implements AutoCloseable {
         CountersFile.verify(counters, countersFile.toString());
     }
 
-    /** Executes a one-sided request whose local side was already checked. */
-    Outcome execute(WorkRequest wr, MemorySegment local) {
+    /**
+     * The write-latency model's delay {@code wr} will spend (0 for reads, unknown regions and undelayed
+     * regions), so that the endpoint can keep long modelled writes off the posting thread.
+     */
+    long modelledDelayNanos(WorkRequest wr) {
+        refreshIfStale();
+        ExportedRegion region = table.get(wr.rkey());
+        boolean writes = wr.opcode() == Opcode.WRITE || wr.opcode() == Opcode.WRITE_WITH_IMM || wr.opcode().isAtomic();
+        if (region == null || !writes || wr.length() == 0) {
+            return 0;
+        }
+        long a = wr.remoteAddress();
+        return region.writeDelayNanosPerCacheLine() * ((a + wr.length() - 1) / CACHE_LINE - a / CACHE_LINE + 1);
+    }
+
+    private void refreshIfStale() {
         long current = CountersFile.generation(counters);
         if (current != generation) {
             reload(current);
         }
+    }
+
+    /** Executes a one-sided request whose local side was already checked. */
+    Outcome execute(WorkRequest wr, MemorySegment local) {
+        refreshIfStale();
         RegionTable.Check<ExportedRegion> check = table.check(wr.opcode(), wr.remoteAddress(), wr.length(), wr.rkey());
         if (!check.ok() && table.get(wr.rkey()) == null) {
             reload(CountersFile.generation(counters)); // one refresh before an unknown rkey is final

@@ -36,6 +36,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class ShmEndpoint implements Endpoint {
     private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * A one-sided request whose modelled PM write delay exceeds this runs on a drainer thread instead of the
+     * posting thread: short stalls are like a CPU's store stalls, but post() must not block for milliseconds
+     * (verbs posting never waits for execution), and a long delay must leave the request outstanding.
+     */
+    private static final long INLINE_DELAY_LIMIT_NANOS = 20_000;
 
     private final ShmFabric fabric;
     private final EndpointOptions options;
@@ -58,6 +64,8 @@ final class ShmEndpoint implements Endpoint {
     private final ArrayDeque<RecvRequest> receives = new ArrayDeque<>();
     private long nextSequence = 1;
     private boolean outboundFull;
+    /** A drainer thread is executing the head request outside the lock; nobody else executes meanwhile. */
+    private boolean draining;
     /** Poller only: when the message at the inbound head first found no receive (0 = not waiting). */
     private long rnrWaitingSince;
 
@@ -214,7 +222,7 @@ final class ShmEndpoint implements Endpoint {
 
     /** Executes or publishes what may go next, in order; then delivers completions in order. Holds the lock. */
     private void pump() {
-        while (state == State.CONNECTED && !unexecuted.isEmpty()) {
+        while (state == State.CONNECTED && !draining && !unexecuted.isEmpty()) {
             Pending p = unexecuted.peek();
             WorkRequest wr = p.request;
             Opcode op = wr.opcode();
@@ -250,6 +258,10 @@ final class ShmEndpoint implements Endpoint {
                 nextSequence++;
                 unexecuted.poll();
                 unacknowledged.add(p);
+            } else if (peerMemory.modelledDelayNanos(wr) > INLINE_DELAY_LIMIT_NANOS) {
+                draining = true;
+                Thread.ofVirtual().name("erda-shm-drainer").start(() -> executeSlowly(p));
+                break;
             } else {
                 unexecuted.poll();
                 p.outcome = peerMemory.execute(wr, localSegment(wr));
@@ -260,6 +272,33 @@ final class ShmEndpoint implements Endpoint {
             }
         }
         deliverCompletions();
+    }
+
+    /** Drainer: executes the head request (a long modelled write) without holding the lock, then resumes pumping. */
+    private void executeSlowly(Pending p) {
+        Outcome outcome;
+        try {
+            outcome = peerMemory.execute(p.request, localSegment(p.request));
+        } catch (RuntimeException e) {
+            outcome = new Outcome(Status.REMOTE_OPERATION_ERROR, "shm execution failed: " + e);
+        }
+        synchronized (this) {
+            draining = false;
+            if (state == State.CLOSED) {
+                peerMemory.close(); // close() left it to us
+                return;
+            }
+            if (p.outcome != null || unexecuted.peek() != p) {
+                return; // flushed meanwhile
+            }
+            unexecuted.poll();
+            p.outcome = outcome;
+            if (!outcome.ok()) {
+                fail(outcome.detail());
+            } else {
+                pump();
+            }
+        }
     }
 
     private static MemorySegment localSegment(WorkRequest wr) {
@@ -337,11 +376,15 @@ final class ShmEndpoint implements Endpoint {
             }
             return -1;
         }
+        // Read before the ring: whatever the peer published before its socket closed is visible by now.
+        boolean gone = peerGone;
         int work = 0;
+        boolean stuck = false;
         Ring inbound = connection.inbound;
         while (work < 64) {
             int frame = inbound.headFrame();
             if (frame == 0 || !handle(inbound, frame)) {
+                stuck = true;
                 break;
             }
             work++;
@@ -352,7 +395,7 @@ final class ShmEndpoint implements Endpoint {
                 pump();
             }
         }
-        if (work == 0 && peerGone && inbound.headFrame() == 0) {
+        if (gone && stuck) { // nothing more will come, and what waits (a message without a receive) never will be served
             synchronized (this) {
                 fail("connection to " + peer + " lost");
             }
@@ -505,7 +548,9 @@ final class ShmEndpoint implements Endpoint {
             flushAll("endpoint closed");
             if (attached) {
                 connection.closeSocket();
-                peerMemory.close();
+                if (!draining) {
+                    peerMemory.close(); // else the drainer closes it when done
+                }
             }
         }
         fabric.forget(this);
