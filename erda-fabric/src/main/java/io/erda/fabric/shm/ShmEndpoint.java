@@ -127,17 +127,7 @@ final class ShmEndpoint implements Endpoint {
             attach(c, memory, uri, reply.privateData());
         } catch (IOException | RuntimeException e) {
             done.set(true);
-            if (c != null) {
-                c.closeSocket();
-                c.unmapRings();
-            }
-            synchronized (this) {
-                state = State.IDLE;
-            }
-            if (e instanceof FabricException fe) {
-                throw fe;
-            }
-            throw new FabricException("shm connection to " + uri + " failed: " + e, e);
+            throw handshakeFailed(c, e, "shm connection to " + uri);
         }
     }
 
@@ -166,15 +156,7 @@ final class ShmEndpoint implements Endpoint {
             attach(c, memory, ShmFabric.uriOf(request.home()), request.privateData());
         } catch (IOException | RuntimeException e) {
             done.set(true);
-            c.closeSocket();
-            c.unmapRings();
-            synchronized (this) {
-                state = State.IDLE;
-            }
-            if (e instanceof FabricException fe) {
-                throw fe;
-            }
-            throw new FabricException("shm accept of " + request.home() + " failed: " + e, e);
+            throw handshakeFailed(c, e, "shm accept of " + request.home());
         } finally {
             if (ringFile != null) {
                 try {
@@ -184,6 +166,18 @@ final class ShmEndpoint implements Endpoint {
                 }
             }
         }
+    }
+
+    /** Undoes a half-made connection (the endpoint is IDLE again) and says why. */
+    private FabricException handshakeFailed(Connection c, Exception e, String what) {
+        if (c != null) {
+            c.closeSocket();
+            c.unmapRings();
+        }
+        synchronized (this) {
+            state = State.IDLE;
+        }
+        return e instanceof FabricException fe ? fe : new FabricException(what + " failed: " + e, e);
     }
 
     private void attach(Connection c, PeerMemory memory, URI peerUri, byte[] peerData) {
