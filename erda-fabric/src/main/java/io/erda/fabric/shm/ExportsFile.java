@@ -1,0 +1,89 @@
+package io.erda.fabric.shm;
+
+import io.erda.fabric.FabricException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * The {@code exports} file of an instance: the descriptors of its regions that peers may access, rewritten
+ * atomically (temporary file, then rename) on every register and deregister, tagged with the generation that
+ * {@link CountersFile} publishes after the rename. Big-endian ({@link DataOutputStream}):
+ * <pre>
+ * magic "ERDASHMX" (8) | version (4) | generation (8) | count (4)
+ * count x { rkey (4) | address (8) | length (8) | access bits (4) | file offset (8)
+ *           | write delay ns per line (8) | counter slot (4) | file path (modified UTF-8, 2 + n) }
+ * </pre>
+ */
+final class ExportsFile {
+    static final long MAGIC = 0x4552_4441_5348_4d58L; // "ERDASHMX"
+    static final int VERSION = 1;
+
+    /** A decoded exports file. */
+    record Snapshot(long generation, List<ExportedRegion> regions) {
+    }
+
+    private ExportsFile() {
+    }
+
+    static void write(Path file, long generation, Collection<ExportedRegion> regions) {
+        var bytes = new ByteArrayOutputStream();
+        try (var out = new DataOutputStream(bytes)) {
+            out.writeLong(MAGIC);
+            out.writeInt(VERSION);
+            out.writeLong(generation);
+            out.writeInt(regions.size());
+            for (ExportedRegion r : regions) {
+                out.writeInt(r.rkey());
+                out.writeLong(r.address());
+                out.writeLong(r.length());
+                out.writeInt(r.accessBits());
+                out.writeLong(r.fileOffset());
+                out.writeLong(r.writeDelayNanosPerCacheLine());
+                out.writeInt(r.counterSlot());
+                out.writeUTF(r.file().toString());
+            }
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.write(tmp, bytes.toByteArray());
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new FabricException("cannot publish shm exports to " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    static Snapshot read(Path file) {
+        try (var in = new DataInputStream(new ByteArrayInputStream(Files.readAllBytes(file)))) {
+            long magic = in.readLong();
+            int version = in.readInt();
+            if (magic != MAGIC || version != VERSION) {
+                throw new FabricException(file + ": magic 0x" + Long.toHexString(magic) + " version " + version
+                        + ", expected 0x" + Long.toHexString(MAGIC) + " version " + VERSION);
+            }
+            long generation = in.readLong();
+            int count = in.readInt();
+            List<ExportedRegion> regions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                int rkey = in.readInt();
+                long address = in.readLong();
+                long length = in.readLong();
+                int access = in.readInt();
+                long fileOffset = in.readLong();
+                long delay = in.readLong();
+                int slot = in.readInt();
+                Path path = Path.of(in.readUTF());
+                regions.add(new ExportedRegion(rkey, address, length, access, path, fileOffset, delay, slot));
+            }
+            return new Snapshot(generation, regions);
+        } catch (IOException e) {
+            throw new FabricException("cannot read shm exports " + file + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.erda.fabric.shm;
+
+import io.erda.fabric.FabricException;
+import io.erda.fabric.Opcode;
+import io.erda.fabric.Status;
+import io.erda.fabric.WorkRequest;
+import io.erda.fabric.soft.RegionTable;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * The initiator's view of a peer's exported memory, and the executor of one-sided operations against it: a READ
+ * or WRITE is a {@link MemorySegment#copy}, CAS and FETCH_ADD are {@link VarHandle} atomics on the shared mapping
+ * (atomic against the target's own atomics, as both map the same page-cache pages), FLUSH forces (msyncs) the
+ * range. No thread of the target is involved.
+ *
+ * <p>Every access is checked here, on the initiator, against the descriptors the target exported
+ * ({@link RegionTable#checkRegion}): rkey, range and access flag. The check is <b>cooperative</b>: any process
+ * that can open the target's files could ignore it, exactly as it could scribble over any shared memory; shm
+ * protects against bugs, not against hostile peers on the same host. Before each access the target's export
+ * generation is read (one acquire load of a shared word); a changed generation reloads the exports and unmaps
+ * regions that are gone, so an access after a deregistration fails with REMOTE_ACCESS_ERROR.
+ *
+ * <p>Not thread-safe: used under its endpoint's lock.
+ */
+final class PeerMemory implements AutoCloseable {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final int CACHE_LINE = 64;
+
+    private final Path exportsFile;
+    private final Arena countersArena = Arena.ofShared();
+    private final MemorySegment counters;
+    private final Map<Integer, Mapping> mappings = new HashMap<>();
+    private RegionTable<ExportedRegion> table = new RegionTable<>(0);
+    private long generation = -1;
+
+    private record Mapping(ExportedRegion region, MemorySegment memory, Arena arena) {
+    }
+
+    PeerMemory(Path peerHome) {
+        this.exportsFile = peerHome.resolve(ShmFabric.EXPORTS_FILE);
+        Path countersFile = peerHome.resolve(ShmFabric.COUNTERS_FILE);
+        try (FileChannel ch = FileChannel.open(countersFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            counters = ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), countersArena);
+        } catch (IOException e) {
+            countersArena.close();
+            throw new FabricException("cannot map the peer's shm counters " + countersFile + ": " + e.getMessage(), e);
+        }
+        CountersFile.verify(counters, countersFile.toString());
+    }
+
+    /**
+     * The write-latency model's delay {@code wr} will spend (0 for reads, unknown regions and undelayed
+     * regions), so that the endpoint can keep long modelled writes off the posting thread.
+     */
+    long modelledDelayNanos(WorkRequest wr) {
+        refreshIfStale();
+        ExportedRegion region = table.get(wr.rkey());
+        boolean writes = wr.opcode() == Opcode.WRITE || wr.opcode() == Opcode.WRITE_WITH_IMM || wr.opcode().isAtomic();
+        if (region == null || !writes || wr.length() == 0) {
+            return 0;
+        }
+        long a = wr.remoteAddress();
+        return region.writeDelayNanosPerCacheLine() * ((a + wr.length() - 1) / CACHE_LINE - a / CACHE_LINE + 1);
+    }
+
+    private void refreshIfStale() {
+        long current = CountersFile.generation(counters);
+        if (current != generation) {
+            reload(current);
+        }
+    }
+
+    /** Executes a one-sided request whose local side was already checked. */
+    Outcome execute(WorkRequest wr, MemorySegment local) {
+        refreshIfStale();
+        RegionTable.Check<ExportedRegion> check = table.check(wr.opcode(), wr.remoteAddress(), wr.length(), wr.rkey());
+        if (!check.ok() && table.get(wr.rkey()) == null) {
+            reload(CountersFile.generation(counters)); // one refresh before an unknown rkey is final
+            check = table.check(wr.opcode(), wr.remoteAddress(), wr.length(), wr.rkey());
+        }
+        if (!check.ok()) {
+            return new Outcome(check.status(), check.detail());
+        }
+        ExportedRegion region = check.region();
+        Mapping m;
+        try {
+            m = map(region);
+        } catch (FabricException e) {
+            return new Outcome(Status.REMOTE_OPERATION_ERROR, e.getMessage());
+        }
+        MemorySegment remote = m.memory();
+        long offset = wr.remoteAddress() - region.address();
+        int slot = region.counterSlot();
+        switch (wr.opcode()) {
+            case READ -> {
+                MemorySegment.copy(remote, offset, local, wr.localOffset(), wr.length());
+                CountersFile.add(counters, slot, CountersFile.BYTES_READ_OFFSET, wr.length());
+            }
+            case WRITE, WRITE_WITH_IMM -> {
+                MemorySegment.copy(local, wr.localOffset(), remote, offset, wr.length());
+                written(region, wr.remoteAddress(), wr.length());
+            }
+            case CAS -> {
+                long old = (long) LONG.compareAndExchange(remote, offset, wr.compareAdd(), wr.swap());
+                local.set(ValueLayout.JAVA_LONG_UNALIGNED, wr.localOffset(), old);
+                if (old == wr.compareAdd()) {
+                    written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
+                }
+            }
+            case FETCH_ADD -> {
+                long old = (long) LONG.getAndAdd(remote, offset, wr.compareAdd());
+                local.set(ValueLayout.JAVA_LONG_UNALIGNED, wr.localOffset(), old);
+                written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
+            }
+            case FLUSH -> {
+                if (wr.length() > 0) {
+                    remote.asSlice(offset, wr.length()).force();
+                }
+            }
+            default -> throw new IllegalArgumentException(wr.opcode() + " is not one-sided");
+        }
+        return Outcome.SUCCESS;
+    }
+
+    /** Accounts bytes written and applies the region's PM write-latency model (busy-wait per cache line). */
+    private void written(ExportedRegion region, long address, int length) {
+        CountersFile.add(counters, region.counterSlot(), CountersFile.BYTES_WRITTEN_OFFSET, length);
+        long delay = region.writeDelayNanosPerCacheLine();
+        if (delay > 0 && length > 0) {
+            long lines = ((address + length - 1) / CACHE_LINE) - (address / CACHE_LINE) + 1;
+            CountersFile.add(counters, region.counterSlot(), CountersFile.LINES_DELAYED_OFFSET, lines);
+            long until = System.nanoTime() + lines * delay;
+            while (System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private void reload(long expected) {
+        ExportsFile.Snapshot snapshot = ExportsFile.read(exportsFile);
+        // The target renames the file before it publishes the generation: a newer word means a newer file.
+        for (int attempt = 0; snapshot.generation() < expected && attempt < 100; attempt++) {
+            Thread.onSpinWait();
+            snapshot = ExportsFile.read(exportsFile);
+        }
+        RegionTable<ExportedRegion> fresh = new RegionTable<>(0);
+        for (ExportedRegion r : snapshot.regions()) {
+            fresh.put(r.rkey(), r);
+        }
+        for (Iterator<Mapping> it = mappings.values().iterator(); it.hasNext(); ) {
+            Mapping m = it.next();
+            if (!m.region().equals(fresh.get(m.region().rkey()))) {
+                m.arena().close();
+                it.remove();
+            }
+        }
+        table = fresh;
+        generation = snapshot.generation();
+    }
+
+    private Mapping map(ExportedRegion region) {
+        Mapping m = mappings.get(region.rkey());
+        if (m != null) {
+            return m;
+        }
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(region.file(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, region.fileOffset(), region.length(), arena);
+            m = new Mapping(region, memory, arena);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw new FabricException("cannot map " + region.file() + " [" + region.fileOffset() + ", +" + region.length()
+                    + ") of rkey 0x" + Integer.toHexString(region.rkey()) + ": " + e.getMessage(), e);
+        }
+        mappings.put(region.rkey(), m);
+        return m;
+    }
+
+    @Override
+    public void close() {
+        for (Mapping m : mappings.values()) {
+            m.arena().close();
+        }
+        mappings.clear();
+        countersArena.close();
+    }
+}

@@ -1,0 +1,118 @@
+package io.erda.fabric.shm;
+
+import static io.erda.fabric.shm.RingRecord.HEADER_LENGTH;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One direction of a connection: a single-producer single-consumer ring of {@link RingRecord}s in shared memory.
+ * A flyweight over the mapped ring; the producer and the consumer each keep their position privately, and only
+ * the consumer's is shared (so the producer knows what space is free). The producer side is used under its
+ * endpoint's lock (the "single producer" may be different threads, one at a time); the consumer side only by the
+ * fabric's poller thread.
+ */
+final class Ring {
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final MemorySegment header;
+    private final MemorySegment data;
+    private final int capacity;
+    private final int mask;
+    private long producerPosition;
+    private long consumerPosition;
+
+    Ring(MemorySegment header, MemorySegment data) {
+        this.header = header;
+        this.data = data;
+        this.capacity = (int) data.byteSize();
+        this.mask = capacity - 1;
+    }
+
+    /** Largest payload a record can carry. */
+    int maxPayload() {
+        return capacity - HEADER_LENGTH;
+    }
+
+    // ---- producer
+
+    /**
+     * Publishes a record; false if the consumer has not freed enough space yet (try again later). The payload is
+     * {@code payloadLength} bytes of {@code source} from {@code sourceOffset}, or none if {@code source} is null.
+     */
+    boolean offer(int type, long sequence, int imm, long rnrTimeoutNanos, MemorySegment source, long sourceOffset,
+                  int payloadLength) {
+        int frame = RingRecord.frameLength(source == null ? 0 : payloadLength);
+        long consumed = (long) LONG.getAcquire(header, (long) RingFile.CONSUMER_POSITION_OFFSET);
+        int index = (int) (producerPosition & mask);
+        int toEnd = capacity - index;
+        if (frame > toEnd) {
+            if (producerPosition + toEnd - consumed > capacity) {
+                return false;
+            }
+            data.set(ValueLayout.JAVA_INT, index + RingRecord.TYPE_OFFSET, RingRecord.PAD);
+            INT.setRelease(data, (long) index + RingRecord.LENGTH_OFFSET, toEnd);
+            producerPosition += toEnd;
+            index = 0;
+        }
+        if (producerPosition + frame - consumed > capacity) {
+            return false;
+        }
+        data.set(ValueLayout.JAVA_INT, index + RingRecord.TYPE_OFFSET, type);
+        data.set(ValueLayout.JAVA_LONG, index + RingRecord.SEQUENCE_OFFSET, sequence);
+        data.set(ValueLayout.JAVA_INT, index + RingRecord.PAYLOAD_LENGTH_OFFSET, payloadLength);
+        data.set(ValueLayout.JAVA_INT, index + RingRecord.IMM_OFFSET, imm);
+        data.set(ValueLayout.JAVA_LONG, index + RingRecord.RNR_TIMEOUT_OFFSET, rnrTimeoutNanos);
+        if (source != null && payloadLength > 0) {
+            MemorySegment.copy(source, sourceOffset, data, index + HEADER_LENGTH, payloadLength);
+        }
+        INT.setRelease(data, (long) index + RingRecord.LENGTH_OFFSET, frame);
+        producerPosition += frame;
+        return true;
+    }
+
+    // ---- consumer: look at the record at the head, then consume it
+
+    /** Frame length of the record at the head, or 0 if none is published. */
+    int headFrame() {
+        return (int) INT.getAcquire(data, (long) (consumerPosition & mask) + RingRecord.LENGTH_OFFSET);
+    }
+
+    private long head() {
+        return consumerPosition & mask;
+    }
+
+    int headType() {
+        return data.get(ValueLayout.JAVA_INT, head() + RingRecord.TYPE_OFFSET);
+    }
+
+    long headSequence() {
+        return data.get(ValueLayout.JAVA_LONG, head() + RingRecord.SEQUENCE_OFFSET);
+    }
+
+    int headPayloadLength() {
+        return data.get(ValueLayout.JAVA_INT, head() + RingRecord.PAYLOAD_LENGTH_OFFSET);
+    }
+
+    int headImm() {
+        return data.get(ValueLayout.JAVA_INT, head() + RingRecord.IMM_OFFSET);
+    }
+
+    long headRnrTimeoutNanos() {
+        return data.get(ValueLayout.JAVA_LONG, head() + RingRecord.RNR_TIMEOUT_OFFSET);
+    }
+
+    /** The head record's payload (valid until {@link #consumeHead}). */
+    MemorySegment headPayload() {
+        return data.asSlice(head() + HEADER_LENGTH, headPayloadLength());
+    }
+
+    /** Zeroes the head record (so a later record can never meet a stale length word) and frees its space. */
+    void consumeHead(int frame) {
+        data.asSlice(head(), frame).fill((byte) 0);
+        consumerPosition += frame;
+        LONG.setRelease(header, (long) RingFile.CONSUMER_POSITION_OFFSET, consumerPosition);
+    }
+}

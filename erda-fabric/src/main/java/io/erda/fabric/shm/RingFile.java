@@ -1,0 +1,79 @@
+package io.erda.fabric.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Layout of a connection's ring file: two single-producer single-consumer rings, one per direction, mapped by
+ * both processes. The acceptor creates the file, the connector maps it during the handshake, then the acceptor
+ * unlinks it (so a crashed pair leaves nothing behind).
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------------------------------------------------------+
+ * |                   magic "ERDARING" (64 bits)                  |
+ * +-------------------------------+-------------------------------+
+ * |            version            |      capacity (per ring)      |
+ * +-------------------------------+-------------------------------+
+ * |                     reserved up to byte 64                    |
+ * +===============================================================+
+ * | ring 0 (acceptor to connector): consumer position (64 bits,   |
+ * |   release by the consumer, acquire by the producer), padded   |
+ * |   to 128 bytes; then capacity bytes of records (RingRecord)   |
+ * +---------------------------------------------------------------+
+ * | ring 1 (connector to acceptor): the same                      |
+ * +---------------------------------------------------------------+
+ * </pre>
+ */
+final class RingFile {
+    static final long MAGIC = 0x4552_4441_5249_4e47L; // "ERDARING"
+    static final int VERSION = 1;
+    static final int VERSION_OFFSET = 8;
+    static final int CAPACITY_OFFSET = 12;
+    static final int HEADER_LENGTH = 64;
+    static final int RING_HEADER_LENGTH = 128;
+    static final int CONSUMER_POSITION_OFFSET = 0;
+    static final int TO_CONNECTOR = 0;
+    static final int TO_ACCEPTOR = 1;
+
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private RingFile() {
+    }
+
+    static long fileLength(int capacity) {
+        return HEADER_LENGTH + 2L * (RING_HEADER_LENGTH + capacity);
+    }
+
+    static long ringOffset(int ring, int capacity) {
+        return HEADER_LENGTH + (long) ring * (RING_HEADER_LENGTH + capacity);
+    }
+
+    static void format(MemorySegment file, int capacity) {
+        if (Integer.bitCount(capacity) != 1 || capacity < 4096) {
+            throw new IllegalArgumentException("ring capacity " + capacity + " must be a power of two >= 4096");
+        }
+        file.set(ValueLayout.JAVA_INT, VERSION_OFFSET, VERSION);
+        file.set(ValueLayout.JAVA_INT, CAPACITY_OFFSET, capacity);
+        LONG.setRelease(file, 0L, MAGIC);
+    }
+
+    /** Checks the file and returns its ring capacity. */
+    static int verify(MemorySegment file, String path) {
+        long magic = (long) LONG.getAcquire(file, 0L);
+        int version = file.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
+        if (magic != MAGIC || version != VERSION) {
+            throw new IllegalStateException(path + ": magic 0x" + Long.toHexString(magic) + " version " + version
+                    + ", expected 0x" + Long.toHexString(MAGIC) + " version " + VERSION);
+        }
+        return file.get(ValueLayout.JAVA_INT, CAPACITY_OFFSET);
+    }
+
+    /** The ring {@code ring} of a mapped file. */
+    static Ring ring(MemorySegment file, int ring, int capacity) {
+        long at = ringOffset(ring, capacity);
+        return new Ring(file.asSlice(at, RING_HEADER_LENGTH), file.asSlice(at + RING_HEADER_LENGTH, capacity));
+    }
+}

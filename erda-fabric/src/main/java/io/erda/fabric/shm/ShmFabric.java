@@ -1,0 +1,348 @@
+package io.erda.fabric.shm;
+
+import io.erda.fabric.Access;
+import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricException;
+import io.erda.fabric.FabricStats;
+import io.erda.fabric.Listener;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RegisterOptions;
+import io.erda.fabric.soft.RegionTable;
+import io.erda.fabric.soft.SoftCompletionQueue;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.URI;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * The {@code shm:///dir} fabric: peers on one host, one-sided operations as direct access to the target's mapped
+ * files, messages through shared-memory rings. See {@link PeerMemory} (one-sided, cooperative checks) and
+ * {@link ShmEndpoint} (messages, acknowledgements, ordering).
+ *
+ * <p>Files. Each instance has a <em>home</em> directory, by default {@code <dir>/<instance>} under the first
+ * directory it listens on or connects to (property {@code home} overrides it):
+ * <pre>
+ * dir/erda.sock                      the listener's Unix-domain socket (handshake, then liveness per connection)
+ * dir/&lt;instance&gt;/exports             descriptors of regions with remote access ({@link ExportsFile})
+ * dir/&lt;instance&gt;/counters            export generation + per-region byte counters ({@link CountersFile})
+ * dir/&lt;instance&gt;/conn-N.ring         a connection's two rings ({@link RingFile}); unlinked once both mapped it
+ * </pre>
+ * The home is removed when the fabric closes.
+ */
+public final class ShmFabric implements Fabric {
+    static final String SOCKET_FILE = "erda.sock";
+    static final String EXPORTS_FILE = "exports";
+    static final String COUNTERS_FILE = "counters";
+    static final int DEFAULT_RING_CAPACITY = 1 << 20;
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final String instanceName = ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet();
+    private final Path configuredHome;
+    private final int ringCapacity;
+    private final RegionTable<ShmMemoryRegion> regions = new RegionTable<>(0x100);
+    private final List<ShmEndpoint> endpoints = new CopyOnWriteArrayList<>();
+    private final List<ShmListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicInteger rings = new AtomicInteger();
+    private final Arena homeArena = Arena.ofShared();
+    private Path home;
+    private MemorySegment counters;
+    private long generation;
+    private int nextCounterSlot;
+    private long retiredBytesWritten;
+    private long retiredBytesRead;
+    private Poller poller;
+    private volatile boolean closed;
+
+    ShmFabric(Map<String, String> properties) {
+        String h = properties.get("home");
+        this.configuredHome = h == null ? null : Path.of(h).toAbsolutePath();
+        this.ringCapacity = Integer.parseInt(properties.getOrDefault("ringCapacity", Integer.toString(DEFAULT_RING_CAPACITY)));
+    }
+
+    @Override
+    public String scheme() {
+        return "shm";
+    }
+
+    static Path directoryOf(URI uri) {
+        if (!"shm".equalsIgnoreCase(uri.getScheme()) || uri.getPath() == null || uri.getPath().isEmpty()) {
+            throw new FabricException("shm URI " + uri + " must name a directory: shm:///path/to/dir");
+        }
+        return Path.of(uri.getPath()).toAbsolutePath();
+    }
+
+    static URI uriOf(Path dir) {
+        return URI.create("shm://" + dir.toAbsolutePath().toUri().getRawPath());
+    }
+
+    // ------------------------------------------------------------------ home: exports and counters
+
+    /** This instance's home, created on first need under {@code near} (or the configured/default place). */
+    synchronized Path home(Path near) {
+        if (home != null) {
+            return home;
+        }
+        checkOpen();
+        Path h = configuredHome != null ? configuredHome
+                : near != null ? near.resolve(instanceName) : defaultBase().resolve("erda-shm-" + instanceName);
+        try {
+            Files.createDirectories(h);
+            Path countersFile = h.resolve(COUNTERS_FILE);
+            long length = CountersFile.fileLength(CountersFile.DEFAULT_SLOTS);
+            try (FileChannel ch = FileChannel.open(countersFile, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.truncate(0);
+                ch.write(java.nio.ByteBuffer.allocate(1), length - 1); // sparse, zero-filled
+                counters = ch.map(FileChannel.MapMode.READ_WRITE, 0, length, homeArena);
+            }
+            CountersFile.format(counters, CountersFile.DEFAULT_SLOTS);
+            ExportsFile.write(h.resolve(EXPORTS_FILE), 0, List.of());
+        } catch (IOException e) {
+            throw new FabricException("cannot create shm instance directory " + h + ": " + e, e);
+        }
+        home = h;
+        return h;
+    }
+
+    private static Path defaultBase() {
+        Path devShm = Path.of("/dev/shm");
+        return Files.isDirectory(devShm) && Files.isWritable(devShm) ? devShm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    long counter(int slot, int field) {
+        synchronized (this) {
+            if (counters == null) {
+                return 0;
+            }
+        }
+        return CountersFile.get(counters, slot, field);
+    }
+
+    /** Rewrites the exports file, then publishes its generation (initiators reload when the word changes). */
+    private void publishExports() {
+        List<ExportedRegion> exported = new ArrayList<>();
+        for (ShmMemoryRegion r : regions.all()) {
+            if (r.exported()) {
+                exported.add(r.export());
+            }
+        }
+        generation++;
+        ExportsFile.write(home.resolve(EXPORTS_FILE), generation, exported);
+        CountersFile.publishGeneration(counters, generation);
+    }
+
+    // ------------------------------------------------------------------ registration
+
+    @Override
+    public synchronized MemoryRegion register(MemorySegment segment, RegisterOptions options) {
+        checkOpen();
+        boolean remote = options.access().stream().anyMatch(a -> a != Access.LOCAL_WRITE);
+        if (!remote) {
+            int key = regions.newKey();
+            ShmMemoryRegion region = new ShmMemoryRegion(this, segment, options, key, ShmMemoryRegion.NOT_EXPORTED);
+            regions.put(key, region);
+            return region;
+        }
+        if (options.backing() == null) {
+            throw new FabricException("shm needs file-backed memory for remote access: the segment of "
+                    + segment.byteSize() + " bytes registered with " + options.access() + " has no backing file; map a"
+                    + " file (a PM file or one under /dev/shm) and register with RegisterOptions.withBacking(new"
+                    + " Backing(file, offset)), or register anonymous memory for local use only (LOCAL_WRITE)");
+        }
+        checkBacking(segment, options);
+        home(null);
+        if (nextCounterSlot >= CountersFile.DEFAULT_SLOTS) {
+            throw new FabricException("shm instance " + home + " has exported " + nextCounterSlot
+                    + " regions, the most its counters file holds");
+        }
+        int key = regions.newKey();
+        ShmMemoryRegion region = new ShmMemoryRegion(this, segment, options, key, nextCounterSlot++);
+        regions.put(key, region);
+        publishExports();
+        return region;
+    }
+
+    private static void checkBacking(MemorySegment segment, RegisterOptions options) {
+        Path file = options.backing().file();
+        long end = options.backing().fileOffset() + segment.byteSize();
+        try {
+            long size = Files.size(file);
+            if (size < end) {
+                throw new FabricException("backing file " + file + " has " + size + " bytes; the region needs [" + options.backing().fileOffset()
+                        + ", " + end + ")");
+            }
+        } catch (IOException e) {
+            throw new FabricException("backing file " + file + " of an shm region is not readable: " + e, e);
+        }
+    }
+
+    synchronized void deregister(ShmMemoryRegion region) {
+        if (!region.isOpen()) {
+            return;
+        }
+        region.markClosed();
+        regions.remove(region.lkey());
+        if (region.exported()) {
+            region.freezeCounters();
+            retiredBytesWritten += region.remoteBytesWritten();
+            retiredBytesRead += region.remoteBytesRead();
+            if (!closed) {
+                publishExports();
+            }
+        }
+    }
+
+    /** True if {@code region} is a live registration of this fabric (a local buffer a request may use). */
+    boolean owns(MemoryRegion region) {
+        return region instanceof ShmMemoryRegion r && r.fabric() == this && r.isOpen();
+    }
+
+    @Override
+    public List<MemoryRegion> regions() {
+        return List.copyOf(regions.all());
+    }
+
+    // ------------------------------------------------------------------ endpoints and connections
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity) {
+        return new SoftCompletionQueue(capacity);
+    }
+
+    @Override
+    public Endpoint createEndpoint(EndpointOptions options) {
+        checkOpen();
+        ShmEndpoint endpoint = new ShmEndpoint(this, options);
+        endpoints.add(endpoint);
+        return endpoint;
+    }
+
+    ShmEndpoint endpointOf(Endpoint endpoint) {
+        if (endpoint instanceof ShmEndpoint e && e.fabric() == this) {
+            return e;
+        }
+        throw new FabricException("endpoint " + endpoint + " does not belong to this shm fabric");
+    }
+
+    @Override
+    public synchronized Listener listen(URI uri) {
+        checkOpen();
+        Path dir = directoryOf(uri);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new FabricException("cannot create shm directory " + dir + ": " + e, e);
+        }
+        home(dir);
+        ShmListener listener = new ShmListener(this, uriOf(dir), dir);
+        listeners.add(listener);
+        return listener;
+    }
+
+    /** Creates and formats a ring file for a new connection. */
+    Path createRingFile() {
+        Path file = home(null).resolve("conn-" + rings.incrementAndGet() + ".ring");
+        try (Arena arena = Arena.ofConfined();
+             FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                     StandardOpenOption.WRITE)) {
+            long length = RingFile.fileLength(ringCapacity);
+            ch.write(java.nio.ByteBuffer.allocate(1), length - 1);
+            RingFile.format(ch.map(FileChannel.MapMode.READ_WRITE, 0, length, arena), ringCapacity);
+        } catch (IOException e) {
+            throw new FabricException("cannot create shm ring file " + file + ": " + e, e);
+        }
+        return file;
+    }
+
+    synchronized Poller poller() {
+        checkOpen();
+        if (poller == null) {
+            poller = new Poller();
+        }
+        return poller;
+    }
+
+    void forget(ShmEndpoint endpoint) {
+        endpoints.remove(endpoint);
+    }
+
+    void forget(ShmListener listener) {
+        listeners.remove(listener);
+    }
+
+    // ------------------------------------------------------------------ stats and life cycle
+
+    @Override
+    public synchronized FabricStats stats() {
+        long written = retiredBytesWritten;
+        long read = retiredBytesRead;
+        for (ShmMemoryRegion r : regions.all()) {
+            written += r.remoteBytesWritten();
+            read += r.remoteBytesRead();
+        }
+        return new FabricStats(poller == null ? 0 : poller.cpuNanos(), 0, read, written);
+    }
+
+    /** The poller thread, if started (tests look at its CPU time). */
+    synchronized Thread pollerThread() {
+        return poller == null ? null : poller.thread();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new FabricException("shm fabric is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        Poller p;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            p = poller;
+        }
+        for (ShmListener l : listeners) {
+            l.close();
+        }
+        if (p != null) {
+            p.stop();
+        }
+        for (ShmEndpoint e : endpoints) {
+            e.release();
+        }
+        synchronized (this) {
+            for (ShmMemoryRegion r : regions.all()) {
+                r.freezeCounters();
+            }
+            counters = null;
+            homeArena.close();
+            if (home != null) {
+                deleteTree(home);
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            // best effort: a leftover instance directory holds no live state
+        }
+    }
+}

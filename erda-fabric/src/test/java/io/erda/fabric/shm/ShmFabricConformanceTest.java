@@ -1,0 +1,165 @@
+package io.erda.fabric.shm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.erda.fabric.Access;
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionException;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.FabricException;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RecvRequest;
+import io.erda.fabric.RegisterOptions;
+import io.erda.fabric.Status;
+import io.erda.fabric.SyncEndpoint;
+import io.erda.fabric.WorkRequest;
+import io.erda.fabric.conformance.FabricConformanceTest;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The provider-neutral suite against {@code shm:///<tempDir>/fabric}, plus what only shm has: file-backed
+ * exports, initiator-side accounting and write-latency model, export generations, the rings and their poller.
+ */
+class ShmFabricConformanceTest extends FabricConformanceTest {
+
+    @Override
+    protected URI listenUri(Path tempDir) {
+        return ShmFabric.uriOf(tempDir.resolve("fabric"));
+    }
+
+    @Override
+    protected Map<String, String> fabricProperties() {
+        return Map.of("ringCapacity", "4096"); // small rings: wrap-around and a full ring happen in the suite
+    }
+
+    @Test
+    void anonymousMemoryWithRemoteAccessIsRejectedWithAClearMessage() {
+        assertThatThrownBy(() -> target.register(arena.allocate(4096), RegisterOptions.of(Access.all())))
+                .isInstanceOf(FabricException.class)
+                .hasMessageContaining("shm needs file-backed memory for remote access");
+    }
+
+    @Test
+    void anonymousMemoryRegistersForLocalUse() {
+        MemoryRegion local = targetBuffer(4096);
+        assertThat(target.regions()).contains(local);
+    }
+
+    @Test
+    void remoteByteCounterCountsWhatInitiatorsWrote() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        try (SyncEndpoint sync = new SyncEndpoint(connectPair()[0])) {
+            sync.write(local, 0, 100, remote.address(), remote.rkey());
+            sync.fetchAdd(remote.address() + 512, remote.rkey(), 5);
+            sync.compareAndSwap(remote.address() + 512, remote.rkey(), 99, 1); // fails: writes nothing
+            sync.read(local, 0, 300, remote.address(), remote.rkey());
+        }
+        assertThat(remote.remoteBytesWritten()).isEqualTo(108);
+        assertThat(((ShmMemoryRegion) remote).remoteBytesRead()).isEqualTo(300);
+        assertThat(target.stats().bytesWrittenByPeers()).isEqualTo(108);
+        assertThat(target.stats().bytesReadByPeers()).isEqualTo(300);
+    }
+
+    @Test
+    void writeLatencyModelIsAppliedPerCacheLineWritten() throws Exception {
+        ShmMemoryRegion remote = (ShmMemoryRegion) targetMemory(4096, RegisterOptions.of(Access.all()).withWriteDelay(1));
+        ShmMemoryRegion undelayed = (ShmMemoryRegion) targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        try (SyncEndpoint sync = new SyncEndpoint(connectPair()[0])) {
+            sync.write(local, 0, 200, remote.address(), remote.rkey());       // lines 0..3
+            sync.write(local, 0, 2, remote.address() + 127, remote.rkey());   // straddles lines 1 and 2
+            sync.fetchAdd(remote.address() + 1024, remote.rkey(), 1);         // one line
+            sync.read(local, 0, 4096, remote.address(), remote.rkey());       // reads are not delayed
+            sync.write(local, 0, 200, undelayed.address(), undelayed.rkey());
+        }
+        assertThat(remote.delayedCacheLines()).isEqualTo(4 + 2 + 1);
+        assertThat(undelayed.delayedCacheLines()).isZero();
+    }
+
+    @Test
+    void deregistrationIsSeenByAnInitiatorThatAlreadyMappedTheRegion() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(64);
+        try (SyncEndpoint sync = new SyncEndpoint(connectPair()[0])) {
+            sync.read(local, 0, 8, remote.address(), remote.rkey()); // maps the region on the initiator
+            remote.close();
+            assertThatThrownBy(() -> sync.write(local, 0, 8, remote.address(), remote.rkey()))
+                    .isInstanceOfSatisfying(CompletionException.class,
+                            e -> assertThat(e.status()).isEqualTo(Status.REMOTE_ACCESS_ERROR));
+        }
+    }
+
+    @Test
+    void regionRegisteredAfterConnectIsReachable() throws Exception {
+        Endpoint[] pair = connectPair();
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            assertThat(sync.fetchAdd(remote.address() + 8, remote.rkey(), 3)).isZero();
+        }
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(3);
+    }
+
+    @Test
+    void messagesOfEverySizeArriveIntactAcrossRingWrapArounds() throws Exception {
+        MemoryRegion out = initiatorBuffer(4096);
+        MemoryRegion in = targetBuffer(4096);
+        Endpoint[] pair = connectPair();
+        int messages = 2_000;
+        Thread receiver = Thread.ofPlatform().start(() -> {
+            try {
+                for (int i = 0; i < messages; i++) {
+                    pair[1].postRecv(new RecvRequest(i, in, 0, 4064));
+                    Completion c = await(pair[1].recvQueue());
+                    assertThat(c.isSuccess()).as("%s", c).isTrue();
+                    assertThat(c.byteLength()).isEqualTo(i % 4000 + 1);
+                    for (int b = 0; b < c.byteLength(); b++) {
+                        assertThat(in.segment().get(ValueLayout.JAVA_BYTE, b)).isEqualTo((byte) (i + b));
+                    }
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        for (int i = 0; i < messages; i++) {
+            int length = i % 4000 + 1;
+            for (int b = 0; b < length; b++) {
+                out.segment().set(ValueLayout.JAVA_BYTE, b, (byte) (i + b));
+            }
+            pair[0].post(WorkRequest.send(i, out, 0, length));
+            Completion c = await(pair[0].sendQueue());
+            assertThat(c.isSuccess()).as("%s", c).isTrue();
+        }
+        receiver.join(30_000);
+        assertThat(receiver.isAlive()).isFalse();
+    }
+
+    @Test
+    void messageLargerThanTheRingFailsLocallyWithLengthError() throws Exception {
+        MemoryRegion out = initiatorBuffer(8192);
+        Endpoint client = connectPair()[0];
+        client.post(WorkRequest.send(1, out, 0, 8192));
+        Completion c = await(client.sendQueue());
+        assertThat(c.status()).isEqualTo(Status.LOCAL_LENGTH_ERROR);
+        assertThat(c.detail()).contains("8192");
+    }
+
+    @Test
+    void idlePollerParksInsteadOfSpinning() throws Exception {
+        connectPair();
+        Thread poller = ((ShmFabric) target).pollerThread();
+        var threads = ManagementFactory.getThreadMXBean();
+        Thread.sleep(200); // past the spin and yield phases
+        long before = threads.getThreadCpuTime(poller.threadId());
+        Thread.sleep(1_000);
+        long used = threads.getThreadCpuTime(poller.threadId()) - before;
+        assertThat(used).as("poller CPU over an idle second, ns").isLessThan(300_000_000L);
+        assertThat(target.stats().engineCpuNanos()).isPositive();
+    }
+}
