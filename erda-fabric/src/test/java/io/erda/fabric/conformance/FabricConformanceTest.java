@@ -1,39 +1,71 @@
 package io.erda.fabric.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.erda.fabric.Access;
 import io.erda.fabric.Backing;
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.ConnectionRequest;
 import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricException;
+import io.erda.fabric.FaultInjectingEndpoint;
 import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.Opcode;
+import io.erda.fabric.RecvRequest;
 import io.erda.fabric.RegisterOptions;
+import io.erda.fabric.Status;
 import io.erda.fabric.SyncEndpoint;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.erda.fabric.WorkRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The fabric conformance suite: every provider runs it (one subclass per provider). A "target" fabric listens
- * and owns file-backed memory (as the server's PM); an "initiator" fabric connects and works on it.
+ * and owns file-backed memory (as the server's PM); an "initiator" fabric connects and works on it. Only SPI calls
+ * are used, plus the hooks below; every wait is bounded, so a hang fails a test instead of blocking the build.
  */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class FabricConformanceTest {
+
+    /** How long any single completion may take before the test counts it as a hang. */
+    protected static final long WAIT_SECONDS = 10;
 
     @TempDir
     protected Path tempDir;
@@ -42,14 +74,19 @@ public abstract class FabricConformanceTest {
     protected Fabric initiator;
     protected Listener listener;
     protected final Arena arena = Arena.ofShared();
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
 
     /** The URI the target listens on (tcp: port 0 on loopback; shm: a directory under {@code tempDir}). */
     protected abstract URI listenUri(Path tempDir);
 
+    /** Properties given to {@link Fabric#open(URI, Map)} for both fabrics. */
+    protected Map<String, String> fabricProperties() {
+        return Map.of();
+    }
+
     /** Opens a fabric instance for the provider under test. */
     protected Fabric openFabric(URI uri) {
-        return Fabric.open(uri);
+        return Fabric.open(uri, fabricProperties());
     }
 
     @BeforeEach
@@ -76,15 +113,21 @@ public abstract class FabricConformanceTest {
         return c;
     }
 
+    // ------------------------------------------------------------------ helpers
+
     /** File-backed memory registered on the target (what a server does with a PM region). */
     protected MemoryRegion targetMemory(long size, Set<Access> access) throws IOException {
+        return targetMemory(size, RegisterOptions.of(access));
+    }
+
+    protected MemoryRegion targetMemory(long size, RegisterOptions options) throws IOException {
         Path file = Files.createTempFile(tempDir, "region", ".pm");
         MemorySegment segment;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ch.truncate(size);
             segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
         }
-        return target.register(segment, RegisterOptions.of(access).withBacking(new Backing(file, 0)));
+        return target.register(segment, options.withBacking(new Backing(file, 0)));
     }
 
     /** Anonymous memory registered on the initiator for local use. */
@@ -92,20 +135,62 @@ public abstract class FabricConformanceTest {
         return initiator.registerLocal(arena.allocate(size, 64));
     }
 
+    protected MemoryRegion targetBuffer(long size) {
+        return target.registerLocal(arena.allocate(size, 64));
+    }
+
     /** Connects an initiator endpoint to the target; returns {initiator side, target side}. */
     protected Endpoint[] connectPair() throws InterruptedException {
-        Endpoint client = closeLater(initiator.createEndpoint());
+        return connectPair(EndpointOptions.defaults(), EndpointOptions.defaults(), server -> { });
+    }
+
+    /**
+     * Connects with the given options; {@code beforeAccept} runs on the target endpoint before it is accepted
+     * (the place to post receives).
+     */
+    protected Endpoint[] connectPair(EndpointOptions clientOptions, EndpointOptions serverOptions,
+                                     Consumer<Endpoint> beforeAccept) throws InterruptedException {
+        Endpoint client = closeLater(initiator.createEndpoint(clientOptions));
         Thread connector = Thread.ofPlatform().start(() -> client.connect(listener.uri(), new byte[] {1, 2, 3}));
-        var request = listener.accept(10, TimeUnit.SECONDS);
+        ConnectionRequest request = listener.accept(WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(request).as("connection request").isNotNull();
         assertThat(request.privateData()).containsExactly(1, 2, 3);
-        Endpoint server = closeLater(target.createEndpoint());
+        Endpoint server = closeLater(target.createEndpoint(serverOptions));
+        beforeAccept.accept(server);
         request.accept(server, new byte[] {9});
-        connector.join(10_000);
+        connector.join(WAIT_SECONDS * 1000);
         assertThat(client.state()).isEqualTo(Endpoint.State.CONNECTED);
         assertThat(client.peerPrivateData()).containsExactly(9);
         return new Endpoint[] {client, server};
     }
+
+    protected static Completion await(CompletionQueue cq) throws InterruptedException {
+        Completion c = cq.take(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(c).as("a completion within " + WAIT_SECONDS + " s").isNotNull();
+        return c;
+    }
+
+    protected static void awaitState(Endpoint e, Endpoint.State wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (e.state() != wanted && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertThat(e.state()).isEqualTo(wanted);
+    }
+
+    protected static void fill(MemorySegment s, long offset, long length, int seed) {
+        for (long i = 0; i < length; i++) {
+            s.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (seed + i * 31 + (i >>> 8)));
+        }
+    }
+
+    protected static byte[] bytes(MemorySegment s, long offset, long length) {
+        return s.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
+
+    // ------------------------------------------------------------------ every verb
 
     @Test
     void writeThenReadReturnsTheWrittenBytes() throws Exception {
@@ -118,9 +203,660 @@ public abstract class FabricConformanceTest {
             }
             sync.write(local, 0, 64, remote.address() + 128, remote.rkey());
             sync.read(local, 1024, 64, remote.address() + 128, remote.rkey());
-            assertThat(local.segment().asSlice(1024, 64).toArray(ValueLayout.JAVA_BYTE))
-                    .containsExactly(local.segment().asSlice(0, 64).toArray(ValueLayout.JAVA_BYTE));
+            assertThat(bytes(local.segment(), 1024, 64)).containsExactly(bytes(local.segment(), 0, 64));
             assertThat(remote.segment().get(ValueLayout.JAVA_BYTE, 128 + 5)).isEqualTo((byte) 36);
         }
+    }
+
+    @Test
+    void readReturnsWhatTheTargetStoredLocally() throws Exception {
+        MemoryRegion remote = targetMemory(8192, Access.all());
+        fill(remote.segment(), 0, 8192, 5);
+        MemoryRegion local = initiatorBuffer(8192);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            sync.read(local, 0, 8192, remote.address(), remote.rkey());
+            assertThat(bytes(local.segment(), 0, 8192)).containsExactly(bytes(remote.segment(), 0, 8192));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 63, 64, 4096, 65537, 1 << 20})
+    void transfersOfEverySizeArriveIntact(int size) throws Exception {
+        MemoryRegion remote = targetMemory((1 << 20) + 4096, Access.all());
+        MemoryRegion local = initiatorBuffer(2L * size + 64);
+        fill(local.segment(), 0, size, size);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            long at = remote.address() + 3; // unaligned on purpose
+            sync.write(local, 0, size, at, remote.rkey());
+            assertThat(bytes(remote.segment(), 3, size)).containsExactly(bytes(local.segment(), 0, size));
+            sync.read(local, size + 64, size, at, remote.rkey());
+            assertThat(bytes(local.segment(), size + 64, size)).containsExactly(bytes(local.segment(), 0, size));
+        }
+    }
+
+    @Test
+    void writeWithImmPlacesTheDataAndDeliversTheImmInTheTargetsReceiveCompletion() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion recvBuf = targetBuffer(64);
+        MemoryRegion local = initiatorBuffer(256);
+        fill(local.segment(), 0, 100, 9);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults(),
+                server -> server.postRecv(new RecvRequest(77, recvBuf, 0, 64)));
+        pair[0].post(WorkRequest.writeWithImm(1, local, 0, 100, remote.address() + 512, remote.rkey(), 0xCAFEBABE));
+        Completion sent = await(pair[0].sendQueue());
+        assertThat(sent.status()).isEqualTo(Status.SUCCESS);
+        assertThat(sent.opcode()).isEqualTo(Opcode.WRITE_WITH_IMM);
+        Completion received = await(pair[1].recvQueue());
+        assertThat(received.status()).isEqualTo(Status.SUCCESS);
+        assertThat(received.wrId()).isEqualTo(77);
+        assertThat(received.opcode()).isEqualTo(Opcode.RECV_WITH_IMM);
+        assertThat(received.hasImm()).isTrue();
+        assertThat(received.immData()).isEqualTo(0xCAFEBABE);
+        assertThat(received.byteLength()).isEqualTo(100);
+        assertThat(bytes(remote.segment(), 512, 100)).containsExactly(bytes(local.segment(), 0, 100));
+    }
+
+    @Test
+    void sendLandsInThePostedReceivesInOrderWithTheirByteCounts() throws Exception {
+        MemoryRegion recvBuf = targetBuffer(1024);
+        MemoryRegion local = initiatorBuffer(1024);
+        fill(local.segment(), 0, 1024, 3);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults(), server -> {
+            server.postRecv(new RecvRequest(1, recvBuf, 0, 512));
+            server.postRecv(new RecvRequest(2, recvBuf, 512, 512));
+        });
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            sync.send(local, 0, 37);
+            sync.send(local, 100, 512);
+        }
+        Completion first = await(pair[1].recvQueue());
+        Completion second = await(pair[1].recvQueue());
+        assertThat(first.wrId()).isEqualTo(1);
+        assertThat(first.opcode()).isEqualTo(Opcode.RECV);
+        assertThat(first.byteLength()).isEqualTo(37);
+        assertThat(second.wrId()).isEqualTo(2);
+        assertThat(second.byteLength()).isEqualTo(512);
+        assertThat(bytes(recvBuf.segment(), 0, 37)).containsExactly(bytes(local.segment(), 0, 37));
+        assertThat(bytes(recvBuf.segment(), 512, 512)).containsExactly(bytes(local.segment(), 100, 512));
+    }
+
+    @Test
+    void targetCanSendToTheInitiatorOverTheSameConnection() throws Exception {
+        MemoryRegion clientRecv = initiatorBuffer(128);
+        MemoryRegion serverSend = targetBuffer(128);
+        fill(serverSend.segment(), 0, 128, 1);
+        Endpoint[] pair = connectPair();
+        pair[0].postRecv(new RecvRequest(5, clientRecv, 0, 128));
+        try (SyncEndpoint sync = new SyncEndpoint(pair[1])) {
+            sync.send(serverSend, 0, 128);
+        }
+        Completion c = await(pair[0].recvQueue());
+        assertThat(c.isSuccess()).isTrue();
+        assertThat(c.byteLength()).isEqualTo(128);
+        assertThat(bytes(clientRecv.segment(), 0, 128)).containsExactly(bytes(serverSend.segment(), 0, 128));
+    }
+
+    @Test
+    void compareAndSwapSwapsWhenTheExpectedValueMatchesAndReturnsTheOldValue() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        remote.segment().set(ValueLayout.JAVA_LONG, 64, 41L);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            assertThat(sync.compareAndSwap(remote.address() + 64, remote.rkey(), 41L, 42L)).isEqualTo(41L);
+        }
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 64)).isEqualTo(42L);
+    }
+
+    @Test
+    void compareAndSwapLeavesTheWordWhenTheExpectedValueDiffersAndReturnsTheCurrentValue() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        remote.segment().set(ValueLayout.JAVA_LONG, 64, 7L);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            assertThat(sync.compareAndSwap(remote.address() + 64, remote.rkey(), 41L, 42L)).isEqualTo(7L);
+        }
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 64)).isEqualTo(7L);
+    }
+
+    @Test
+    void fetchAddAddsAndReturnsThePreviousValue() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        remote.segment().set(ValueLayout.JAVA_LONG, 8, 100L);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            assertThat(sync.fetchAdd(remote.address() + 8, remote.rkey(), 5)).isEqualTo(100L);
+            assertThat(sync.fetchAdd(remote.address() + 8, remote.rkey(), -1)).isEqualTo(105L);
+        }
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(104L);
+    }
+
+    @Test
+    void flushAfterWritesCompletesWithTheWritesInTheBackingFile() throws Exception {
+        MemoryRegion remote = targetMemory(8192, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        fill(local.segment(), 0, 4096, 11);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            sync.write(local, 0, 4096, remote.address() + 4096, remote.rkey());
+            sync.flush(remote.address() + 4096, 4096, remote.rkey());
+        }
+        byte[] file = Files.readAllBytes(remote.options().backing().file());
+        assertThat(Arrays.copyOfRange(file, 4096, 8192)).containsExactly(bytes(local.segment(), 0, 4096));
+    }
+
+    @Test
+    void atomicsAreAtomicAgainstTheTargetsOwnCpuAtomics() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        Endpoint[] pair = connectPair();
+        int remoteAdds = 2000;
+        int localAdds = 50_000;
+        Thread local = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < localAdds; i++) {
+                WORD.getAndAdd(remote.segment(), 0L, 1L);
+            }
+        });
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            for (int i = 0; i < remoteAdds; i++) {
+                sync.fetchAdd(remote.address(), remote.rkey(), 1);
+            }
+        }
+        local.join(WAIT_SECONDS * 1000);
+        assertThat((long) WORD.getVolatile(remote.segment(), 0L)).isEqualTo(remoteAdds + localAdds);
+    }
+
+    // ------------------------------------------------------------------ signalling and ordering
+
+    @Test
+    void unsignaledSuccessesProduceNoCompletion() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        fill(local.segment(), 0, 1024, 2);
+        Endpoint[] pair = connectPair();
+        for (int i = 0; i < 10; i++) {
+            pair[0].post(WorkRequest.write(i, local, i * 64L, 64, remote.address() + i * 64L, remote.rkey()).unsignaled());
+        }
+        pair[0].post(WorkRequest.read(99, local, 2048, 640, remote.address(), remote.rkey()));
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.wrId()).isEqualTo(99);
+        assertThat(c.status()).isEqualTo(Status.SUCCESS);
+        assertThat(pair[0].sendQueue().poll()).isNull();
+        assertThat(bytes(local.segment(), 2048, 640)).containsExactly(bytes(local.segment(), 0, 640));
+    }
+
+    @Test
+    void unsignaledRequestThatFailsStillCompletes() throws Exception {
+        MemoryRegion local = initiatorBuffer(64);
+        Endpoint[] pair = connectPair();
+        pair[0].post(WorkRequest.write(13, local, 0, 8, 0x1000, 0x7fff_fff0).unsignaled());
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.wrId()).isEqualTo(13);
+        assertThat(c.status()).isEqualTo(Status.REMOTE_ACCESS_ERROR);
+    }
+
+    @Test
+    void completionsArriveInPostingOrder() throws Exception {
+        MemoryRegion remote = targetMemory(64 * 1024, Access.all());
+        MemoryRegion local = initiatorBuffer(64 * 1024);
+        Endpoint[] pair = connectPair();
+        int n = 200;
+        for (int i = 0; i < n; i++) {
+            WorkRequest wr = switch (i % 3) {
+                case 0 -> WorkRequest.write(i, local, 0, 1000, remote.address() + 8192, remote.rkey());
+                case 1 -> WorkRequest.read(i, local, 16384, 3000, remote.address() + 8192, remote.rkey());
+                default -> WorkRequest.fetchAdd(i, local, 8 * (i % 64), remote.address(), remote.rkey(), 1);
+            };
+            pair[0].post(wr);
+        }
+        for (int i = 0; i < n; i++) {
+            Completion c = await(pair[0].sendQueue());
+            assertThat(c.status()).as("wr %d", i).isEqualTo(Status.SUCCESS);
+            assertThat(c.wrId()).isEqualTo(i);
+        }
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(n / 3);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Opcode.class, names = {"READ", "FLUSH", "CAS", "FETCH_ADD"})
+    void completionOfAReadFlushOrAtomicImpliesEveryEarlierWriteIsVisible(Opcode closer) throws Exception {
+        int writes = 200;
+        int size = 256;
+        MemoryRegion remote = targetMemory((long) writes * size + 64, Access.all());
+        MemoryRegion local = initiatorBuffer((long) writes * size + 64);
+        fill(local.segment(), 0, (long) writes * size, 17);
+        Endpoint[] pair = connectPair();
+        for (int i = 0; i < writes; i++) {
+            pair[0].post(WorkRequest.write(i, local, (long) i * size, size, remote.address() + (long) i * size, remote.rkey())
+                    .unsignaled());
+        }
+        long last = remote.address() + (long) (writes - 1) * size;
+        long word = remote.address() + (long) writes * size;
+        long resultAt = (long) writes * size;
+        pair[0].post(switch (closer) {
+            case READ -> WorkRequest.read(1000, local, resultAt, 8, last, remote.rkey());
+            case FLUSH -> WorkRequest.flush(1000, remote.address(), writes * size, remote.rkey());
+            case CAS -> WorkRequest.compareAndSwap(1000, local, resultAt, word, remote.rkey(), 0, 1);
+            default -> WorkRequest.fetchAdd(1000, local, resultAt, word, remote.rkey(), 1);
+        });
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.wrId()).isEqualTo(1000);
+        assertThat(c.status()).isEqualTo(Status.SUCCESS);
+        assertThat(bytes(remote.segment(), 0, (long) writes * size)).containsExactly(bytes(local.segment(), 0, (long) writes * size));
+        if (closer == Opcode.READ) {
+            assertThat(bytes(local.segment(), resultAt, 8)).containsExactly(bytes(local.segment(), (long) (writes - 1) * size, 8));
+        }
+    }
+
+    // ------------------------------------------------------------------ access checks
+
+    /** An access that must be refused: region rights, opcode, offset from the region start and length. */
+    record Violation(String name, Set<Access> regionAccess, Opcode opcode, long offset, int length, Status expected) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Violation> violations() {
+        Set<Access> all = Access.all();
+        return Stream.of(
+                new Violation("write one byte past the end", all, Opcode.WRITE, 4096 - 63, 64, Status.REMOTE_ACCESS_ERROR),
+                new Violation("read one byte past the end", all, Opcode.READ, 4096 - 63, 64, Status.REMOTE_ACCESS_ERROR),
+                new Violation("write one byte before the start", all, Opcode.WRITE, -1, 8, Status.REMOTE_ACCESS_ERROR),
+                new Violation("atomic past the end", all, Opcode.FETCH_ADD, 4096, 8, Status.REMOTE_ACCESS_ERROR),
+                new Violation("write without REMOTE_WRITE", EnumSet.of(Access.REMOTE_READ, Access.REMOTE_ATOMIC),
+                        Opcode.WRITE, 0, 64, Status.REMOTE_ACCESS_ERROR),
+                new Violation("write-with-imm without REMOTE_WRITE", EnumSet.of(Access.REMOTE_READ),
+                        Opcode.WRITE_WITH_IMM, 0, 64, Status.REMOTE_ACCESS_ERROR),
+                new Violation("read without REMOTE_READ", EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_ATOMIC),
+                        Opcode.READ, 0, 64, Status.REMOTE_ACCESS_ERROR),
+                new Violation("cas without REMOTE_ATOMIC", EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE),
+                        Opcode.CAS, 0, 8, Status.REMOTE_ACCESS_ERROR),
+                new Violation("fetch-add without REMOTE_ATOMIC", EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE),
+                        Opcode.FETCH_ADD, 0, 8, Status.REMOTE_ACCESS_ERROR),
+                new Violation("unaligned fetch-add", all, Opcode.FETCH_ADD, 4, 8, null),
+                new Violation("unaligned cas", all, Opcode.CAS, 12, 8, null));
+    }
+
+    @ParameterizedTest
+    @MethodSource("violations")
+    void refusedAccessFailsLeavesTargetMemoryUntouchedAndFlushesLaterRequests(Violation v) throws Exception {
+        MemoryRegion remote = targetMemory(4096, v.regionAccess());
+        fill(remote.segment(), 0, 4096, 0x5A);
+        byte[] before = bytes(remote.segment(), 0, 4096);
+        MemoryRegion good = targetMemory(4096, Access.all());
+        MemoryRegion recvBuf = targetBuffer(64);
+        MemoryRegion local = initiatorBuffer(4096);
+        fill(local.segment(), 0, 4096, 0x11);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults(),
+                server -> server.postRecv(new RecvRequest(1, recvBuf, 0, 64)));
+        long at = remote.address() + v.offset();
+        pair[0].post(switch (v.opcode()) {
+            case WRITE -> WorkRequest.write(1, local, 0, v.length(), at, remote.rkey());
+            case WRITE_WITH_IMM -> WorkRequest.writeWithImm(1, local, 0, v.length(), at, remote.rkey(), 1);
+            case READ -> WorkRequest.read(1, local, 0, v.length(), at, remote.rkey());
+            case CAS -> WorkRequest.compareAndSwap(1, local, 0, at, remote.rkey(), 0x5A5A5A5A5A5A5A5AL, 1);
+            default -> WorkRequest.fetchAdd(1, local, 0, at, remote.rkey(), 1);
+        });
+        pair[0].post(WorkRequest.write(2, local, 0, 64, good.address(), good.rkey()));
+        pair[0].post(WorkRequest.read(3, local, 1024, 64, good.address(), good.rkey()));
+        Completion failed = await(pair[0].sendQueue());
+        assertThat(failed.wrId()).isEqualTo(1);
+        if (v.expected() != null) {
+            assertThat(failed.status()).isEqualTo(v.expected());
+        } else {
+            assertThat(failed.status()).isNotIn(Status.SUCCESS, Status.WR_FLUSH_ERROR);
+        }
+        for (int wr = 2; wr <= 3; wr++) {
+            Completion flushed = await(pair[0].sendQueue());
+            assertThat(flushed.wrId()).isEqualTo(wr);
+            assertThat(flushed.status()).isEqualTo(Status.WR_FLUSH_ERROR);
+        }
+        assertThat(bytes(remote.segment(), 0, 4096)).as("target memory").containsExactly(before);
+        assertThat(bytes(good.segment(), 0, 64)).as("the flushed write").containsOnly(0);
+        assertThat(pair[0].state()).isEqualTo(Endpoint.State.ERROR);
+        awaitState(pair[1], Endpoint.State.ERROR);
+    }
+
+    @Test
+    void unknownRkeyFailsWithRemoteAccessError() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(64);
+        Endpoint[] pair = connectPair();
+        pair[0].post(WorkRequest.read(1, local, 0, 8, remote.address(), remote.rkey() + 0x7777));
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.status()).isEqualTo(Status.REMOTE_ACCESS_ERROR);
+        assertThat(c.detail()).isNotBlank();
+    }
+
+    @Test
+    void deregisteredRegionFailsWithRemoteAccessErrorAndIsNotWritten() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemorySegment memory = remote.segment();
+        MemoryRegion local = initiatorBuffer(64);
+        fill(local.segment(), 0, 64, 1);
+        Endpoint[] pair = connectPair();
+        remote.close();
+        pair[0].post(WorkRequest.write(1, local, 0, 64, memory.address(), remote.rkey()));
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.status()).isEqualTo(Status.REMOTE_ACCESS_ERROR);
+        assertThat(bytes(memory, 0, 64)).containsOnly(0);
+    }
+
+    @Test
+    void errorCompletionTakesThePeerToErrorAndFlushesItsPostedReceives() throws Exception {
+        MemoryRegion recvBuf = targetBuffer(256);
+        MemoryRegion local = initiatorBuffer(64);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults(), server -> {
+            for (int i = 0; i < 3; i++) {
+                server.postRecv(new RecvRequest(i, recvBuf, i * 64L, 64));
+            }
+        });
+        pair[0].post(WorkRequest.read(1, local, 0, 8, 0, 0x7fff_fff0));
+        assertThat(await(pair[0].sendQueue()).status()).isEqualTo(Status.REMOTE_ACCESS_ERROR);
+        for (int i = 0; i < 3; i++) {
+            Completion c = await(pair[1].recvQueue());
+            assertThat(c.wrId()).isEqualTo(i);
+            assertThat(c.status()).isEqualTo(Status.WR_FLUSH_ERROR);
+        }
+        awaitState(pair[1], Endpoint.State.ERROR);
+    }
+
+    @Test
+    void requestsPostedAfterAnErrorCompleteWithFlushError() throws Exception {
+        MemoryRegion local = initiatorBuffer(64);
+        Endpoint[] pair = connectPair();
+        pair[0].post(WorkRequest.read(1, local, 0, 8, 0, 0x7fff_fff0));
+        assertThat(await(pair[0].sendQueue()).isSuccess()).isFalse();
+        pair[0].post(WorkRequest.read(2, local, 0, 8, 0, 0x7fff_fff0));
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.wrId()).isEqualTo(2);
+        assertThat(c.status()).isEqualTo(Status.WR_FLUSH_ERROR);
+    }
+
+    @Test
+    void workPostedBeforeConnectCompletesWithFlushError() throws Exception {
+        MemoryRegion local = initiatorBuffer(64);
+        Endpoint idle = closeLater(initiator.createEndpoint());
+        idle.post(WorkRequest.read(4, local, 0, 8, 0, 1));
+        Completion c = await(idle.sendQueue());
+        assertThat(c.wrId()).isEqualTo(4);
+        assertThat(c.status()).isEqualTo(Status.WR_FLUSH_ERROR);
+    }
+
+    // ------------------------------------------------------------------ two-sided errors
+
+    @Test
+    void sendWithoutAPostedReceiveFailsWithRnrWithinTheTimeout() throws Exception {
+        MemoryRegion local = initiatorBuffer(64);
+        Duration rnr = Duration.ofMillis(50);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults().withRnrTimeout(rnr), EndpointOptions.defaults(), s -> { });
+        long start = System.nanoTime();
+        pair[0].post(WorkRequest.send(1, local, 0, 16));
+        Completion c = await(pair[0].sendQueue());
+        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(c.status()).isEqualTo(Status.RNR_RETRY_EXCEEDED);
+        assertThat(elapsedMillis).isGreaterThanOrEqualTo(rnr.toMillis() - 5).isLessThan(5000);
+    }
+
+    @Test
+    void writeWithImmWithoutAPostedReceiveFailsWithRnr() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(64);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults().withRnrTimeout(Duration.ofMillis(20)),
+                EndpointOptions.defaults(), s -> { });
+        pair[0].post(WorkRequest.writeWithImm(1, local, 0, 16, remote.address(), remote.rkey(), 5));
+        assertThat(await(pair[0].sendQueue()).status()).isEqualTo(Status.RNR_RETRY_EXCEEDED);
+    }
+
+    @Test
+    void receiveSmallerThanTheMessageFailsOnBothSides() throws Exception {
+        MemoryRegion recvBuf = targetBuffer(64);
+        MemoryRegion local = initiatorBuffer(128);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults(),
+                server -> server.postRecv(new RecvRequest(8, recvBuf, 0, 16)));
+        pair[0].post(WorkRequest.send(1, local, 0, 64));
+        assertThat(await(pair[0].sendQueue()).status()).isNotIn(Status.SUCCESS, Status.WR_FLUSH_ERROR);
+        Completion recv = await(pair[1].recvQueue());
+        assertThat(recv.wrId()).isEqualTo(8);
+        assertThat(recv.status()).isEqualTo(Status.LOCAL_LENGTH_ERROR);
+        assertThat(bytes(recvBuf.segment(), 16, 48)).containsOnly(0);
+    }
+
+    @Test
+    void postingBeyondMaxSendWrThrows() throws Exception {
+        MemoryRegion remote = targetMemory(64 * 1024, RegisterOptions.of(Access.all()).withWriteDelay(500_000));
+        MemoryRegion local = initiatorBuffer(4096);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults().withDepth(4, 4), EndpointOptions.defaults(), s -> { });
+        for (int i = 0; i < 4; i++) {
+            pair[0].post(WorkRequest.write(i, local, 0, 4096, remote.address(), remote.rkey())); // 64 lines x 0.5 ms
+        }
+        assertThatThrownBy(() -> pair[0].post(WorkRequest.write(4, local, 0, 8, remote.address(), remote.rkey())))
+                .isInstanceOf(FabricException.class);
+        for (int i = 0; i < 4; i++) {
+            assertThat(await(pair[0].sendQueue()).wrId()).isEqualTo(i);
+        }
+    }
+
+    // ------------------------------------------------------------------ broken connections
+
+    @ParameterizedTest
+    @ValueSource(strings = {"initiator", "target"})
+    void abortWithRequestsPendingCompletesEveryRequestOnBothSidesWithoutHanging(String aborter) throws Exception {
+        MemoryRegion slow = targetMemory(64 * 1024, RegisterOptions.of(Access.all()).withWriteDelay(100_000));
+        MemoryRegion serverRecv = targetBuffer(256);
+        MemoryRegion serverSend = targetBuffer(64);
+        MemoryRegion local = initiatorBuffer(4096);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults().withRnrTimeout(Duration.ofSeconds(30)),
+                server -> {
+                    for (int i = 0; i < 4; i++) {
+                        server.postRecv(new RecvRequest(100 + i, serverRecv, i * 64L, 64));
+                    }
+                });
+        int writes = 50; // 64 lines x 0.1 ms each: several hundred ms of work outstanding
+        for (int i = 0; i < writes; i++) {
+            pair[0].post(WorkRequest.write(i, local, 0, 4096, slow.address(), slow.rkey()));
+        }
+        pair[1].post(WorkRequest.send(7, serverSend, 0, 64)); // the initiator posted no receive: pending for the RNR window
+        Thread.sleep(20);
+        (aborter.equals("initiator") ? pair[0] : pair[1]).abort();
+
+        Set<Status> initiatorStatuses = EnumSet.noneOf(Status.class);
+        boolean sawError = false;
+        for (int i = 0; i < writes; i++) {
+            Completion c = await(pair[0].sendQueue());
+            assertThat(c.wrId()).isEqualTo(i);
+            if (sawError) {
+                assertThat(c.isSuccess()).as("wr %d after an error", i).isFalse();
+            }
+            sawError |= !c.isSuccess();
+            initiatorStatuses.add(c.status());
+        }
+        assertThat(sawError).as("some writes were still pending when the connection broke").isTrue();
+        assertThat(await(pair[1].sendQueue()).isSuccess()).isFalse();
+        for (int i = 0; i < 4; i++) {
+            assertThat(await(pair[1].recvQueue()).status()).isEqualTo(Status.WR_FLUSH_ERROR);
+        }
+        awaitState(pair[0], Endpoint.State.ERROR);
+        awaitState(pair[1], Endpoint.State.ERROR);
+        assertThat(initiatorStatuses).doesNotContainNull();
+    }
+
+    // ------------------------------------------------------------------ scale and concurrency
+
+    @Test
+    void sixtyFourConcurrentConnectionsEachDoVerifiedWork() throws Exception {
+        int connections = 64;
+        int chunk = 4096;
+        MemoryRegion remote = targetMemory((long) connections * chunk, Access.all());
+        List<Endpoint> clients = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            clients.add(connectPair()[0]);
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(connections);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < connections; i++) {
+                int id = i;
+                done.add(pool.submit(() -> {
+                    MemoryRegion local = initiatorBuffer(2L * chunk);
+                    try (SyncEndpoint sync = new SyncEndpoint(clients.get(id))) {
+                        long base = remote.address() + (long) id * chunk;
+                        for (int round = 0; round < 20; round++) {
+                            fill(local.segment(), 0, chunk - 8, id * 1000 + round);
+                            sync.write(local, 0, chunk - 8, base, remote.rkey());
+                            sync.read(local, chunk, chunk - 8, base, remote.rkey());
+                            assertThat(bytes(local.segment(), chunk, chunk - 8)).containsExactly(bytes(local.segment(), 0, chunk - 8));
+                            assertThat(sync.fetchAdd(base + chunk - 8, remote.rkey(), 1)).isEqualTo(round);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(WAIT_SECONDS * 3, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void concurrentFetchAddsFromSeveralConnectionsSumCorrectly() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        int connections = 6;
+        int adds = 1000;
+        List<Endpoint> clients = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            clients.add(connectPair()[0]);
+        }
+        Set<Long> seen = ConcurrentHashMap.newKeySet();
+        List<Thread> threads = new ArrayList<>();
+        for (Endpoint client : clients) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                try (SyncEndpoint sync = new SyncEndpoint(client)) {
+                    for (int i = 0; i < adds; i++) {
+                        seen.add(sync.fetchAdd(remote.address() + 256, remote.rkey(), 1));
+                    }
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join(WAIT_SECONDS * 3000);
+        }
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 256)).isEqualTo((long) connections * adds);
+        assertThat(seen).as("every old value distinct").hasSize(connections * adds);
+    }
+
+    // ------------------------------------------------------------------ fault injection
+
+    @Test
+    void droppedWriteCompletesButLeavesTargetMemoryUntouched() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(256);
+        fill(local.segment(), 0, 256, 4);
+        FaultInjectingEndpoint faulty = new FaultInjectingEndpoint(connectPair()[0]).dropNextWrite();
+        try (SyncEndpoint sync = new SyncEndpoint(faulty)) {
+            sync.write(local, 0, 256, remote.address(), remote.rkey());
+            assertThat(bytes(remote.segment(), 0, 256)).containsOnly(0);
+            sync.write(local, 0, 256, remote.address(), remote.rkey());
+            assertThat(bytes(remote.segment(), 0, 256)).containsExactly(bytes(local.segment(), 0, 256));
+        }
+        assertThat(faulty.armedFaults()).isZero();
+    }
+
+    @Test
+    void truncatedWriteWritesExactlyItsFirstBytes() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        fill(remote.segment(), 0, 4096, 0x77);
+        byte[] before = bytes(remote.segment(), 0, 4096);
+        MemoryRegion local = initiatorBuffer(256);
+        fill(local.segment(), 0, 256, 4);
+        FaultInjectingEndpoint faulty = new FaultInjectingEndpoint(connectPair()[0]).truncateNextWrite(100);
+        try (SyncEndpoint sync = new SyncEndpoint(faulty)) {
+            sync.write(local, 0, 256, remote.address() + 64, remote.rkey());
+        }
+        assertThat(bytes(remote.segment(), 64, 100)).containsExactly(bytes(local.segment(), 0, 100));
+        assertThat(bytes(remote.segment(), 164, 4096 - 164)).containsExactly(Arrays.copyOfRange(before, 164, 4096));
+        assertThat(bytes(remote.segment(), 0, 64)).containsExactly(Arrays.copyOfRange(before, 0, 64));
+    }
+
+    @Test
+    void delayedWriteIsStillOrderedBeforeALaterRead() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(512);
+        fill(local.segment(), 0, 64, 8);
+        FaultInjectingEndpoint faulty = new FaultInjectingEndpoint(connectPair()[0]).delayNextWrite(Duration.ofMillis(30));
+        long start = System.nanoTime();
+        faulty.post(WorkRequest.write(1, local, 0, 64, remote.address(), remote.rkey()).unsignaled());
+        faulty.post(WorkRequest.read(2, local, 256, 64, remote.address(), remote.rkey()));
+        Completion c = await(faulty.sendQueue());
+        assertThat(c.wrId()).isEqualTo(2);
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(30));
+        assertThat(bytes(local.segment(), 256, 64)).containsExactly(bytes(local.segment(), 0, 64));
+    }
+
+    @Test
+    void writeLatencyModelDelaysOneSidedWritesPerCacheLine() throws Exception {
+        MemoryRegion remote = targetMemory(8192, RegisterOptions.of(Access.all()).withWriteDelay(200_000));
+        MemoryRegion local = initiatorBuffer(4096);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            long start = System.nanoTime();
+            sync.write(local, 0, 4096, remote.address(), remote.rkey()); // 64 lines
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(64 * 200_000L);
+        }
+    }
+
+    // ------------------------------------------------------------------ connection set-up
+
+    @Test
+    void privateDataOfUpToTheLimitTravelsOnConnectAndAccept() throws Exception {
+        byte[] hello = new byte[Fabric.MAX_PRIVATE_DATA];
+        byte[] welcome = new byte[Fabric.MAX_PRIVATE_DATA];
+        Arrays.fill(hello, (byte) 0x21);
+        Arrays.fill(welcome, (byte) 0x42);
+        Endpoint client = closeLater(initiator.createEndpoint());
+        Thread connector = Thread.ofPlatform().start(() -> client.connect(listener.uri(), hello));
+        ConnectionRequest request = listener.accept(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(request.privateData()).containsExactly(hello);
+        Endpoint server = closeLater(target.createEndpoint());
+        request.accept(server, welcome);
+        connector.join(WAIT_SECONDS * 1000);
+        assertThat(client.peerPrivateData()).containsExactly(welcome);
+        assertThat(server.peerPrivateData()).containsExactly(hello);
+        assertThat(server.state()).isEqualTo(Endpoint.State.CONNECTED);
+    }
+
+    @Test
+    void privateDataOverTheLimitIsRefused() {
+        Endpoint client = closeLater(initiator.createEndpoint());
+        assertThatThrownBy(() -> client.connect(listener.uri(), new byte[Fabric.MAX_PRIVATE_DATA + 1]))
+                .isInstanceOf(FabricException.class).hasMessageContaining(String.valueOf(Fabric.MAX_PRIVATE_DATA));
+    }
+
+    @Test
+    void rejectedConnectThrowsWithTheReason() throws Exception {
+        Endpoint client = closeLater(initiator.createEndpoint());
+        List<Throwable> thrown = new CopyOnWriteArrayList<>();
+        Thread connector = Thread.ofPlatform().start(() -> {
+            try {
+                client.connect(listener.uri(), new byte[0]);
+            } catch (Throwable t) {
+                thrown.add(t);
+            }
+        });
+        ConnectionRequest request = listener.accept(WAIT_SECONDS, TimeUnit.SECONDS);
+        request.reject("server full: 512 of 512 clients");
+        connector.join(WAIT_SECONDS * 1000);
+        assertThat(thrown).singleElement().isInstanceOf(FabricException.class)
+                .extracting(Throwable::getMessage).asString().contains("server full: 512 of 512 clients");
+        assertThat(client.state()).isNotEqualTo(Endpoint.State.CONNECTED);
+    }
+
+    @Test
+    void acceptTimesOutWithNullWhenNobodyConnects() throws Exception {
+        assertThat(listener.accept(20, TimeUnit.MILLISECONDS)).isNull();
     }
 }

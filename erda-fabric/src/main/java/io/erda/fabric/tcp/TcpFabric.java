@@ -1,0 +1,147 @@
+package io.erda.fabric.tcp;
+
+import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricException;
+import io.erda.fabric.FabricStats;
+import io.erda.fabric.Listener;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RegisterOptions;
+import io.erda.fabric.soft.RegionTable;
+import io.erda.fabric.soft.SoftCompletionQueue;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.URI;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A tcp software RNIC instance. Its engine threads (per connection: a responder executing the peer's requests
+ * against registered memory, and a completer turning responses into completions; per listener: an acceptor) are
+ * the only threads that touch memory on behalf of a peer, and their CPU time is what {@link #stats()} reports.
+ */
+final class TcpFabric implements Fabric {
+    static final System.Logger LOG = System.getLogger("io.erda.fabric.tcp");
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private final RegionTable<TcpRegion> regions = new RegionTable<>(0x1000);
+    private final Set<Thread> engineThreads = ConcurrentHashMap.newKeySet();
+    private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+    private final LongAdder exitedEngineCpu = new LongAdder();
+    final LongAdder oneSidedExecuted = new LongAdder();
+    final LongAdder bytesReadByPeers = new LongAdder();
+    final LongAdder bytesWrittenByPeers = new LongAdder();
+    private volatile boolean closed;
+
+    TcpFabric() {
+        if (THREADS.isThreadCpuTimeSupported() && !THREADS.isThreadCpuTimeEnabled()) {
+            THREADS.setThreadCpuTimeEnabled(true);
+        }
+    }
+
+    @Override
+    public String scheme() {
+        return "tcp";
+    }
+
+    @Override
+    public MemoryRegion register(MemorySegment segment, RegisterOptions options) {
+        checkOpen();
+        int key = regions.newKey();
+        TcpRegion region = new TcpRegion(this, segment, options, key);
+        regions.put(key, region);
+        return region;
+    }
+
+    void deregister(TcpRegion region) {
+        regions.remove(region.rkey());
+    }
+
+    RegionTable<TcpRegion> regionTable() {
+        return regions;
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity) {
+        return new SoftCompletionQueue(capacity);
+    }
+
+    @Override
+    public Endpoint createEndpoint(EndpointOptions options) {
+        checkOpen();
+        return track(new TcpEndpoint(this, options));
+    }
+
+    @Override
+    public Listener listen(URI uri) {
+        checkOpen();
+        return track(new TcpListener(this, uri));
+    }
+
+    <T extends AutoCloseable> T track(T resource) {
+        open.add(resource);
+        return resource;
+    }
+
+    void untrack(AutoCloseable resource) {
+        open.remove(resource);
+    }
+
+    /** Starts an engine thread; its CPU time counts as the NIC's, also after it ends. */
+    Thread startEngineThread(String name, Runnable body) {
+        return Thread.ofPlatform().daemon().name(name).start(() -> {
+            Thread me = Thread.currentThread();
+            engineThreads.add(me);
+            try {
+                body.run();
+            } finally {
+                long cpu = THREADS.getCurrentThreadCpuTime();
+                engineThreads.remove(me);
+                if (cpu > 0) {
+                    exitedEngineCpu.add(cpu);
+                }
+            }
+        });
+    }
+
+    @Override
+    public FabricStats stats() {
+        long cpu = exitedEngineCpu.sum();
+        for (Thread t : engineThreads) {
+            long c = THREADS.getThreadCpuTime(t.threadId());
+            if (c > 0) {
+                cpu += c;
+            }
+        }
+        return new FabricStats(cpu, oneSidedExecuted.sum(), bytesReadByPeers.sum(), bytesWrittenByPeers.sum());
+    }
+
+    @Override
+    public List<MemoryRegion> regions() {
+        return List.copyOf(regions.all());
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new FabricException("tcp fabric is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (AutoCloseable c : List.copyOf(open)) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.DEBUG, "closing " + c + " failed", e);
+            }
+        }
+        open.clear();
+    }
+}

@@ -1,0 +1,101 @@
+package io.erda.fabric.tcp.wire;
+
+import io.erda.fabric.Fabric;
+import io.erda.fabric.Opcode;
+
+/**
+ * Frame opcodes and their length limits. A request's response has the same opcode with {@link #RESPONSE} set.
+ * Handshake frames come first on a socket: CONNECT (request socket, private data), ATTACH (the reverse socket of
+ * the same connection, same nonce), then ACCEPT or REJECT back on the request socket.
+ */
+public final class WireOpcode {
+    public static final byte READ = 1;
+    public static final byte WRITE = 2;
+    public static final byte WRITE_WITH_IMM = 3;
+    public static final byte SEND = 4;
+    public static final byte CAS = 5;
+    public static final byte FETCH_ADD = 6;
+    public static final byte FLUSH = 7;
+
+    public static final byte CONNECT = 0x10;
+    public static final byte ATTACH = 0x11;
+    public static final byte ACCEPT = 0x12;
+    public static final byte REJECT = 0x13;
+
+    public static final byte RESPONSE = (byte) 0x80;
+
+    private WireOpcode() {
+    }
+
+    public static byte of(Opcode opcode) {
+        return switch (opcode) {
+            case READ -> READ;
+            case WRITE -> WRITE;
+            case WRITE_WITH_IMM -> WRITE_WITH_IMM;
+            case SEND -> SEND;
+            case CAS -> CAS;
+            case FETCH_ADD -> FETCH_ADD;
+            case FLUSH -> FLUSH;
+            default -> throw new IllegalArgumentException(opcode + " is not a send-queue opcode");
+        };
+    }
+
+    public static boolean isResponse(byte wire) {
+        return (wire & RESPONSE) != 0;
+    }
+
+    public static byte request(byte wire) {
+        return (byte) (wire & ~RESPONSE);
+    }
+
+    public static String name(byte wire) {
+        String base = switch (request(wire)) {
+            case READ -> "READ";
+            case WRITE -> "WRITE";
+            case WRITE_WITH_IMM -> "WRITE_WITH_IMM";
+            case SEND -> "SEND";
+            case CAS -> "CAS";
+            case FETCH_ADD -> "FETCH_ADD";
+            case FLUSH -> "FLUSH";
+            case CONNECT -> "CONNECT";
+            case ATTACH -> "ATTACH";
+            case ACCEPT -> "ACCEPT";
+            case REJECT -> "REJECT";
+            default -> "0x" + Integer.toHexString(wire & 0xff);
+        };
+        return isResponse(wire) ? base + "_RESPONSE" : base;
+    }
+
+    /** Checks opcode and lengths of a header just read. */
+    static void check(FrameHeader h) throws ProtocolViolation {
+        byte wire = h.opcode();
+        int payload = h.payloadLength();
+        int operand = h.operandLength();
+        if (payload < 0 || operand < 0) {
+            throw new ProtocolViolation("negative length in " + h);
+        }
+        byte op = request(wire);
+        int maxPayload;
+        if (isResponse(wire)) {
+            maxPayload = switch (op) {
+                case READ -> Math.max(FrameHeader.MAX_PAYLOAD, FrameHeader.MAX_TEXT);
+                case WRITE, WRITE_WITH_IMM, SEND, CAS, FETCH_ADD, FLUSH -> FrameHeader.MAX_TEXT;
+                default -> throw new ProtocolViolation("unknown response opcode " + name(wire));
+            };
+        } else {
+            maxPayload = switch (op) {
+                case WRITE, WRITE_WITH_IMM, SEND -> FrameHeader.MAX_PAYLOAD;
+                case READ, CAS, FETCH_ADD, FLUSH, ATTACH -> 0;
+                case CONNECT, ACCEPT -> Fabric.MAX_PRIVATE_DATA;
+                case REJECT -> FrameHeader.MAX_TEXT;
+                default -> throw new ProtocolViolation("unknown opcode " + name(wire));
+            };
+            if (op == READ && operand > FrameHeader.MAX_PAYLOAD) {
+                throw new ProtocolViolation("READ of " + operand + " bytes exceeds " + FrameHeader.MAX_PAYLOAD);
+            }
+        }
+        if (payload > maxPayload) {
+            throw new ProtocolViolation(name(wire) + " payload of " + payload + " bytes exceeds " + maxPayload);
+        }
+    }
+}
