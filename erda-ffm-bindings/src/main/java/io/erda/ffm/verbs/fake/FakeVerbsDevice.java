@@ -11,12 +11,9 @@ import io.erda.ffm.verbs.VerbsOps;
 import io.erda.ffm.verbs.WorkCompletions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -44,10 +41,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>One completion queue is shared by all CQs of the device: enough for single-connection tests.
  */
 public final class FakeVerbsDevice implements AutoCloseable {
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle ERRNO_LOCATION = LINKER.downcallHandle(
-            LINKER.defaultLookup().findOrThrow("__errno_location"), FunctionDescriptor.of(ADDRESS));
-
     /** The port attributes a query returns. */
     public static final int LID = 7;
 
@@ -83,13 +76,7 @@ public final class FakeVerbsDevice implements AutoCloseable {
     }
 
     private MemorySegment stub(String method, FunctionDescriptor descriptor) {
-        try {
-            MethodType type = descriptor.toMethodType();
-            MethodHandle target = MethodHandles.lookup().findVirtual(FakeVerbsDevice.class, method, type).bindTo(this);
-            return LINKER.upcallStub(target, descriptor, arena);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("fake handler " + method + " does not match " + descriptor, e);
-        }
+        return UpcallStubs.stub(MethodHandles.lookup(), this, method, descriptor, arena);
     }
 
     private void op(long offset, String method, FunctionDescriptor descriptor) {
@@ -147,11 +134,7 @@ public final class FakeVerbsDevice implements AutoCloseable {
     }
 
     private static void setErrno(int errno) {
-        try {
-            ((MemorySegment) ERRNO_LOCATION.invokeExact()).reinterpret(JAVA_INT.byteSize()).set(JAVA_INT, 0, errno);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        UpcallStubs.setErrno(errno);
     }
 
     private int fail(Throwable t) {
