@@ -1,23 +1,15 @@
 package io.erda.ffm.verbs.fake;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.Verbs;
 import io.erda.ffm.verbs.VerbsLibrary;
-import io.erda.ffm.verbs.VerbsOps;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandles;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,7 +35,7 @@ public final class SoftRnicDevice implements AutoCloseable {
     private final int lid;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment context;
-    private final Map<String, MemorySegment> symbols = new HashMap<>();
+    private final UpcallStubs stubs;
     private final ConcurrentHashMap<Integer, SoftMemoryRegion> byLkey = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, SoftMemoryRegion> byRkey = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, SoftMemoryRegion> byMr = new ConcurrentHashMap<>();
@@ -56,44 +48,18 @@ public final class SoftRnicDevice implements AutoCloseable {
     SoftRnicDevice(SoftRnic network, int lid) {
         this.network = network;
         this.lid = lid;
-        context = arena.allocate(Verbs.ibv_context);
-        Verbs.ibv_context$num_comp_vectors.set(context, 0L, 1);
-        op(Verbs.ibv_context$ops$post_send$OFFSET, "postSend", VerbsOps.POST_SEND_DESC);
-        op(Verbs.ibv_context$ops$post_recv$OFFSET, "postRecv", VerbsOps.POST_RECV_DESC);
-        op(Verbs.ibv_context$ops$poll_cq$OFFSET, "pollCq", VerbsOps.POLL_CQ_DESC);
-        op(Verbs.ibv_context$ops$req_notify_cq$OFFSET, "reqNotifyCq", VerbsOps.REQ_NOTIFY_CQ_DESC);
-        symbol("ibv_alloc_pd", "allocPd", FunctionDescriptor.of(ADDRESS, ADDRESS));
-        symbol("ibv_dealloc_pd", "release", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_reg_mr_iova2", "regMr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
-        symbol("ibv_dereg_mr", "deregMr", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_create_cq", "createCq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        symbol("ibv_destroy_cq", "destroyCq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_create_qp", "createQp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-        symbol("ibv_destroy_qp", "destroyQp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_modify_qp", "modifyQp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        symbol("ibv_query_port", "queryPort", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
-        symbol("ibv_query_gid", "queryGid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
-        symbol(VerbsLibrary.SOFT_RNIC_WRITE_DELAY, "setWriteDelay", VerbsLibrary.SOFT_RNIC_WRITE_DELAY_DESC);
+        stubs = new UpcallStubs(MethodHandles.lookup(), this, arena);
+        stubs.bindControlPath("release", "deregMr", "destroyCq", "destroyQp");
+        stubs.symbol(VerbsLibrary.SOFT_RNIC_WRITE_DELAY, "setWriteDelay", VerbsLibrary.SOFT_RNIC_WRITE_DELAY_DESC);
+        context = stubs.context();
     }
 
-    private MemorySegment stub(String method, FunctionDescriptor descriptor) {
-        return UpcallStubs.stub(MethodHandles.lookup(), this, method, descriptor, arena);
-    }
-
-    private void op(long offset, String method, FunctionDescriptor descriptor) {
-        context.set(ADDRESS, offset, stub(method, descriptor));
-    }
-
-    private void symbol(String name, String method, FunctionDescriptor descriptor) {
-        symbols.put(name, stub(method, descriptor));
-    }
-
-    /** Resolves the device's control-path symbols; anything else is absent. */
+    /** Resolves the fake's control-path symbols; anything else is absent. */
     public SymbolLookup lookup() {
-        return name -> Optional.ofNullable(symbols.get(name));
+        return stubs.lookup();
     }
 
-    /** The {@code struct ibv_context *}. */
+    /** The fake {@code struct ibv_context *}. */
     public MemorySegment context() {
         return context;
     }
