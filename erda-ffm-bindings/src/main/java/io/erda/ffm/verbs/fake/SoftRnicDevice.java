@@ -311,13 +311,7 @@ public final class SoftRnicDevice implements AutoCloseable {
             if (port != 1) {
                 return Errno.EINVAL;
             }
-            MemorySegment attr = attrPointer.reinterpret(Verbs.ibv_port_attr.byteSize());
-            Verbs.ibv_port_attr$state.set(attr, 0L, Verbs.IBV_PORT_ACTIVE);
-            Verbs.ibv_port_attr$max_mtu.set(attr, 0L, Verbs.IBV_MTU_4096);
-            Verbs.ibv_port_attr$active_mtu.set(attr, 0L, Verbs.IBV_MTU_4096);
-            Verbs.ibv_port_attr$gid_tbl_len.set(attr, 0L, 1);
-            Verbs.ibv_port_attr$lid.set(attr, 0L, (short) lid);
-            Verbs.ibv_port_attr$link_layer.set(attr, 0L, (byte) Verbs.IBV_LINK_LAYER_INFINIBAND);
+            UpcallStubs.activeInfinibandPort(attrPointer, lid, Verbs.IBV_MTU_4096);
             return 0;
         } catch (Throwable t) {
             return fail(t);

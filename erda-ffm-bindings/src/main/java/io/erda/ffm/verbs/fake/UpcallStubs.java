@@ -91,6 +91,17 @@ final class UpcallStubs {
         return context;
     }
 
+    /** Fills a {@code struct ibv_port_attr} for an active InfiniBand port (peers address it by LID, not GID). */
+    static void activeInfinibandPort(MemorySegment attrPointer, int lid, int activeMtu) {
+        MemorySegment attr = attrPointer.reinterpret(Verbs.ibv_port_attr.byteSize());
+        Verbs.ibv_port_attr$state.set(attr, 0L, Verbs.IBV_PORT_ACTIVE);
+        Verbs.ibv_port_attr$max_mtu.set(attr, 0L, Verbs.IBV_MTU_4096);
+        Verbs.ibv_port_attr$active_mtu.set(attr, 0L, activeMtu);
+        Verbs.ibv_port_attr$gid_tbl_len.set(attr, 0L, 1);
+        Verbs.ibv_port_attr$lid.set(attr, 0L, (short) lid);
+        Verbs.ibv_port_attr$link_layer.set(attr, 0L, (byte) Verbs.IBV_LINK_LAYER_INFINIBAND);
+    }
+
     static void setErrno(int errno) {
         try {
             ((MemorySegment) ERRNO_LOCATION.invokeExact()).reinterpret(JAVA_INT.byteSize()).set(JAVA_INT, 0, errno);
