@@ -74,10 +74,20 @@ public final class QpInfoExchange {
 
     /** Writes ours, reads theirs over a blocking channel. */
     public static QpInfo exchange(SocketChannel channel, QpInfo local) throws IOException {
-        ByteBuffer out = encode(local);
+        write(channel, local);
+        return read(channel);
+    }
+
+    /** Writes one message (the listening side answers a request it has {@link #read} first). */
+    public static void write(SocketChannel channel, QpInfo info) throws IOException {
+        ByteBuffer out = encode(info);
         while (out.hasRemaining()) {
             channel.write(out);
         }
+    }
+
+    /** Reads one message from a blocking channel. */
+    public static QpInfo read(SocketChannel channel) throws IOException {
         ByteBuffer header = readFully(channel, HEADER_LENGTH);
         ByteBuffer body = readFully(channel, privateLength(header));
         ByteBuffer message = ByteBuffer.allocate(header.capacity() + body.capacity()).put(header.rewind())

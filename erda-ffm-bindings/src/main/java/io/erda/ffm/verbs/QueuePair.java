@@ -123,6 +123,18 @@ public final class QueuePair implements AutoCloseable {
         }
     }
 
+    /**
+     * Any state → ERR: every outstanding and later work request completes with IBV_WC_WR_FLUSH_ERR (how a
+     * connection is torn down without destroying the QP before its completions are polled).
+     */
+    public void modifyToError() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(Verbs.ibv_qp_attr);
+            Verbs.ibv_qp_attr$qp_state.set(attr, 0L, Verbs.IBV_QPS_ERR);
+            verbs.modifyQp(qp, attr, Verbs.IBV_QP_STATE);
+        }
+    }
+
     /** What the peer needs to reach this QP (send over {@link QpInfoExchange}). */
     public QpInfo localInfo(IbvContext context, ConnectionParameters p, int psn, byte[] privateData) {
         PortAttributes port = context.queryPort(p.port());

@@ -61,6 +61,15 @@ public final class VerbsLibrary {
             "ibv_destroy_comp_channel", "ibv_create_cq", "ibv_destroy_cq", "ibv_get_cq_event",
             "ibv_ack_cq_events", "ibv_create_qp", "ibv_destroy_qp", "ibv_modify_qp", "ibv_qp_to_qp_ex");
 
+    /**
+     * {@code int erda_soft_rnic_set_write_delay(struct ibv_mr *mr, uint64_t nanos_per_line)}: an extension symbol
+     * that only the in-JVM software RNIC ({@code io.erda.ffm.verbs.fake.SoftRnicDevice}) exports, in the spirit of
+     * a provider's direct-verbs symbols. It applies the PM write-latency model to a registration; a real RNIC writes
+     * memory itself and cannot, so the real libibverbs has no such symbol.
+     */
+    public static final String SOFT_RNIC_WRITE_DELAY = "erda_soft_rnic_set_write_delay";
+    public static final FunctionDescriptor SOFT_RNIC_WRITE_DELAY_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG);
+
     private final NativeLibrary lib;
     private final NativeCapabilities capabilities;
 
@@ -218,6 +227,15 @@ public final class VerbsLibrary {
     public MemorySegment regMr(MemorySegment pd, MemorySegment memory, int access) {
         return lib.callPointer("ibv_reg_mr_iova2", IBV_REG_MR_IOVA2, pd, memory, memory.byteSize(),
                 memory.address(), access).reinterpret(Verbs.ibv_mr.byteSize());
+    }
+
+    /** Whether the library can apply a write-latency model to registrations ({@link #SOFT_RNIC_WRITE_DELAY}). */
+    public boolean supportsWriteDelay() {
+        return lib.has(SOFT_RNIC_WRITE_DELAY);
+    }
+
+    public void setWriteDelay(MemorySegment mr, long nanosPerCacheLine) {
+        lib.callStatus(SOFT_RNIC_WRITE_DELAY, SOFT_RNIC_WRITE_DELAY_DESC, mr, nanosPerCacheLine);
     }
 
     public void deregMr(MemorySegment mr) {

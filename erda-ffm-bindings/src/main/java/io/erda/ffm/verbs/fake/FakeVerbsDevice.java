@@ -2,27 +2,19 @@ package io.erda.ffm.verbs.fake;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.Verbs;
-import io.erda.ffm.verbs.VerbsOps;
 import io.erda.ffm.verbs.WorkCompletions;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,16 +36,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>One completion queue is shared by all CQs of the device: enough for single-connection tests.
  */
 public final class FakeVerbsDevice implements AutoCloseable {
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle ERRNO_LOCATION = LINKER.downcallHandle(
-            LINKER.defaultLookup().findOrThrow("__errno_location"), FunctionDescriptor.of(ADDRESS));
-
     /** The port attributes a query returns. */
     public static final int LID = 7;
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment context;
-    private final Map<String, MemorySegment> symbols = new HashMap<>();
+    private final UpcallStubs stubs;
     private final Map<String, Integer> failNext = new HashMap<>();
     private final List<PostedSend> sends = new CopyOnWriteArrayList<>();
     private final List<PostedReceive> receives = new CopyOnWriteArrayList<>();
@@ -63,46 +51,14 @@ public final class FakeVerbsDevice implements AutoCloseable {
     private final AtomicInteger handles = new AtomicInteger();
 
     public FakeVerbsDevice() {
-        context = arena.allocate(Verbs.ibv_context);
-        Verbs.ibv_context$num_comp_vectors.set(context, 0L, 1);
-        op(Verbs.ibv_context$ops$post_send$OFFSET, "postSend", VerbsOps.POST_SEND_DESC);
-        op(Verbs.ibv_context$ops$post_recv$OFFSET, "postRecv", VerbsOps.POST_RECV_DESC);
-        op(Verbs.ibv_context$ops$poll_cq$OFFSET, "pollCq", VerbsOps.POLL_CQ_DESC);
-        op(Verbs.ibv_context$ops$req_notify_cq$OFFSET, "reqNotifyCq", VerbsOps.REQ_NOTIFY_CQ_DESC);
-        symbol("ibv_alloc_pd", "allocPd", FunctionDescriptor.of(ADDRESS, ADDRESS));
-        symbol("ibv_dealloc_pd", "destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_reg_mr_iova2", "regMr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
-        symbol("ibv_dereg_mr", "destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_create_cq", "createCq", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        symbol("ibv_destroy_cq", "destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_create_qp", "createQp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-        symbol("ibv_destroy_qp", "destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        symbol("ibv_modify_qp", "modifyQp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        symbol("ibv_query_port", "queryPort", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
-        symbol("ibv_query_gid", "queryGid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
-    }
-
-    private MemorySegment stub(String method, FunctionDescriptor descriptor) {
-        try {
-            MethodType type = descriptor.toMethodType();
-            MethodHandle target = MethodHandles.lookup().findVirtual(FakeVerbsDevice.class, method, type).bindTo(this);
-            return LINKER.upcallStub(target, descriptor, arena);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("fake handler " + method + " does not match " + descriptor, e);
-        }
-    }
-
-    private void op(long offset, String method, FunctionDescriptor descriptor) {
-        context.set(ADDRESS, offset, stub(method, descriptor));
-    }
-
-    private void symbol(String name, String method, FunctionDescriptor descriptor) {
-        symbols.put(name, stub(method, descriptor));
+        stubs = new UpcallStubs(MethodHandles.lookup(), this, arena);
+        stubs.bindControlPath("destroy", "destroy", "destroy", "destroy");
+        context = stubs.context();
     }
 
     /** Resolves the fake's control-path symbols; anything else is absent. */
     public SymbolLookup lookup() {
-        return name -> Optional.ofNullable(symbols.get(name));
+        return stubs.lookup();
     }
 
     /** The fake {@code struct ibv_context *}. */
@@ -147,11 +103,7 @@ public final class FakeVerbsDevice implements AutoCloseable {
     }
 
     private static void setErrno(int errno) {
-        try {
-            ((MemorySegment) ERRNO_LOCATION.invokeExact()).reinterpret(JAVA_INT.byteSize()).set(JAVA_INT, 0, errno);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        UpcallStubs.setErrno(errno);
     }
 
     private int fail(Throwable t) {
@@ -365,13 +317,7 @@ public final class FakeVerbsDevice implements AutoCloseable {
             if (errno != 0) {
                 return errno;
             }
-            MemorySegment attr = attrPointer.reinterpret(Verbs.ibv_port_attr.byteSize());
-            Verbs.ibv_port_attr$state.set(attr, 0L, Verbs.IBV_PORT_ACTIVE);
-            Verbs.ibv_port_attr$max_mtu.set(attr, 0L, Verbs.IBV_MTU_4096);
-            Verbs.ibv_port_attr$active_mtu.set(attr, 0L, Verbs.IBV_MTU_1024);
-            Verbs.ibv_port_attr$gid_tbl_len.set(attr, 0L, 1);
-            Verbs.ibv_port_attr$lid.set(attr, 0L, (short) LID);
-            Verbs.ibv_port_attr$link_layer.set(attr, 0L, (byte) Verbs.IBV_LINK_LAYER_INFINIBAND);
+            UpcallStubs.activeInfinibandPort(attrPointer, LID, Verbs.IBV_MTU_1024);
             return 0;
         } catch (Throwable t) {
             return fail(t);

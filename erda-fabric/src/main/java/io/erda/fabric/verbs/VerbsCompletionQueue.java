@@ -1,0 +1,102 @@
+package io.erda.fabric.verbs;
+
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.soft.Backoff;
+import io.erda.ffm.verbs.WorkCompletions;
+import java.lang.foreign.Arena;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An {@code ibv_cq}, polled by the threads that wait on it: there is no poller thread. {@link #poll()} takes a
+ * batch with ibv_poll_cq, translates each entry through the endpoint that owns its QP (send-side wr_ids index the
+ * endpoint's ring of posted requests, which restores the caller's wrId and opcode, and hides completions of
+ * requests the provider signalled for itself) and hands them out one by one. {@link #take} polls with
+ * {@link Backoff}: it spins, yields, then parks up to 1 ms between polls, so an idle waiter gives its core back.
+ * (A completion channel would let an idle waiter sleep in the kernel instead; polling keeps one code path for every
+ * device, and the software RNIC has no channel.)
+ */
+final class VerbsCompletionQueue implements CompletionQueue {
+    private static final int BATCH = 16;
+    private static final long MAX_PARK_NANOS = 1_000_000;
+
+    private final VerbsFabric fabric;
+    private final io.erda.ffm.verbs.CompletionQueue cq;
+    private final int capacity;
+    private final Arena arena = Arena.ofShared();
+    private final WorkCompletions batch; // guarded by this
+    private final ArrayDeque<Completion> ready = new ArrayDeque<>(); // guarded by this
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    VerbsCompletionQueue(VerbsFabric fabric, io.erda.ffm.verbs.CompletionQueue cq, int capacity) {
+        this.fabric = fabric;
+        this.cq = cq;
+        this.capacity = capacity;
+        this.batch = new WorkCompletions(arena, BATCH);
+    }
+
+    VerbsFabric fabric() {
+        return fabric;
+    }
+
+    io.erda.ffm.verbs.CompletionQueue nativeQueue() {
+        return cq;
+    }
+
+    /** Completions the provider makes itself (work posted before connect), in line with the polled ones. */
+    synchronized void deliver(Completion completion) {
+        ready.add(completion);
+    }
+
+    @Override
+    public synchronized Completion poll() {
+        if (ready.isEmpty() && !closed.get()) {
+            int n = cq.poll(batch);
+            for (int i = 0; i < n; i++) {
+                Completion c = fabric.translate(batch, i);
+                if (c != null) {
+                    ready.add(c);
+                }
+            }
+        }
+        return ready.poll();
+    }
+
+    @Override
+    public Completion take(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        Backoff backoff = new Backoff(MAX_PARK_NANOS);
+        while (true) {
+            Completion c = poll();
+            if (c != null) {
+                return c;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return null;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            backoff.idle();
+        }
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Destroys the ibv_cq; the fabric calls it after the QPs that use it are gone. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            synchronized (this) {
+                ready.clear();
+                cq.close();
+            }
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,450 @@
+package io.erda.fabric.verbs;
+
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricException;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.Opcode;
+import io.erda.fabric.RecvRequest;
+import io.erda.fabric.Status;
+import io.erda.fabric.WorkRequest;
+import io.erda.ffm.verbs.ConnectionParameters;
+import io.erda.ffm.verbs.QpInfo;
+import io.erda.ffm.verbs.QpInfoExchange;
+import io.erda.ffm.verbs.QueuePair;
+import io.erda.ffm.verbs.ReceiveRequestWriter;
+import io.erda.ffm.verbs.VerbsException;
+import io.erda.ffm.verbs.WorkCompletions;
+import io.erda.ffm.verbs.WorkRequestWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * An RC queue pair with its TCP side channel.
+ *
+ * <h2>Set-up</h2>
+ * The QP is created and moved to INIT at once, so receives can be posted before connecting. The client opens a TCP
+ * connection to the listener and sends its {@link QpInfo} (qp_num, lid, gid, psn) with a {@link ConnectMessage}
+ * (its private data and RNR timer) as private data; the listener's owner accepts: the server's QP goes to RTR
+ * towards the client, then RTS, and its QpInfo goes back; the client does RTR and RTS and answers with one READY
+ * byte, and only then does accept return, so neither side sends to a QP that is not yet ready to receive.
+ *
+ * <h2>Work requests</h2>
+ * The wr_id of every native request is the endpoint's posting sequence number (receives: with the top bit set),
+ * which indexes a ring of the posted requests: it gives back the caller's wrId and opcode (a FLUSH posted as a READ
+ * completes as FLUSH), tells which completions the caller did not ask for, and counts what is outstanding. An RC
+ * send queue completes in order, so a completion for sequence s retires every request before s as well; the
+ * provider signals one request in every maxSendWr/2 itself so that unsignalled streams retire too (the usual
+ * selective-signalling rule), and hides those completions.
+ *
+ * <h2>Errors and broken connections</h2>
+ * An error completion, {@link #abort()}, {@link #close()} or the side channel reaching end-of-file (the peer
+ * process died, aborted or closed) moves the QP to ERR, so every outstanding and later request completes with
+ * IBV_WC_WR_FLUSH_ERR, and closes the side channel, which is how the peer learns it must do the same. The RNIC's
+ * own detection (IBV_WC_RETRY_EXC_ERR after timeout x retry_cnt) stays as the backstop when the TCP connection
+ * outlives the peer's NIC.
+ */
+final class VerbsEndpoint implements Endpoint {
+    static final long RECEIVE_BIT = 1L << 63;
+    private static final int READY = 0x52; // 'R'
+    private static final int READY_TIMEOUT_MILLIS = 10_000;
+
+    private record Posted(WorkRequest request, boolean report) {}
+
+    private final VerbsFabric fabric;
+    private final QueuePair qp;
+    private final VerbsCompletionQueue sendQueue;
+    private final VerbsCompletionQueue recvQueue;
+    private final boolean ownsSendQueue;
+    private final boolean ownsRecvQueue;
+    private final int maxSendWr;
+    private final int maxRecvWr;
+    private final RnrSetting rnr;
+    private final int psn = ThreadLocalRandom.current().nextInt() & QpInfo.PSN_MASK;
+    private final Arena arena = Arena.ofShared();
+
+    private final Object sendLock = new Object();
+    private final WorkRequestWriter sendWriter;
+    private final Posted[] sendRing;
+    private long sendPosted;   // guarded by sendLock
+    private long lastSignaled; // guarded by sendLock
+    private volatile long sendRetired;
+
+    private final Object recvLock = new Object();
+    private final ReceiveRequestWriter recvWriter;
+    private final RecvRequest[] recvRing;
+    private long recvPosted;   // guarded by recvLock
+    private volatile long recvRetired;
+
+    private volatile State state = State.IDLE;
+    private volatile SocketChannel sideChannel;
+    private volatile URI peer;
+    private volatile byte[] peerPrivateData = new byte[0];
+    private volatile boolean destroyed;
+
+    VerbsEndpoint(VerbsFabric fabric, QueuePair qp, VerbsCompletionQueue sendQueue, VerbsCompletionQueue recvQueue,
+                  EndpointOptions options) {
+        this.fabric = fabric;
+        this.qp = qp;
+        this.sendQueue = sendQueue;
+        this.recvQueue = recvQueue;
+        this.ownsSendQueue = options.sendQueue() == null;
+        this.ownsRecvQueue = options.recvQueue() == null;
+        this.maxSendWr = options.maxSendWr();
+        this.maxRecvWr = options.maxRecvWr();
+        this.rnr = RnrSetting.of(options.rnrTimeout());
+        this.sendWriter = new WorkRequestWriter(arena, 1);
+        this.recvWriter = new ReceiveRequestWriter(arena, 1);
+        this.sendRing = new Posted[maxSendWr];
+        this.recvRing = new RecvRequest[maxRecvWr];
+        qp.modifyToInit(fabric.connectionParameters(0, 0));
+    }
+
+    int qpNum() {
+        return qp.qpNum();
+    }
+
+    // ------------------------------------------------------------------ connection set-up
+
+    @Override
+    public void connect(URI uri, byte[] privateData) throws FabricException {
+        if (privateData.length > Fabric.MAX_PRIVATE_DATA) {
+            throw new FabricException("private data of " + privateData.length + " bytes exceeds the limit of "
+                    + Fabric.MAX_PRIVATE_DATA);
+        }
+        if (uri.getHost() == null || uri.getPort() < 0) {
+            throw new FabricException("verbs URI " + uri + " needs host:port");
+        }
+        beginConnecting();
+        SocketChannel channel = null;
+        try {
+            channel = SocketChannel.open(new InetSocketAddress(uri.getHost(), uri.getPort()));
+            QpInfoExchange.write(channel, localInfo(new ConnectMessage(ConnectMessage.REQUEST, rnr.timerCode(), privateData)));
+            QpInfo remote = QpInfoExchange.read(channel);
+            ConnectMessage reply = ConnectMessage.decode(remote.privateData(), ConnectMessage.ACCEPT);
+            if (reply.kind() == ConnectMessage.REJECT) {
+                throw new FabricException("connection to " + uri + " rejected: " + reply.reason());
+            }
+            bringUp(remote, reply.rnrTimerCode());
+            channel.write(ByteBuffer.wrap(new byte[] {READY}));
+            connected(channel, uri, reply.payload());
+        } catch (IOException | VerbsException | FabricException e) {
+            closeQuietly(channel);
+            state = State.IDLE;
+            throw e instanceof FabricException f ? f : new FabricException("connecting to " + uri + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The server half, run by {@link VerbsConnectionRequest#accept}. */
+    void accept(SocketChannel channel, QpInfo remote, ConnectMessage request, URI peerUri, byte[] replyPrivateData) {
+        if (replyPrivateData.length > Fabric.MAX_PRIVATE_DATA) {
+            throw new FabricException("private data of " + replyPrivateData.length + " bytes exceeds the limit of "
+                    + Fabric.MAX_PRIVATE_DATA);
+        }
+        beginConnecting();
+        try {
+            bringUp(remote, request.rnrTimerCode());
+            QpInfoExchange.write(channel, localInfo(new ConnectMessage(ConnectMessage.ACCEPT, rnr.timerCode(), replyPrivateData)));
+            channel.socket().setSoTimeout(READY_TIMEOUT_MILLIS);
+            InputStream in = channel.socket().getInputStream();
+            int ready = in.read();
+            if (ready != READY) {
+                throw new FabricException("peer " + peerUri + " did not confirm the connection (got " + ready + ")");
+            }
+            channel.socket().setSoTimeout(0);
+            connected(channel, peerUri, request.payload());
+        } catch (IOException | VerbsException | FabricException e) {
+            closeQuietly(channel);
+            enterError();
+            throw e instanceof FabricException f ? f : new FabricException("accepting " + peerUri + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void beginConnecting() {
+        synchronized (sendLock) {
+            if (state != State.IDLE) {
+                throw new FabricException("endpoint is " + state + ", only an IDLE endpoint can connect");
+            }
+            state = State.CONNECTING;
+        }
+    }
+
+    private QpInfo localInfo(ConnectMessage message) {
+        return qp.localInfo(fabric.context(), fabric.connectionParameters(0, 0), psn, message.encode());
+    }
+
+    /** INIT → RTR towards the peer (with the RNR timer it asked for) → RTS (with our RNR retry count). */
+    private void bringUp(QpInfo remote, int peerRnrTimerCode) {
+        ConnectionParameters parameters = fabric.connectionParameters(peerRnrTimerCode, rnr.retry());
+        qp.modifyToRtr(parameters, remote);
+        qp.modifyToRts(parameters, psn);
+    }
+
+    private void connected(SocketChannel channel, URI peerUri, byte[] peerData) {
+        sideChannel = channel;
+        peer = peerUri;
+        peerPrivateData = peerData.clone();
+        synchronized (sendLock) {
+            if (state == State.CONNECTING) {
+                state = State.CONNECTED;
+            }
+        }
+        Thread.ofVirtual().name("verbs-side-channel-0x" + Integer.toHexString(qpNum())).start(() -> watch(channel));
+    }
+
+    /** Blocks (a parked virtual thread, no CPU) until the peer closes the side channel, then breaks the connection. */
+    private void watch(SocketChannel channel) {
+        ByteBuffer sink = ByteBuffer.allocate(64);
+        try {
+            while (channel.read(sink.clear()) >= 0) {
+                // nothing is sent after READY; bytes would be ignored
+            }
+        } catch (IOException e) {
+            // closed locally or reset by the peer: either way the connection is gone
+        }
+        enterError();
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    @Override
+    public void post(WorkRequest request) throws FabricException {
+        synchronized (sendLock) {
+            State s = state;
+            if (s == State.CLOSED) {
+                throw new FabricException("endpoint is closed");
+            }
+            if (sendPosted - sendRetired >= maxSendWr) {
+                throw new FabricException("send queue full: " + (sendPosted - sendRetired) + " of " + maxSendWr
+                        + " work requests outstanding");
+            }
+            if (s == State.IDLE || s == State.CONNECTING) {
+                sendQueue.deliver(Completion.error(request.wrId(), request.opcode(), Status.WR_FLUSH_ERROR, this,
+                        "endpoint is " + s + ": not connected"));
+                return;
+            }
+            long seq = sendPosted;
+            boolean signal = request.signaled() || seq - lastSignaled >= Math.max(1, maxSendWr / 2);
+            sendWriter.reset();
+            append(seq, request);
+            if (signal) {
+                sendWriter.signaled();
+                lastSignaled = seq;
+            }
+            sendRing[(int) (seq % maxSendWr)] = new Posted(request, request.signaled());
+            try {
+                qp.postSend(sendWriter);
+            } catch (VerbsException e) {
+                throw new FabricException("posting " + request.opcode() + " wr " + request.wrId() + " failed: "
+                        + e.getMessage(), e);
+            }
+            sendPosted = seq + 1;
+        }
+    }
+
+    private void append(long seq, WorkRequest r) {
+        MemoryRegion local = r.local();
+        long localAddress = local == null ? 0 : local.address() + r.localOffset();
+        int lkey = local == null ? 0 : local.lkey();
+        switch (r.opcode()) {
+            case READ -> sendWriter.read(seq, localAddress, r.length(), lkey, r.remoteAddress(), r.rkey());
+            case WRITE -> sendWriter.write(seq, localAddress, r.length(), lkey, r.remoteAddress(), r.rkey());
+            case WRITE_WITH_IMM -> sendWriter.writeWithImmediate(seq, localAddress, r.length(), lkey, r.remoteAddress(),
+                    r.rkey(), r.immData());
+            case SEND -> sendWriter.send(seq, localAddress, r.length(), lkey);
+            case CAS -> sendWriter.compareAndSwap(seq, localAddress, lkey, r.remoteAddress(), r.rkey(), r.compareAdd(), r.swap());
+            case FETCH_ADD -> sendWriter.fetchAdd(seq, localAddress, lkey, r.remoteAddress(), r.rkey(), r.compareAdd());
+            case FLUSH -> {
+                // Emulated (no native IBV_WR_FLUSH): a READ on the same QP cannot complete before every earlier
+                // WRITE has been placed at the target, so its completion is the flush's. A few bytes of the range
+                // suffice, into the fabric's scratch buffer (librpma's "APM" does the same with 8 bytes).
+                MemoryRegion scratch = fabric.flushScratch();
+                int length = Math.min(r.length(), VerbsFabric.FLUSH_READ_LENGTH);
+                sendWriter.read(seq, scratch.address(), length, scratch.lkey(), r.remoteAddress(), r.rkey());
+            }
+            default -> throw new IllegalArgumentException(r.opcode() + " cannot be posted");
+        }
+    }
+
+    @Override
+    public void postRecv(RecvRequest request) throws FabricException {
+        synchronized (recvLock) {
+            if (state == State.CLOSED) {
+                throw new FabricException("endpoint is closed");
+            }
+            if (recvPosted - recvRetired >= maxRecvWr) {
+                throw new FabricException("receive queue full: " + (recvPosted - recvRetired) + " of " + maxRecvWr
+                        + " receives posted");
+            }
+            long seq = recvPosted;
+            recvRing[(int) (seq % maxRecvWr)] = request;
+            recvWriter.reset().receive(seq | RECEIVE_BIT, request.local().address() + request.localOffset(),
+                    request.length(), request.local().lkey());
+            try {
+                qp.postRecv(recvWriter);
+            } catch (VerbsException e) {
+                throw new FabricException("posting receive wr " + request.wrId() + " failed: " + e.getMessage(), e);
+            }
+            recvPosted = seq + 1;
+        }
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    /** Translates entry {@code i} of a polled batch; null for a completion the caller did not ask for. */
+    Completion completed(WorkCompletions wc, int i) {
+        long id = wc.wrId(i);
+        int wcStatus = wc.status(i);
+        Status status = WcStatus.status(wcStatus);
+        Completion completion;
+        if ((id & RECEIVE_BIT) != 0) {
+            long seq = id & ~RECEIVE_BIT;
+            RecvRequest r = recvRing[(int) (seq % maxRecvWr)];
+            recvRetired = seq + 1;
+            completion = status == Status.SUCCESS
+                    ? new Completion(r.wrId(), WcStatus.receiveOpcode(wc.opcode(i)), status, wc.byteLength(i),
+                            wc.hasImmediate(i) ? wc.immediate(i) : 0, wc.hasImmediate(i), this, null)
+                    : Completion.error(r.wrId(), Opcode.RECV, status, this, describe(wcStatus, wc, i, null));
+        } else {
+            Posted p = sendRing[(int) (id % maxSendWr)];
+            sendRetired = id + 1;
+            WorkRequest r = p.request();
+            if (status == Status.SUCCESS) {
+                completion = p.report() ? Completion.success(r.wrId(), r.opcode(), r.length(), this) : null;
+            } else {
+                completion = Completion.error(r.wrId(), r.opcode(), status, this, describe(wcStatus, wc, i, r));
+            }
+        }
+        if (status != Status.SUCCESS) {
+            enterError();
+        }
+        return completion;
+    }
+
+    private static String describe(int wcStatus, WorkCompletions wc, int i, WorkRequest r) {
+        String what = r == null ? "receive" : r.opcode() + " of " + r.length() + " bytes"
+                + (r.opcode() == Opcode.SEND ? "" : " at 0x" + Long.toHexString(r.remoteAddress()) + " rkey 0x"
+                + Integer.toHexString(r.rkey()));
+        return WcStatus.name(wcStatus) + ", vendor_err 0x" + Integer.toHexString(wc.vendorError(i)) + ": " + what;
+    }
+
+    /** True when every posted request has been polled: the QP can be destroyed without losing completions. */
+    boolean drained() {
+        synchronized (sendLock) {
+            synchronized (recvLock) {
+                return sendRetired == sendPosted && recvRetired == recvPosted;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ breaking
+
+    /** ERR: the QP flushes, the side channel closes so the peer does the same. Idempotent. */
+    void enterError() {
+        synchronized (sendLock) {
+            if (state == State.ERROR || state == State.CLOSED) {
+                return;
+            }
+            state = State.ERROR;
+        }
+        breakQueuePair();
+    }
+
+    private void breakQueuePair() {
+        try {
+            if (!destroyed) {
+                qp.modifyToError();
+            }
+        } catch (VerbsException e) {
+            // already in ERR or being destroyed: the flush happens either way
+        }
+        closeQuietly(sideChannel);
+    }
+
+    @Override
+    public void abort() {
+        enterError();
+    }
+
+    @Override
+    public void close() {
+        synchronized (sendLock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
+        }
+        breakQueuePair();
+        fabric.closed(this);
+    }
+
+    /** Destroys the QP (and queues it made for itself); the fabric calls it when nothing can complete any more. */
+    void destroy() {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        try {
+            qp.close();
+        } finally {
+            if (ownsSendQueue) {
+                sendQueue.close();
+            }
+            if (ownsRecvQueue) {
+                recvQueue.close();
+            }
+            arena.close();
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // nothing more to do for a side channel that is going away
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    @Override
+    public CompletionQueue sendQueue() {
+        return sendQueue;
+    }
+
+    @Override
+    public CompletionQueue recvQueue() {
+        return recvQueue;
+    }
+
+    @Override
+    public State state() {
+        return state;
+    }
+
+    @Override
+    public URI peer() {
+        return peer;
+    }
+
+    @Override
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    @Override
+    public Fabric fabric() {
+        return fabric;
+    }
+}

@@ -1,0 +1,280 @@
+package io.erda.fabric.verbs;
+
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricException;
+import io.erda.fabric.FabricStats;
+import io.erda.fabric.Listener;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RegisterOptions;
+import io.erda.ffm.verbs.ConnectionParameters;
+import io.erda.ffm.verbs.IbvContext;
+import io.erda.ffm.verbs.MemoryRegistration;
+import io.erda.ffm.verbs.PortAttributes;
+import io.erda.ffm.verbs.ProtectionDomain;
+import io.erda.ffm.verbs.QueuePair;
+import io.erda.ffm.verbs.QueuePairCapacity;
+import io.erda.ffm.verbs.RdmaUnavailableException;
+import io.erda.ffm.verbs.Verbs;
+import io.erda.ffm.verbs.VerbsException;
+import io.erda.ffm.verbs.VerbsLibrary;
+import io.erda.ffm.verbs.WorkCompletions;
+import io.erda.ffm.verbs.fake.SoftRnic;
+import io.erda.ffm.verbs.fake.SoftRnicDevice;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One opened RDMA device: its protection domain, registrations, completion queues and RC endpoints. Endpoints are
+ * found by QP number when completions are polled. Nothing here runs a thread of its own: completions are polled by
+ * whoever waits for them, and each connected endpoint parks one virtual thread on its side channel.
+ */
+public final class VerbsFabric implements Fabric {
+    /** Bytes read by an emulated FLUSH (see {@link VerbsEndpoint}). */
+    static final int FLUSH_READ_LENGTH = 8;
+    private static final System.Logger LOG = System.getLogger(VerbsFabric.class.getName());
+
+    private final VerbsLibrary verbs;
+    private final IbvContext context;
+    private final AutoCloseable device;
+    private final VerbsProperties properties;
+    private final ProtectionDomain pd;
+    private final int mtu;
+    private final Arena arena = Arena.ofShared();
+    private final VerbsMemoryRegion flushScratch;
+    private final ConcurrentHashMap<Integer, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
+    private final List<VerbsMemoryRegion> regions = new CopyOnWriteArrayList<>();
+    private final List<VerbsCompletionQueue> queues = new CopyOnWriteArrayList<>();
+    private final List<VerbsListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean writeDelayWarned = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private VerbsFabric(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties properties) {
+        this.verbs = verbs;
+        this.context = context;
+        this.device = device;
+        this.properties = properties;
+        PortAttributes port = context.queryPort(properties.port());
+        if (port.state() != Verbs.IBV_PORT_ACTIVE) {
+            throw new FabricException("port " + properties.port() + " of RDMA device " + deviceName()
+                    + " is not active (state " + port.state() + "); check ibv_devinfo");
+        }
+        this.mtu = port.activeMtu();
+        this.pd = context.allocateProtectionDomain();
+        this.flushScratch = register(arena.allocate(64, 64), RegisterOptions.local());
+    }
+
+    /**
+     * Opens the device the properties name: the installed libibverbs and a real device, or the in-JVM software RNIC
+     * for {@code verbs.device=soft}. A missing library or device is one FabricException that says why.
+     */
+    static VerbsFabric open(VerbsProperties properties) {
+        if (properties.soft()) {
+            SoftRnicDevice device = SoftRnic.shared().newDevice();
+            VerbsLibrary verbs = new VerbsLibrary(device.lookup());
+            return openOn(verbs, IbvContext.wrap(verbs, device.context()), device, properties);
+        }
+        IbvContext context;
+        VerbsLibrary verbs;
+        try {
+            verbs = VerbsLibrary.system();
+            context = IbvContext.open(verbs, properties.device());
+        } catch (RdmaUnavailableException | VerbsException e) {
+            throw new FabricException("verbs provider unavailable: " + e.getMessage()
+                    + " (for tests without an RNIC: " + VerbsProperties.DEVICE + "=" + VerbsProperties.SOFT_DEVICE + ")", e);
+        }
+        return openOn(verbs, context, null, properties);
+    }
+
+    private static VerbsFabric openOn(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties p) {
+        try {
+            return new VerbsFabric(verbs, context, device, p);
+        } catch (RuntimeException e) {
+            context.close();
+            closeDevice(device);
+            throw e instanceof FabricException f ? f : new FabricException("opening RDMA device " + p.device()
+                    + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private String deviceName() {
+        return properties.device() == null ? "(first)" : properties.device();
+    }
+
+    IbvContext context() {
+        return context;
+    }
+
+    MemoryRegion flushScratch() {
+        return flushScratch;
+    }
+
+    /** Connection attributes: RNR timer for our RTR (chosen by the peer), RNR retry for our RTS (ours). */
+    ConnectionParameters connectionParameters(int minRnrTimer, int rnrRetry) {
+        return new ConnectionParameters(properties.port(), properties.gidIndex(), mtu,
+                Verbs.IBV_ACCESS_LOCAL_WRITE | Verbs.IBV_ACCESS_REMOTE_READ | Verbs.IBV_ACCESS_REMOTE_WRITE
+                        | Verbs.IBV_ACCESS_REMOTE_ATOMIC,
+                16, minRnrTimer, 14, 7, rnrRetry);
+    }
+
+    @Override
+    public String scheme() {
+        return "verbs";
+    }
+
+    @Override
+    public VerbsMemoryRegion register(MemorySegment segment, RegisterOptions options) throws FabricException {
+        ensureOpen();
+        MemoryRegistration registration;
+        try {
+            registration = pd.register(segment, WcStatus.accessFlags(options.access()));
+        } catch (VerbsException | IllegalArgumentException e) {
+            throw new FabricException("registering " + segment.byteSize() + " bytes at 0x"
+                    + Long.toHexString(segment.address()) + " with " + options.access() + " failed: " + e.getMessage()
+                    + " (is the locked-memory limit, ulimit -l, large enough?)", e);
+        }
+        if (options.writeDelayNanosPerCacheLine() > 0) {
+            if (verbs.supportsWriteDelay()) {
+                verbs.setWriteDelay(registration.segment(), options.writeDelayNanosPerCacheLine());
+            } else if (writeDelayWarned.compareAndSet(false, true)) {
+                LOG.log(System.Logger.Level.WARNING, "write-latency model ({0} ns per line) ignored: the RNIC writes"
+                        + " memory itself", options.writeDelayNanosPerCacheLine());
+            }
+        }
+        VerbsMemoryRegion region = new VerbsMemoryRegion(this, registration, options);
+        regions.add(region);
+        return region;
+    }
+
+    void forget(VerbsMemoryRegion region) {
+        regions.remove(region);
+    }
+
+    @Override
+    public VerbsCompletionQueue createCompletionQueue(int capacity) throws FabricException {
+        ensureOpen();
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("completion queue capacity " + capacity + " must be positive");
+        }
+        try {
+            VerbsCompletionQueue queue = new VerbsCompletionQueue(this, context.createCompletionQueue(capacity, null), capacity);
+            queues.add(queue);
+            return queue;
+        } catch (VerbsException e) {
+            throw new FabricException("ibv_create_cq of " + capacity + " entries failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Endpoint createEndpoint(EndpointOptions options) throws FabricException {
+        ensureOpen();
+        VerbsCompletionQueue send = queueOf(options.sendQueue(), options.maxSendWr());
+        VerbsCompletionQueue recv = queueOf(options.recvQueue(), options.maxRecvWr());
+        try {
+            QueuePair qp = pd.createQueuePair(nativeQueue(send), nativeQueue(recv),
+                    QueuePairCapacity.of(options.maxSendWr(), options.maxRecvWr()));
+            VerbsEndpoint endpoint = new VerbsEndpoint(this, qp, send, recv, options);
+            endpoints.put(endpoint.qpNum(), endpoint);
+            return endpoint;
+        } catch (VerbsException e) {
+            throw new FabricException("creating an RC queue pair (" + options.maxSendWr() + "/" + options.maxRecvWr()
+                    + " work requests) failed: " + e.getMessage(), e);
+        }
+    }
+
+    private VerbsCompletionQueue queueOf(CompletionQueue given, int depth) {
+        if (given == null) {
+            return createCompletionQueue(depth);
+        }
+        if (!(given instanceof VerbsCompletionQueue q) || q.fabric() != this) {
+            throw new FabricException("completion queue " + given + " does not belong to this verbs fabric");
+        }
+        return q;
+    }
+
+    private io.erda.ffm.verbs.CompletionQueue nativeQueue(VerbsCompletionQueue queue) {
+        return queue.nativeQueue();
+    }
+
+    /** Entry {@code i} of a polled batch, through the endpoint that owns its QP; null if hidden or unknown. */
+    Completion translate(WorkCompletions batch, int i) {
+        VerbsEndpoint endpoint = endpoints.get(batch.qpNum(i));
+        return endpoint == null ? null : endpoint.completed(batch, i);
+    }
+
+    /** A closed endpoint's QP is destroyed now if nothing is outstanding, else when the fabric closes. */
+    void closed(VerbsEndpoint endpoint) {
+        if (endpoint.drained()) {
+            endpoints.remove(endpoint.qpNum(), endpoint);
+            endpoint.destroy();
+        }
+    }
+
+    @Override
+    public Listener listen(URI uri) throws FabricException {
+        ensureOpen();
+        VerbsListener listener = VerbsListener.bind(this, uri);
+        listeners.add(listener);
+        return listener;
+    }
+
+    void forget(VerbsListener listener) {
+        listeners.remove(listener);
+    }
+
+    /** The RNIC executes one-sided operations: nothing of it runs, or is counted, in this process. */
+    @Override
+    public FabricStats stats() {
+        return FabricStats.ZERO;
+    }
+
+    @Override
+    public List<MemoryRegion> regions() {
+        return List.copyOf(regions);
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new FabricException("verbs fabric is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        listeners.forEach(VerbsListener::close);
+        List<VerbsEndpoint> all = new ArrayList<>(endpoints.values());
+        endpoints.clear();
+        for (VerbsEndpoint e : all) {
+            e.close();
+            e.destroy();
+        }
+        queues.forEach(VerbsCompletionQueue::close);
+        regions.forEach(VerbsMemoryRegion::close);
+        pd.close();
+        context.close();
+        closeDevice(device);
+        arena.close();
+    }
+
+    private static void closeDevice(AutoCloseable device) {
+        if (device != null) {
+            try {
+                device.close();
+            } catch (Exception e) {
+                throw new FabricException("closing the RDMA device failed: " + e.getMessage(), e);
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.erda.fabric.verbs;
+
+import io.erda.fabric.FabricException;
+import java.util.Map;
+
+/**
+ * What {@code Fabric.open(verbs://..., properties)} understands:
+ * <ul>
+ *   <li>{@code verbs.device}: the RDMA device name as ibv_devices lists it (default: the first one), or
+ *       {@value #SOFT_DEVICE} for the in-JVM software RNIC ({@code io.erda.ffm.verbs.fake.SoftRnic}) that tests
+ *       use; everything above the symbol lookup and the ibv_context is the same code either way;</li>
+ *   <li>{@code verbs.port}: the device port (default 1);</li>
+ *   <li>{@code verbs.gid-index}: the GID table index used on RoCE ports (default 0; RoCE v2 is often 1 or 3, see
+ *       {@code show_gids});</li>
+ *   <li>{@code verbs.cm}: how connections are set up: {@code tcp} (default, the QP-info side channel on the URI's
+ *       host:port) or {@code rdmacm} (not implemented yet: refused with a clear error).</li>
+ * </ul>
+ */
+public record VerbsProperties(String device, int port, int gidIndex) {
+    public static final String DEVICE = "verbs.device";
+    public static final String PORT = "verbs.port";
+    public static final String GID_INDEX = "verbs.gid-index";
+    public static final String CONNECTION_MANAGER = "verbs.cm";
+    public static final String SOFT_DEVICE = "soft";
+
+    public static VerbsProperties parse(Map<String, String> properties) {
+        String cm = properties.getOrDefault(CONNECTION_MANAGER, "tcp");
+        if (!cm.equals("tcp")) {
+            throw new FabricException(CONNECTION_MANAGER + "=" + cm + " is not supported: only the TCP side channel ("
+                    + CONNECTION_MANAGER + "=tcp) is implemented; rdma_cm connection set-up is bound in erda-ffm-bindings"
+                    + " but not wired into the provider yet");
+        }
+        return new VerbsProperties(properties.get(DEVICE), integer(properties, PORT, 1), integer(properties, GID_INDEX, 0));
+    }
+
+    private static int integer(Map<String, String> properties, String key, int fallback) {
+        String value = properties.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            int parsed = Integer.parseInt(value.trim());
+            if (parsed < 0 || parsed > 255) {
+                throw new FabricException(key + "=" + value + " outside 0..255");
+            }
+            return parsed;
+        } catch (NumberFormatException e) {
+            throw new FabricException(key + "=" + value + " is not a number");
+        }
+    }
+
+    public boolean soft() {
+        return SOFT_DEVICE.equals(device);
+    }
+}
