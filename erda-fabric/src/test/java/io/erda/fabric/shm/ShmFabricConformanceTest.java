@@ -7,6 +7,7 @@ import io.erda.fabric.Access;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionException;
 import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RecvRequest;
@@ -110,7 +111,10 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
     void messagesOfEverySizeArriveIntactAcrossRingWrapArounds() throws Exception {
         MemoryRegion out = initiatorBuffer(4096);
         MemoryRegion in = targetBuffer(4096);
-        Endpoint[] pair = connectPair();
+        // The receiver posts one buffer at a time and checks every byte; on a loaded 2-core machine that can
+        // take longer than the default RNR window, which is not what this test is about.
+        EndpointOptions patient = EndpointOptions.defaults().withRnrTimeout(java.time.Duration.ofSeconds(WAIT_SECONDS));
+        Endpoint[] pair = connectPair(patient, patient, server -> { });
         int messages = 2_000;
         Thread receiver = Thread.ofPlatform().start(() -> {
             try {
@@ -120,7 +124,10 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
                     assertThat(c.isSuccess()).as("%s", c).isTrue();
                     assertThat(c.byteLength()).isEqualTo(i % 4000 + 1);
                     for (int b = 0; b < c.byteLength(); b++) {
-                        assertThat(in.segment().get(ValueLayout.JAVA_BYTE, b)).isEqualTo((byte) (i + b));
+                        if (in.segment().get(ValueLayout.JAVA_BYTE, b) != (byte) (i + b)) {
+                            throw new AssertionError("message " + i + " byte " + b + " is "
+                                    + in.segment().get(ValueLayout.JAVA_BYTE, b) + ", expected " + (byte) (i + b));
+                        }
                     }
                 }
             } catch (InterruptedException e) {
