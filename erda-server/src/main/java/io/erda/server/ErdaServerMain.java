@@ -17,7 +17,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code erda-server [options]} runs a server; {@code erda-server verify --dir DIR} and
@@ -32,6 +34,9 @@ import picocli.CommandLine.Option;
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped cleanly", "2:bad option, or the directory holds another format or geometry"})
 public final class ErdaServerMain implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--dir", paramLabel = "DIR", description = "PM directory of the store (tmpfs /dev/shm or a DAX "
             + "mount). Required unless --ephemeral.")
     Path dir;
@@ -96,22 +101,23 @@ public final class ErdaServerMain implements Callable<Integer> {
             }
             stopped.countDown();
         }, "erda-shutdown"));
-        System.out.println(server.store().recoverySummary());
-        System.out.println("erda-server listening on " + server.uri());
-        System.out.flush();
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(server.store().recoverySummary());
+        out.println("erda-server listening on " + server.uri());
+        out.flush();
         stopped.await();
         return 0;
     }
 
     private Path storeDirectory() throws IOException {
         if (dir != null && ephemeral) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--dir and --ephemeral exclude each other");
+            throw new CommandLine.ParameterException(spec.commandLine(), "--dir and --ephemeral exclude each other");
         }
         if (dir != null) {
             return dir;
         }
         if (!ephemeral) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                     "a PM directory is required: give --dir DIR (or --ephemeral for a throw-away store)");
         }
         Path base = Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
@@ -131,13 +137,16 @@ public final class ErdaServerMain implements Callable<Integer> {
             description = "Checks a stopped store: every entry's current object validates, previous offsets are in "
                     + "range, every head's log scans (unreferenced torn areas are counted, not failures). Exit 0 iff clean.")
     static final class Verify implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Option(names = "--dir", paramLabel = "DIR", required = true, description = "PM directory of the store.")
         Path dir;
 
         @Override
         public Integer call() {
             StoreVerifier.Report report = StoreVerifier.verify(dir);
-            System.out.println(report);
+            spec.commandLine().getOut().println(report);
             return report.clean() ? 0 : 1;
         }
     }
@@ -147,12 +156,15 @@ public final class ErdaServerMain implements Callable<Integer> {
             description = "Rebuilds a stopped store's hash table from its logs: the newest complete version of each "
                     + "key by log order; a key whose newest version is a tombstone stays deleted.")
     static final class Rebuild implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Option(names = "--dir", paramLabel = "DIR", required = true, description = "PM directory of the store.")
         Path dir;
 
         @Override
         public Integer call() {
-            System.out.println(TableRebuilder.rebuild(dir));
+            spec.commandLine().getOut().println(TableRebuilder.rebuild(dir));
             return 0;
         }
     }
