@@ -132,21 +132,28 @@ public final class ErdaServerMain implements Callable<Integer> {
         }
     }
 
-    /** Offline: checks every entry and every log object of a stopped store. */
-    @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = "Checks a stopped store: every entry's current object validates, previous offsets are in "
-                    + "range, every head's log scans (unreferenced torn areas are counted, not failures). Exit 0 iff clean.")
-    static final class Verify implements Callable<Integer> {
+    /** What the offline commands share: a stopped store's directory and the command's output. */
+    abstract static class OfflineCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
         @Option(names = "--dir", paramLabel = "DIR", required = true, description = "PM directory of the store.")
         Path dir;
 
+        void print(Object result) {
+            spec.commandLine().getOut().println(result);
+        }
+    }
+
+    /** Offline: checks every entry and every log object of a stopped store. */
+    @Command(name = "verify", mixinStandardHelpOptions = true,
+            description = "Checks a stopped store: every entry's current object validates, previous offsets are in "
+                    + "range, every head's log scans (unreferenced torn areas are counted, not failures). Exit 0 iff clean.")
+    static final class Verify extends OfflineCommand {
         @Override
         public Integer call() {
             StoreVerifier.Report report = StoreVerifier.verify(dir);
-            spec.commandLine().getOut().println(report);
+            print(report);
             return report.clean() ? 0 : 1;
         }
     }
@@ -155,16 +162,10 @@ public final class ErdaServerMain implements Callable<Integer> {
     @Command(name = "rebuild", mixinStandardHelpOptions = true,
             description = "Rebuilds a stopped store's hash table from its logs: the newest complete version of each "
                     + "key by log order; a key whose newest version is a tombstone stays deleted.")
-    static final class Rebuild implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Option(names = "--dir", paramLabel = "DIR", required = true, description = "PM directory of the store.")
-        Path dir;
-
+    static final class Rebuild extends OfflineCommand {
         @Override
         public Integer call() {
-            spec.commandLine().getOut().println(TableRebuilder.rebuild(dir));
+            print(TableRebuilder.rebuild(dir));
             return 0;
         }
     }

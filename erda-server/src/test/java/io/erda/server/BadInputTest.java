@@ -15,33 +15,12 @@ import io.erda.fabric.FabricException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.file.Path;
-import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Rule 6: bad input gets a clear error (or, without a usable header, a dropped connection); others keep working. */
-class BadInputTest {
+class BadInputTest extends RunningServer {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
-    @TempDir(factory = ShmTempDirFactory.class)
-    Path dir;
-
-    private RequestServer server;
-
-    private RawClient start(String scheme) {
-        server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofSeconds(30)));
-        return RawClient.connect(server.uri());
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     private static void stillWorks(RawClient client, String key) {
         client.putAndWrite(bytes(key), bytes("fine"));

@@ -10,32 +10,12 @@ import io.erda.core.wire.PutReply;
 import io.erda.core.wire.StoreInfo;
 import io.erda.core.wire.WireStatus;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The Erda protocol end to end over a real fabric (tcp and shm), with a hand-written client. */
-class ServerProtocolTest {
-    @TempDir(factory = ShmTempDirFactory.class)
-    Path dir;
-
-    private RequestServer server;
-
-    private RawClient start(String scheme) {
-        server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofSeconds(30)));
-        return RawClient.connect(server.uri());
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
+class ServerProtocolTest extends RunningServer {
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
     void helloDescribesTheStoreAndItsRegions(String scheme) {
