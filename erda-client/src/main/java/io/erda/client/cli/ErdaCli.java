@@ -22,9 +22,9 @@ import picocli.CommandLine.Parameters;
         description = "Talks to an Erda server: put KEY VALUE | get KEY | delete KEY | stats",
         exitCodeOnInvalidInput = ErdaCli.EXIT_ERROR, exitCodeOnExecutionException = ErdaCli.EXIT_ERROR)
 public final class ErdaCli implements Callable<Integer> {
-    static final int EXIT_OK = 0;
-    static final int EXIT_NOT_FOUND = 1;
-    static final int EXIT_ERROR = 2;
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_NOT_FOUND = 1;
+    public static final int EXIT_ERROR = 2;
 
     @Parameters(index = "0", paramLabel = "URI", description = "server, e.g. tcp://127.0.0.1:7000 or shm:///dev/shm/erda")
     URI uri;
@@ -48,7 +48,7 @@ public final class ErdaCli implements Callable<Integer> {
     }
 
     /** Runs one command; returns the exit code. */
-    static int run(PrintStream out, PrintStream err, String... argv) {
+    public static int run(PrintStream out, PrintStream err, String... argv) {
         CommandLine cl = new CommandLine(new ErdaCli(out, err));
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
