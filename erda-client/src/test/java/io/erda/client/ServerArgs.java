@@ -19,7 +19,7 @@ final class ServerArgs {
     }
 
     ServerArgs capacity(long buckets) {
-        return add("--capacity", Long.toString(buckets));
+        return add("--table-capacity", Long.toString(buckets));
     }
 
     ServerArgs regionSize(long bytes) {
