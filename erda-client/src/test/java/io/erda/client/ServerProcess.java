@@ -23,6 +23,7 @@ import java.util.stream.Stream;
 final class ServerProcess implements AutoCloseable {
     private static final String READY = "erda-server listening on ";
     private static final long START_TIMEOUT_SECONDS = 60;
+    private static final java.util.concurrent.atomic.AtomicInteger LOGS = new java.util.concurrent.atomic.AtomicInteger();
 
     private final Process process;
     private final URI uri;
@@ -173,7 +174,7 @@ final class ServerProcess implements AutoCloseable {
         try {
             Path dir = Path.of("target", "server-logs");
             Files.createDirectories(dir);
-            return dir.resolve(name + ".log");
+            return dir.resolve(name + "-" + LOGS.incrementAndGet() + ".log"); // a restart gets its own log
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -47,6 +47,9 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--get-seconds", defaultValue = "3", description = "measured GET seconds per size")
     double getSeconds;
 
+    @Option(names = "--warmup-keys", defaultValue = "5000", description = "keys of an unmeasured warm-up pass per fabric (JIT)")
+    int warmupKeys;
+
     @Option(names = "--persistence", defaultValue = "wsp", description = "wsp, read-after-write or server-flush")
     String persistence;
 
@@ -87,14 +90,15 @@ public final class StoreBench implements Callable<Integer> {
         List<Row> rows = new ArrayList<>();
         try (RequestServer server = RequestServer.start(config);
              ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {
+            runSize(fabric, 1000, client, warmupKeys); // unmeasured: JIT, page faults of fresh PM files
             for (int size : sizes) {
-                rows.addAll(runSize(fabric, size, client));
+                rows.addAll(runSize(fabric, size, client, keys));
             }
         }
         return rows;
     }
 
-    private List<Row> runSize(String fabric, int size, ErdaClient client) {
+    private List<Row> runSize(String fabric, int size, ErdaClient client, int keys) {
         byte[][] keyBytes = new byte[keys][];
         for (int i = 0; i < keys; i++) {
             keyBytes[i] = String.format(Locale.ROOT, "key-%05d-%06d", size % 100_000, i).getBytes(StandardCharsets.US_ASCII);
@@ -107,6 +111,8 @@ public final class StoreBench implements Callable<Integer> {
         SplittableRandom random = new SplittableRandom(42);
         measure(fabric, size, "get-warmup", client, Math.min(keys, 20_000), i -> client.get(keyBytes[random.nextInt(keys)]));
         int gets = estimateGets(client, keyBytes);
+        // let the lease validator settle the update phase's reservations first: that is PUT work, not GET work
+        sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
         rows.add(measure(fabric, size, "get", client, gets, i -> {
             if (client.get(keyBytes[random.nextInt(keys)]) == null) {
                 throw new IllegalStateException("a created key reads as not found");
@@ -131,9 +137,21 @@ public final class StoreBench implements Callable<Integer> {
         void run(int i);
     }
 
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static Row measure(String fabric, int size, String name, ErdaClient client, int count, Op op) {
         Histogram h = new Histogram(60_000_000_000L, 3);
+        // the STATS requests themselves cost server CPU: measure one empty interval and subtract it
+        Map<String, String> empty = client.serverStats();
         Map<String, String> before = client.serverStats();
+        long statsCpu = delta(empty, before, "server_cpu_ns");
+        long statsEngine = delta(empty, before, "engine_cpu_ns");
         long start = System.nanoTime();
         for (int i = 0; i < count; i++) {
             long t0 = System.nanoTime();
@@ -144,7 +162,8 @@ public final class StoreBench implements Callable<Integer> {
         Map<String, String> after = client.serverStats();
         return new Row(fabric, size, name, count, count * 1e9 / elapsed, h.getValueAtPercentile(50) / 1000.0,
                 h.getValueAtPercentile(99) / 1000.0, delta(before, after, "nvm_bytes_written") / (double) count,
-                delta(before, after, "server_cpu_ns") / (double) count, delta(before, after, "engine_cpu_ns") / (double) count);
+                Math.max(0, delta(before, after, "server_cpu_ns") - statsCpu) / (double) count,
+                Math.max(0, delta(before, after, "engine_cpu_ns") - statsEngine) / (double) count);
     }
 
     private static long delta(Map<String, String> before, Map<String, String> after, String name) {
