@@ -9,8 +9,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -157,14 +158,11 @@ class ErdaClientFunctionalTest {
     @ParameterizedTest
     @EnumSource(TestFabric.class)
     void oversizedKeysAndValuesAreRefusedNamingTheLimitWithNothingSent(TestFabric fabric) {
-        AtomicLong posted = new AtomicLong();
-        ClientOptions options = ClientOptions.of(servers.get(fabric).uri()).withPoolSize(1)
-                .withEndpointDecorator(e -> new CountingEndpoint(e, posted));
-        try (ErdaClient client = ErdaClient.connect(options)) {
+        try (ErdaClient client = ErdaClient.connect(ClientOptions.of(servers.get(fabric).uri()).withPoolSize(1))) {
             long segment = client.storeInfo().segmentSize();
-            long before = posted.get();
             long limit = segment - 8 - 12 - 3;
             byte[] tooLong = new byte[(int) limit + 1];
+            Map<String, String> before = client.serverStats();
             assertThatThrownBy(() -> client.put(b("big"), tooLong))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("value length " + (limit + 1))
@@ -174,7 +172,11 @@ class ErdaClientFunctionalTest {
                     .hasMessageContaining("key length 65536").hasMessageContaining("65535");
             assertThatThrownBy(() -> client.get(new byte[0]))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key length 0");
-            assertThat(posted.get()).as("work requests posted for refused calls").isEqualTo(before);
+            Map<String, String> after = client.serverStats();
+            for (String counter : List.of("puts", "deletes", "gets_two_sided", "errors")) {
+                assertThat(after.get(counter)).as("server counter %s", counter).isEqualTo(before.get(counter));
+            }
+            assertThat(client.stats().get("one_sided_reads")).as("one-sided READs").isZero();
             client.put(b("big"), new byte[(int) limit]); // exactly the limit fits
             assertThat(client.get(b("big"))).hasSize((int) limit);
         }
