@@ -15,6 +15,8 @@ public final class YcsbOutput {
 
     /** The figures of one section ({@code OVERALL}, {@code READ}, {@code UPDATE}, {@code INSERT}, ...). */
     private final Map<String, Map<String, Double>> sections = new LinkedHashMap<>();
+    /** The first exception YCSB printed (a binding's init failure is printed to stdout and the run goes on). */
+    private String exception;
 
     private YcsbOutput() {
     }
@@ -24,6 +26,9 @@ public final class YcsbOutput {
         for (String line : stdout.split("\n")) {
             line = line.strip();
             if (!line.startsWith("[")) {
+                if (out.exception == null && line.matches("^[\\w.$]+(Exception|Error)(: .*)?$")) {
+                    out.exception = line;
+                }
                 continue;
             }
             String[] parts = line.split(",", 3);
@@ -83,11 +88,15 @@ public final class YcsbOutput {
 
     /**
      * What went wrong, empty if nothing: any result code other than OK ({@code [READ], Return=ERROR, 5};
-     * NOT_FOUND is a failure too, since every key a workload reads was loaded), any {@code -FAILED} section, and
-     * no throughput at all.
+     * NOT_FOUND is a failure too, since every key a workload reads was loaded), any {@code -FAILED} section, an
+     * exception printed (YCSB prints a binding's init failure and carries on with the other threads), and no
+     * throughput at all.
      */
     public List<String> failures() {
         List<String> failures = new ArrayList<>();
+        if (exception != null) {
+            failures.add(exception);
+        }
         if (throughput() == null) {
             failures.add("no [OVERALL] Throughput(ops/sec) in the output");
         }

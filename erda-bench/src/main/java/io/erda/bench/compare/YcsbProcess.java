@@ -60,7 +60,7 @@ final class YcsbProcess {
                     saved.println(line);
                     Matcher m = STATUS.matcher(line);
                     if (m.find()) {
-                        progress.println("  " + label + ": " + m.group().strip().replaceAll(";$", ""));
+                        progress.println("  " + label + ": " + m.group().replaceAll("; est completion in .*", "").strip().replaceAll(";$", ""));
                     } else if (line.startsWith("erda-ycsb:") || line.contains("Exception") || line.startsWith("Error")) {
                         synchronized (errors) {
                             errors.add(line);

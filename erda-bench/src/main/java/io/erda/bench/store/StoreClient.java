@@ -15,8 +15,8 @@ public interface StoreClient extends AutoCloseable {
     /** Stores {@code value} under {@code key}; durable when this returns (as the protocol defines durable). */
     void put(byte[] key, byte[] value) throws IOException;
 
-    /** Deletes the key; false if it did not exist. */
-    boolean delete(byte[] key) throws IOException;
+    /** Deletes the key; deleting a missing key is not an error. */
+    void delete(byte[] key) throws IOException;
 
     /**
      * The server's counters ("name=value" lines of a STATS reply): at least {@code nvm_bytes_written} and

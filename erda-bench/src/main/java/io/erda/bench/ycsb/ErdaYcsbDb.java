@@ -111,7 +111,8 @@ public final class ErdaYcsbDb extends DB {
     @Override
     public Status delete(String table, String key) {
         try {
-            return client.delete(key(key)) ? Status.OK : Status.NOT_FOUND;
+            client.delete(key(key));
+            return Status.OK;
         } catch (Exception e) {
             return failed("delete", key, e);
         }

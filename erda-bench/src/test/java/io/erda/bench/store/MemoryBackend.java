@@ -1,0 +1,94 @@
+package io.erda.bench.store;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Test-only backend for protocols {@code memory} and {@code memory-failing}: the driver and binding end to end
+ * without the store. Registered in src/test/resources, so it is never on the class path of a real run.
+ */
+public final class MemoryBackend implements StoreBackend {
+
+    @Override
+    public Set<String> protocols() {
+        return Set.of("memory", "memory-failing");
+    }
+
+    @Override
+    public StoreServer start(String protocol, ServerSettings settings) throws IOException {
+        return ServerProcess.start("memory-" + protocol, MemoryStoreMain.class.getName(),
+            protocol.equals("memory-failing") ? List.of("--fail") : List.of(), settings);
+    }
+
+    @Override
+    public StoreClient connect(String protocol, String uri, Properties properties) throws IOException {
+        URI u = URI.create(uri);
+        Socket s = new Socket(u.getHost(), u.getPort());
+        s.setTcpNoDelay(true);
+        DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+        return new StoreClient() {
+            @Override
+            public byte[] get(byte[] key) throws IOException {
+                send(MemoryStoreMain.GET, key, null);
+                int n = in.readInt();
+                if (n < 0) {
+                    return null;
+                }
+                byte[] v = new byte[n];
+                in.readFully(v);
+                return v;
+            }
+
+            @Override
+            public void put(byte[] key, byte[] value) throws IOException {
+                send(MemoryStoreMain.PUT, key, value);
+                in.readInt();
+            }
+
+            @Override
+            public void delete(byte[] key) throws IOException {
+                send(MemoryStoreMain.DELETE, key, null);
+                in.readInt();
+            }
+
+            @Override
+            public Map<String, Long> serverStats() throws IOException {
+                out.write(MemoryStoreMain.STATS);
+                out.flush();
+                Map<String, Long> stats = new LinkedHashMap<>();
+                for (String line : in.readUTF().split("\n")) {
+                    int eq = line.indexOf('=');
+                    stats.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
+                }
+                return stats;
+            }
+
+            @Override
+            public void close() throws IOException {
+                s.close();
+            }
+
+            private void send(int op, byte[] key, byte[] value) throws IOException {
+                out.write(op);
+                out.writeInt(key.length);
+                out.write(key);
+                if (value != null) {
+                    out.writeInt(value.length);
+                    out.write(value);
+                }
+                out.flush();
+            }
+        };
+    }
+}
