@@ -1,10 +1,10 @@
 package io.erda.bench.compare;
 
-import io.erda.bench.store.ServerSettings;
-import io.erda.bench.store.StoreBackend;
-import io.erda.bench.store.StoreBackends;
-import io.erda.bench.store.StoreClient;
-import io.erda.bench.store.StoreServer;
+import io.erda.bench.backend.ServerSettings;
+import io.erda.bench.backend.StoreBackend;
+import io.erda.bench.backend.StoreBackends;
+import io.erda.bench.backend.StoreClient;
+import io.erda.bench.backend.StoreServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.erda.bench.compare;
 
-import io.erda.bench.store.ServerProcess;
+import io.erda.bench.backend.ServerProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

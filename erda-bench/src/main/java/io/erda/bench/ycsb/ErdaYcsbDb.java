@@ -1,7 +1,7 @@
 package io.erda.bench.ycsb;
 
-import io.erda.bench.store.StoreBackends;
-import io.erda.bench.store.StoreClient;
+import io.erda.bench.backend.StoreBackends;
+import io.erda.bench.backend.StoreClient;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;

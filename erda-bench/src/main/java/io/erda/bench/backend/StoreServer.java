@@ -1,4 +1,4 @@
-package io.erda.bench.store;
+package io.erda.bench.backend;
 
 /** A running server of a store under test; closing it stops it and releases its resources. */
 public interface StoreServer extends AutoCloseable {

@@ -1,4 +1,4 @@
-package io.erda.bench.store;
+package io.erda.bench.backend;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
