@@ -19,10 +19,11 @@ import java.util.regex.Pattern;
 
 /**
  * A server as a separate JVM running a main class of this class path: started, its URI read from its
- * "... listening on URI" line, stopped on {@link #close()}. Its stdout and stderr go to a log file; a server that
+ * "... listening on URI" line, stopped on {@link #close()}. Backends wrap it in a {@link StoreServer} that reads
+ * the server's counters through their client library. Its stdout and stderr go to a log file; a server that
  * exits or stays silent past the start timeout fails the start with the tail of that log.
  */
-public final class ServerProcess implements StoreServer {
+public final class ServerProcess implements AutoCloseable {
 
     private static final Pattern LISTENING = Pattern.compile("listening on (\\S+)");
     private static final int TAIL_LINES = 20;
@@ -87,7 +88,6 @@ public final class ServerProcess implements StoreServer {
         }
     }
 
-    @Override
     public String uri() {
         return uri;
     }

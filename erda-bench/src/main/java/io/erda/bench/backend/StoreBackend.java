@@ -1,6 +1,7 @@
 package io.erda.bench.backend;
 
 import java.io.IOException;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 
@@ -13,6 +14,14 @@ public interface StoreBackend {
 
     /** The protocol names this backend serves, e.g. {@code erda}. */
     Set<String> protocols();
+
+    /**
+     * Why {@code protocol} cannot be benchmarked in this build (e.g. its client is not written yet), or empty if it
+     * can. The driver skips such protocols and says why.
+     */
+    default Optional<String> unavailable(String protocol) {
+        return Optional.empty();
+    }
 
     /** Starts a server for {@code protocol}; fails (never hangs) within {@link ServerSettings#startTimeout()}. */
     StoreServer start(String protocol, ServerSettings settings) throws IOException;

@@ -1,11 +1,10 @@
 package io.erda.bench.backend;
 
 import java.io.IOException;
-import java.util.Map;
 
 /**
- * One connection to a key-value store under test, as the YCSB binding and the comparison driver need it: the
- * operations YCSB issues and the server's counters. Not thread-safe; YCSB gives every thread its own.
+ * One connection to a key-value store under test: the operations YCSB issues. Not thread-safe; YCSB gives every
+ * thread its own.
  */
 public interface StoreClient extends AutoCloseable {
 
@@ -17,12 +16,6 @@ public interface StoreClient extends AutoCloseable {
 
     /** Deletes the key; deleting a missing key is not an error. */
     void delete(byte[] key) throws IOException;
-
-    /**
-     * The server's counters ("name=value" lines of a STATS reply): at least {@code nvm_bytes_written} and
-     * {@code server_cpu_ns}, cumulative since the server started.
-     */
-    Map<String, Long> serverStats() throws IOException;
 
     @Override
     void close() throws IOException;

@@ -3,7 +3,6 @@ package io.erda.bench.compare;
 import io.erda.bench.backend.ServerSettings;
 import io.erda.bench.backend.StoreBackend;
 import io.erda.bench.backend.StoreBackends;
-import io.erda.bench.backend.StoreClient;
 import io.erda.bench.backend.StoreServer;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -19,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -79,6 +77,7 @@ public final class YcsbCompare implements Callable<Integer> {
     Path pmBase;
 
     private final PrintStream progress;
+    private List<String> skipped = List.of();
 
     public YcsbCompare() {
         this(System.out);
@@ -101,6 +100,19 @@ public final class YcsbCompare implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
+        List<String> skipped = new ArrayList<>();
+        for (String p : List.copyOf(protocols)) {
+            StoreBackends.forProtocol(p).unavailable(p).ifPresent(why -> {
+                skipped.add(p + ": " + why);
+                progress.println("ycsb-compare: skipping " + p + ": " + why);
+            });
+        }
+        protocols = protocols.stream().filter(p -> skipped.stream().noneMatch(s -> s.startsWith(p + ": "))).toList();
+        if (protocols.isEmpty()) {
+            progress.println("ycsb-compare: no protocol left to run");
+            return 1;
+        }
+        this.skipped = skipped;
         List<Workload> ws = workloads.stream().map(Workload::of).toList();
         List<Group> plan = plan(ws);
         Path report = out != null ? out : Path.of("results", "ycsb-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -185,7 +197,7 @@ public final class YcsbCompare implements Callable<Integer> {
         } catch (IOException e) {
             throw new ServerStartFailed(e.getMessage());
         }
-        try (server; StoreClient statsClient = backend.connect(g.protocol(), server.uri(), new Properties())) {
+        try (server) {
             int loadThreads = g.steps().stream().mapToInt(Step::threads).max().orElse(1);
             Map<String, String> props = properties(g, server.uri());
             progress.printf(Locale.ROOT, "loading %d records of %d B into %s at %s%n", records, g.valueSize(), g.protocol(), server.uri());
@@ -196,10 +208,10 @@ public final class YcsbCompare implements Callable<Integer> {
                 String label = name + "-" + s.workload().label() + "-t" + s.threads();
                 progress.printf(Locale.ROOT, "[%d/%d] %s: YCSB-%s, %d B values, %d thread%s%n", done, total, g.protocol(),
                     s.workload().label(), g.valueSize(), s.threads(), s.threads() == 1 ? "" : "s");
-                Map<String, Long> before = statsClient.serverStats();
+                Map<String, Long> before = server.stats();
                 YcsbOutput o = YcsbProcess.run(label, false, workloadFiles.get(s.workload()), runProperties(props), s.threads(),
                     Duration.ofSeconds(durationSeconds + 120L), 1, rawDir, progress);
-                Map<String, Long> after = statsClient.serverStats();
+                Map<String, Long> after = server.stats();
                 RunRecord r = record(g, s, o, before, after);
                 progress.printf(Locale.ROOT, "  -> %s ops/s, read %s µs, update %s µs, NVM %s B/op, server CPU %s µs/op%n",
                     ComparisonTable.fmt(r.throughputOps()), ComparisonTable.fmt(r.readMeanUs()), ComparisonTable.fmt(r.updateMeanUs()),
@@ -259,6 +271,9 @@ public final class YcsbCompare implements Callable<Integer> {
         }
         String heading = "YCSB comparison: " + fabric + " fabric, " + records + " records, PM write latency " + pmWriteLatencyNs + " ns/line";
         String table = ComparisonTable.markdown(runs, heading);
+        if (!skipped.isEmpty()) {
+            table += "\n## Not run\n\n" + skipped.stream().map(s -> "- " + s + "\n").reduce("", String::concat);
+        }
         Path md = Files.writeString(report.resolve("results.md"), table, StandardCharsets.UTF_8);
         Path json = Files.writeString(report.resolve("summary.json"), SummaryJson.write(runs), StandardCharsets.UTF_8);
         List<Path> plots = ReportPlots.write(runs, full ? 1024 : valueSize, threads, report);

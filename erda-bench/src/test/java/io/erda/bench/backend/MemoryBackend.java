@@ -26,18 +26,40 @@ public final class MemoryBackend implements StoreBackend {
 
     @Override
     public StoreServer start(String protocol, ServerSettings settings) throws IOException {
-        return ServerProcess.start("memory-" + protocol, MemoryStoreMain.class.getName(),
+        ServerProcess p = ServerProcess.start("memory-" + protocol, MemoryStoreMain.class.getName(),
             protocol.equals("memory-failing") ? List.of("--fail") : List.of(), settings);
+        MemoryClient statsClient = open(p.uri());
+        return new StoreServer() {
+            @Override
+            public String uri() {
+                return p.uri();
+            }
+
+            @Override
+            public Map<String, Long> stats() throws IOException {
+                return statsClient.stats();
+            }
+
+            @Override
+            public void close() throws IOException {
+                statsClient.close();
+                p.close();
+            }
+        };
     }
 
     @Override
     public StoreClient connect(String protocol, String uri, Properties properties) throws IOException {
+        return open(uri);
+    }
+
+    private static MemoryClient open(String uri) throws IOException {
         URI u = URI.create(uri);
         Socket s = new Socket(u.getHost(), u.getPort());
         s.setTcpNoDelay(true);
         DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-        return new StoreClient() {
+        return new MemoryClient() {
             @Override
             public byte[] get(byte[] key) throws IOException {
                 send(MemoryStoreMain.GET, key, null);
@@ -62,8 +84,7 @@ public final class MemoryBackend implements StoreBackend {
                 in.readInt();
             }
 
-            @Override
-            public Map<String, Long> serverStats() throws IOException {
+            Map<String, Long> stats() throws IOException {
                 out.write(MemoryStoreMain.STATS);
                 out.flush();
                 Map<String, Long> stats = new LinkedHashMap<>();
@@ -90,5 +111,10 @@ public final class MemoryBackend implements StoreBackend {
                 out.flush();
             }
         };
+    }
+
+    /** A stand-in connection that can also ask for the server's counters. */
+    private abstract static class MemoryClient implements StoreClient {
+        abstract Map<String, Long> stats() throws IOException;
     }
 }
