@@ -95,6 +95,36 @@ public final class PmDirectory implements AutoCloseable {
         }
     }
 
+    /** Whether {@code directory} holds a store (its table file). */
+    public static boolean exists(Path directory) {
+        return Files.exists(directory.resolve(TABLE_FILE));
+    }
+
+    /**
+     * The geometry recorded in an existing store's headers, read without opening the store (so an
+     * offline tool or a server without geometry options can open it as it was created).
+     */
+    public static StoreGeometry storedGeometry(Path directory) {
+        TableGeometry tableGeometry;
+        int heads;
+        long regionSize;
+        long segmentSize;
+        try (PmRegion tableFile = PmRegion.open(directory.resolve(TABLE_FILE), PmFileHeader.KIND_TABLE, WriteLatencyModel.OFF)) {
+            tableGeometry = HopscotchTable.storedGeometry(tableFile);
+            heads = Math.toIntExact(tableFile.geometry(HopscotchTable.FIRST_OWNER_SLOT));
+            regionSize = tableFile.geometry(HopscotchTable.FIRST_OWNER_SLOT + 1);
+            segmentSize = tableFile.geometry(HopscotchTable.FIRST_OWNER_SLOT + 2);
+        }
+        long granule = LogGeometry.DEFAULT_HIGH_WATER_GRANULE;
+        Path firstRegion = directory.resolve(regionFileName(0, 0));
+        if (Files.exists(firstRegion)) {
+            try (PmRegion region = PmRegion.open(firstRegion, PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
+                granule = region.geometry(3);
+            }
+        }
+        return new StoreGeometry(heads, tableGeometry, new LogGeometry(regionSize, segmentSize, granule));
+    }
+
     private static PmRegion openRegion(Path file, int head, int index, LogGeometry log, WriteLatencyModel latency) {
         PmRegion region = PmRegion.open(file, PmFileHeader.KIND_LOG_REGION, latency);
         try {
