@@ -73,6 +73,9 @@ public final class YcsbCompare implements Callable<Integer> {
     @Option(names = "--pm-write-latency-ns", defaultValue = "150", description = "modelled PM write latency per cache line (default: ${DEFAULT-VALUE}, paper §5.1)")
     long pmWriteLatencyNs;
 
+    @Option(names = "--persistence", defaultValue = "wsp", description = "persistence method the servers advertise: wsp, read-after-write, server-flush (default: ${DEFAULT-VALUE})")
+    String persistence;
+
     @Option(names = "--pm-dir", description = "where the temporary PM directory goes (default /dev/shm, else the system temp dir)")
     Path pmBase;
 
@@ -187,7 +190,7 @@ public final class YcsbCompare implements Callable<Integer> {
         StoreBackend backend = StoreBackends.forProtocol(g.protocol());
         String name = fabric + "-" + g.protocol() + "-v" + g.valueSize();
         Path pmDir = Files.createDirectories(scratch.resolve(name));
-        ServerSettings settings = new ServerSettings(fabric, pmDir, pmWriteLatencyNs, fabric.equals("tcp"),
+        ServerSettings settings = new ServerSettings(fabric, pmDir, pmWriteLatencyNs, persistence, fabric.equals("tcp"),
             Duration.ofSeconds(60), rawDir);
         progress.printf(Locale.ROOT, "starting %s server (%s fabric, PM files in %s)%n", g.protocol(), fabric, pmDir);
         List<RunRecord> results = new ArrayList<>();
@@ -208,10 +211,12 @@ public final class YcsbCompare implements Callable<Integer> {
                 String label = name + "-" + s.workload().label() + "-t" + s.threads();
                 progress.printf(Locale.ROOT, "[%d/%d] %s: YCSB-%s, %d B values, %d thread%s%n", done, total, g.protocol(),
                     s.workload().label(), g.valueSize(), s.threads(), s.threads() == 1 ? "" : "s");
-                Map<String, Long> before = server.stats();
+                CounterWindow counters = new CounterWindow(server);
                 YcsbOutput o = YcsbProcess.run(label, false, workloadFiles.get(s.workload()), runProperties(props), s.threads(),
-                    Duration.ofSeconds(durationSeconds + 120L), 1, rawDir, progress);
-                Map<String, Long> after = server.stats();
+                    Duration.ofSeconds(durationSeconds + 120L), 1, rawDir, progress, counters::open, counters::close);
+                Map<String, Long> before = counters.before();
+                Map<String, Long> after = counters.after();
+                Files.writeString(rawDir.resolve(label + ".stats"), counters.describe(), StandardCharsets.UTF_8);
                 RunRecord r = record(g, s, o, before, after);
                 progress.printf(Locale.ROOT, "  -> %s ops/s, read %s µs, update %s µs, NVM %s B/op, server CPU %s µs/op%n",
                     ComparisonTable.fmt(r.throughputOps()), ComparisonTable.fmt(r.readMeanUs()), ComparisonTable.fmt(r.updateMeanUs()),

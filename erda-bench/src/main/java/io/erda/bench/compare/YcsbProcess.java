@@ -1,6 +1,7 @@
 package io.erda.bench.compare;
 
 import io.erda.bench.backend.ServerProcess;
+import io.erda.bench.ycsb.ErdaYcsbDb;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -43,6 +44,16 @@ final class YcsbProcess {
      */
     static YcsbOutput run(String label, boolean load, Path workload, Map<String, String> properties, int threads,
                           Duration timeout, long minOk, Path rawDir, PrintStream progress) throws IOException {
+        return run(label, load, workload, properties, threads, timeout, minOk, rawDir, progress, () -> { }, () -> { });
+    }
+
+    /**
+     * As above; {@code allConnected} runs when every YCSB thread has connected, {@code firstClosing} when the first
+     * is about to disconnect (both on the thread reading YCSB's stderr, at most once each).
+     */
+    static YcsbOutput run(String label, boolean load, Path workload, Map<String, String> properties, int threads,
+                          Duration timeout, long minOk, Path rawDir, PrintStream progress, Runnable allConnected,
+                          Runnable firstClosing) throws IOException {
         List<String> command = new ArrayList<>(List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
             "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), "site.ycsb.Client",
             load ? "-load" : "-t", "-db", "io.erda.bench.ycsb.ErdaYcsbDb", "-P", workload.toString(),
@@ -56,10 +67,21 @@ final class YcsbProcess {
         Thread pump = Thread.ofPlatform().daemon().name("ycsb-" + label).start(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
                  PrintWriter saved = new PrintWriter(Files.newBufferedWriter(err, StandardCharsets.UTF_8), true)) {
+                int connected = 0;
+                boolean closing = false;
                 for (String line; (line = in.readLine()) != null; ) {
                     saved.println(line);
                     Matcher m = STATUS.matcher(line);
-                    if (m.find()) {
+                    if (line.equals(ErdaYcsbDb.CONNECTED)) {
+                        if (++connected == threads) {
+                            allConnected.run();
+                        }
+                    } else if (line.equals(ErdaYcsbDb.CLOSING)) {
+                        if (!closing) {
+                            closing = true;
+                            firstClosing.run();
+                        }
+                    } else if (m.find()) {
                         progress.println("  " + label + ": " + m.group().replaceAll("; est completion in .*", "").strip().replaceAll(";$", ""));
                     } else if (line.startsWith("erda-ycsb:") || line.contains("Exception") || line.startsWith("Error")) {
                         synchronized (errors) {

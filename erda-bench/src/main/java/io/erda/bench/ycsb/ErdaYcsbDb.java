@@ -39,6 +39,14 @@ import site.ycsb.Status;
  */
 public final class ErdaYcsbDb extends DB {
 
+    /**
+     * Printed to stderr by every thread once connected, and before it disconnects: the driver reads the server's
+     * counters when all threads have connected and when the first one closes, so connection set-up and tear-down
+     * are not charged to the operations.
+     */
+    public static final String CONNECTED = "erda-ycsb: connected";
+    public static final String CLOSING = "erda-ycsb: closing";
+
     private StoreClient client;
     private boolean failureReported;
 
@@ -66,11 +74,13 @@ public final class ErdaYcsbDb extends DB {
         } catch (Exception e) {
             throw new DBException("cannot connect to " + uri + " with protocol " + protocol + ": " + e, e);
         }
+        System.err.println(CONNECTED);
     }
 
     @Override
     public void cleanup() throws DBException {
         if (client != null) {
+            System.err.println(CLOSING);
             try {
                 client.close();
             } catch (Exception e) {

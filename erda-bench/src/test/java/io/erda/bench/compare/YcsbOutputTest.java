@@ -8,7 +8,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** Fixtures: real YCSB 0.17.0 stdout of ErdaYcsbDb runs (src/test/resources/ycsb-output). */
+/**
+ * Fixtures: real YCSB 0.17.0 stdout of ErdaYcsbDb runs (src/test/resources/ycsb-output): workloadc-erda-shm.out
+ * against the Erda store, the others against the test stand-in (a server killed mid-run, no server at all).
+ */
 class YcsbOutputTest {
 
     @Test
@@ -22,6 +25,17 @@ class YcsbOutputTest {
         assertThat(o.p99Micros("READ")).isEqualTo(83.0);
         assertThat(o.meanMicros("UPDATE")).isCloseTo(34.0, within(0.1));
         assertThat(o.p99Micros("UPDATE")).isEqualTo(91.0);
+        assertThat(o.failures()).isEmpty();
+    }
+
+    @Test
+    void readOnlyRunAgainstTheErdaStoreHasReadFiguresOnly() throws IOException {
+        YcsbOutput o = YcsbOutput.parse(fixture("workloadc-erda-shm.out"));
+        assertThat(o.throughput()).isCloseTo(109309.01, within(0.01));
+        assertThat(o.okOperations()).isEqualTo(549715);
+        assertThat(o.meanMicros("READ")).isCloseTo(6.497, within(0.001));
+        assertThat(o.p99Micros("READ")).isEqualTo(20.0);
+        assertThat(o.meanMicros("UPDATE")).isNull();
         assertThat(o.failures()).isEmpty();
     }
 
