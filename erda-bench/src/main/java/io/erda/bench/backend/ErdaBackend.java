@@ -1,0 +1,149 @@
+package io.erda.bench.backend;
+
+import io.erda.client.ClientOptions;
+import io.erda.client.ErdaClient;
+import io.erda.client.KeyValueClient;
+import io.erda.core.wire.PersistenceMethod;
+import io.erda.server.RequestServer;
+import io.erda.server.ServerConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * The Erda store: one server binary for every protocol (the server picks a handler per connection from the
+ * connect data), clients from erda-client. On the shm fabric the server runs embedded in the driver's JVM
+ * ({@link RequestServer}); otherwise, or when asked, as an {@code io.erda.server.ErdaServerMain} process.
+ *
+ * <p>Binding properties: {@code erda.operation-timeout-ms} (client's wait for one completion or reply).
+ */
+public final class ErdaBackend implements StoreBackend {
+
+    @Override
+    public Set<String> protocols() {
+        return Set.of("erda", "redo-log", "read-after-write");
+    }
+
+    @Override
+    public Optional<String> unavailable(String protocol) {
+        String constant = constant(protocol);
+        boolean known = Arrays.stream(ClientOptions.Protocol.values()).anyMatch(p -> p.name().equals(constant));
+        return known ? Optional.empty()
+            : Optional.of("erda-client has no " + protocol + " client yet (ClientOptions.Protocol is "
+                + Arrays.toString(ClientOptions.Protocol.values()) + ")");
+    }
+
+    @Override
+    public StoreServer start(String protocol, ServerSettings s) throws IOException {
+        if (s.separateProcess() || !s.fabric().equals("shm")) {
+            return startProcess(s);
+        }
+        ServerConfig config = new ServerConfig(s.pmDir().resolve("store"), listenUri(s), null, null, null, null,
+            PersistenceMethod.fromOption(s.persistence()), ServerConfig.DEFAULT_LEASE, s.pmWriteLatencyNs(), 1);
+        RequestServer server;
+        try {
+            server = RequestServer.start(config);
+        } catch (RuntimeException e) {
+            throw new IOException("embedded erda server on " + config.listen() + " failed to start: " + e, e);
+        }
+        return new StoreServer() {
+            @Override
+            public String uri() {
+                return server.uri().toString();
+            }
+
+            @Override
+            public Map<String, Long> stats() {
+                return StatsText.parse(server.stats());
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    private static StoreServer startProcess(ServerSettings s) throws IOException {
+        ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
+            "io.erda.server.ErdaServerMain", List.of("--dir", s.pmDir().resolve("store").toString(),
+                "--listen", listenUri(s).toString(), "--pm-write-latency-ns", Long.toString(s.pmWriteLatencyNs()),
+                "--persistence", s.persistence()), s);
+        ErdaClient statsClient;
+        try {
+            statsClient = ErdaClient.connect(ClientOptions.of(URI.create(p.uri())).withPoolSize(1));
+        } catch (RuntimeException e) {
+            p.close();
+            throw new IOException("erda server at " + p.uri() + " started but refused a connection: " + e, e);
+        }
+        return new StoreServer() {
+            @Override
+            public String uri() {
+                return p.uri();
+            }
+
+            @Override
+            public Map<String, Long> stats() {
+                return StatsText.parse(statsClient.serverStats());
+            }
+
+            @Override
+            public void close() {
+                statsClient.close();
+                p.close();
+            }
+        };
+    }
+
+    private static URI listenUri(ServerSettings s) {
+        return s.fabric().equals("shm") ? URI.create("shm://" + s.pmDir().toAbsolutePath().resolve("fabric"))
+            : URI.create("tcp://127.0.0.1:0");
+    }
+
+    @Override
+    public StoreClient connect(String protocol, String uri, Properties properties) throws IOException {
+        unavailable(protocol).ifPresent(why -> {
+            throw new IllegalArgumentException(why);
+        });
+        ClientOptions options = ClientOptions.of(URI.create(uri)).withPoolSize(1);
+        String timeout = properties.getProperty("erda.operation-timeout-ms");
+        if (timeout != null) {
+            options = options.withOperationTimeout(Duration.ofMillis(Long.parseLong(timeout)));
+        }
+        return new KeyValueStoreClient(ErdaClient.connect(options));
+    }
+
+    private static String constant(String protocol) {
+        return protocol.toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
+    /** A {@link KeyValueClient} of erda-client as a {@link StoreClient}. */
+    private record KeyValueStoreClient(KeyValueClient client) implements StoreClient {
+        @Override
+        public byte[] get(byte[] key) {
+            return client.get(key);
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            client.put(key, value);
+        }
+
+        @Override
+        public void delete(byte[] key) {
+            client.delete(key);
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+}

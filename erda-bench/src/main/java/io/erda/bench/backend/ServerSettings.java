@@ -1,0 +1,19 @@
+package io.erda.bench.backend;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How the comparison driver wants a server started.
+ *
+ * @param fabric           {@code shm} or {@code tcp}
+ * @param pmDir            an empty directory for the server's PM files (removed by the driver afterwards)
+ * @param pmWriteLatencyNs the PM write-latency model per written cache line (paper §5.1: 150 ns), 0 for none
+ * @param persistence      the persistence method the server advertises (wsp, read-after-write, server-flush)
+ * @param separateProcess  true: a server process of its own; false: in the driver's JVM where the store can
+ * @param startTimeout     how long a start may take before it counts as failed
+ * @param logDir           where a server process's stdout/stderr go
+ */
+public record ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
+                             Duration startTimeout, Path logDir) {
+}

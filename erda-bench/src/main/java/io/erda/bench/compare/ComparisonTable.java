@@ -1,0 +1,122 @@
+package io.erda.bench.compare;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * results.md: every run's figures, then each protocol's ratios against Redo Logging in the same setting (fabric,
+ * workload, value size, threads), then the issue's acceptance checks where the runs cover them.
+ */
+final class ComparisonTable {
+
+    static final String REFERENCE = "redo-log";
+
+    private ComparisonTable() {
+    }
+
+    static String markdown(List<RunRecord> runs, String heading) {
+        StringBuilder b = new StringBuilder("# ").append(heading).append("\n\n");
+        b.append("| fabric | workload | value B | threads | protocol | throughput ops/s | read mean µs | read p99 µs "
+            + "| update mean µs | update p99 µs | NVM B/op | server CPU µs/op |\n");
+        b.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (RunRecord r : runs) {
+            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                r.fabric(), r.workload(), r.valueSize(), r.threads(), r.protocol(), fmt(r.throughputOps()),
+                fmt(r.readMeanUs()), fmt(r.readP99Us()), fmt(r.updateMeanUs()), fmt(r.updateP99Us()),
+                fmt(r.nvmBytesPerOp()), fmt(r.serverCpuUsPerOp())));
+        }
+        b.append("\n## Ratios against Redo Logging (same fabric, workload, value size, threads)\n\n");
+        b.append("Throughput: higher is better; latency, NVM bytes and server CPU: lower is better.\n\n");
+        b.append("| fabric | workload | value B | threads | protocol | throughput × | read mean × | update mean × "
+            + "| NVM B/op × | server CPU/op × |\n");
+        b.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
+        boolean any = false;
+        for (RunRecord r : runs) {
+            RunRecord ref = reference(runs, r);
+            if (ref == null || r.protocol().equals(REFERENCE)) {
+                continue;
+            }
+            any = true;
+            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s |%n",
+                r.fabric(), r.workload(), r.valueSize(), r.threads(), r.protocol(),
+                ratio(r, ref, RunRecord::throughputOps), ratio(r, ref, RunRecord::readMeanUs),
+                ratio(r, ref, RunRecord::updateMeanUs), ratio(r, ref, RunRecord::nvmBytesPerOp),
+                ratio(r, ref, RunRecord::serverCpuUsPerOp)));
+        }
+        if (!any) {
+            b.append("| (no Redo Logging runs to compare with) | | | | | | | | | |\n");
+        }
+        String acceptance = acceptance(runs);
+        if (!acceptance.isEmpty()) {
+            b.append("\n## Acceptance (shm, 1 KiB values)\n\n").append(acceptance);
+        }
+        return b.toString();
+    }
+
+    /** The Redo Logging run in the same setting as {@code r}, or null. */
+    static RunRecord reference(List<RunRecord> runs, RunRecord r) {
+        for (RunRecord o : runs) {
+            if (o.protocol().equals(REFERENCE) && o.fabric().equals(r.fabric()) && o.workload().equals(r.workload())
+                && o.valueSize() == r.valueSize() && o.threads() == r.threads()) {
+                return o;
+            }
+        }
+        return null;
+    }
+
+    /** The targets: Erda vs Redo Logging throughput on C, B, A; server CPU per GET; NVM bytes per update. */
+    private static String acceptance(List<RunRecord> runs) {
+        StringBuilder b = new StringBuilder();
+        for (RunRecord r : runs) {
+            if (!r.protocol().equals("erda") || !r.fabric().equals("shm") || r.valueSize() != 1024) {
+                continue;
+            }
+            RunRecord ref = reference(runs, r);
+            String where = " (" + r.threads() + " thread" + (r.threads() == 1 ? "" : "s") + ")";
+            double target = switch (r.workload()) {
+                case "C" -> 1.5;
+                case "B" -> 1.4;
+                case "A" -> 1.3;
+                default -> 0;
+            };
+            if (target > 0 && ref != null) {
+                check(b, "YCSB-" + r.workload() + " throughput ≥ " + target + "× Redo Logging" + where,
+                    r.throughputOps() / ref.throughputOps(), r.throughputOps() / ref.throughputOps() >= target);
+            }
+            if (r.workload().equals("C") && r.serverCpuUsPerOp() != null) {
+                check(b, "server CPU per GET is 0 µs" + where, r.serverCpuUsPerOp(), r.serverCpuUsPerOp() == 0);
+            }
+            if (r.workload().equals("update-only") && ref != null && r.nvmBytesPerOp() != null && ref.nvmBytesPerOp() != null) {
+                double x = r.nvmBytesPerOp() / ref.nvmBytesPerOp();
+                check(b, "NVM bytes per update ≤ 0.55× Redo Logging" + where, x, x <= 0.55);
+            }
+        }
+        return b.toString();
+    }
+
+    private static void check(StringBuilder b, String what, double measured, boolean met) {
+        b.append(String.format(Locale.ROOT, "- %s %s: measured %s%n", met ? "met" : "NOT met", what, fmt(measured)));
+    }
+
+    private static String ratio(RunRecord r, RunRecord ref, Function<RunRecord, Double> figure) {
+        Double a = figure.apply(r);
+        Double b = figure.apply(ref);
+        if (a == null || b == null) {
+            return "n/a";
+        }
+        if (b == 0) {
+            return Objects.equals(a, 0.0) ? "1.00" : "∞";
+        }
+        return String.format(Locale.ROOT, "%.2f", a / b);
+    }
+
+    static String fmt(Double v) {
+        if (v == null) {
+            return "—";
+        }
+        double a = Math.abs(v);
+        return String.format(Locale.ROOT, a >= 1000 ? "%.0f" : a >= 10 ? "%.1f" : a == 0 ? "0" : "%.3g", v);
+    }
+}

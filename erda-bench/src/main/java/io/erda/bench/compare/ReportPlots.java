@@ -1,0 +1,103 @@
+package io.erda.bench.compare;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * The report's PNG plots (XChart, headless): per workload and protocol at the base setting (the run's value size
+ * and thread count) throughput, mean latency, NVM bytes per operation and server CPU per operation; with more
+ * than one value size, mean latency against value size per workload (paper Figs. 14–17); with more than one
+ * thread count, throughput against threads per workload (Figs. 18–21).
+ */
+final class ReportPlots {
+
+    private static final int WIDTH = 900;
+    private static final int HEIGHT = 540;
+
+    private ReportPlots() {
+    }
+
+    /** Writes the plots into {@code dir}; returns their files. */
+    static List<Path> write(List<RunRecord> runs, int baseValueSize, int baseThreads, Path dir) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        List<Path> files = new ArrayList<>();
+        List<RunRecord> base = runs.stream().filter(r -> r.valueSize() == baseValueSize && r.threads() == baseThreads).toList();
+        String setting = " (" + baseValueSize + " B values, " + baseThreads + " thread" + (baseThreads == 1 ? "" : "s") + ")";
+        files.add(bars(base, "Throughput" + setting, "ops/s", RunRecord::throughputOps, dir.resolve("throughput.png")));
+        files.add(bars(base, "Mean latency per workload" + setting, "µs", RunRecord::meanUs, dir.resolve("latency-per-workload.png")));
+        files.add(bars(base, "NVM bytes written per operation" + setting, "bytes", RunRecord::nvmBytesPerOp, dir.resolve("nvm-bytes-per-op.png")));
+        files.add(bars(base, "Server CPU per operation" + setting, "µs", RunRecord::serverCpuUsPerOp, dir.resolve("server-cpu-per-op.png")));
+        if (distinct(runs, RunRecord::valueSize).size() > 1) {
+            for (String w : distinct(runs, RunRecord::workload)) {
+                List<RunRecord> sweep = runs.stream().filter(r -> r.workload().equals(w) && r.threads() == baseThreads).toList();
+                files.add(lines(sweep, "Mean latency of " + w + " against value size (" + baseThreads + " threads)",
+                    "value size (B)", "µs", RunRecord::valueSize, RunRecord::meanUs, true,
+                    dir.resolve("latency-vs-value-size-" + w + ".png")));
+            }
+        }
+        if (distinct(runs, RunRecord::threads).size() > 1) {
+            for (String w : distinct(runs, RunRecord::workload)) {
+                List<RunRecord> sweep = runs.stream().filter(r -> r.workload().equals(w) && r.valueSize() == baseValueSize).toList();
+                files.add(lines(sweep, "Throughput of " + w + " against threads (" + baseValueSize + " B values)",
+                    "threads", "ops/s", RunRecord::threads, RunRecord::throughputOps, false,
+                    dir.resolve("throughput-vs-threads-" + w + ".png")));
+            }
+        }
+        return files;
+    }
+
+    private static Path bars(List<RunRecord> runs, String title, String yTitle, Function<RunRecord, Double> figure, Path file)
+        throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+            .xAxisTitle("workload").yAxisTitle(yTitle).build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS).setLegendLayout(Styler.LegendLayout.Horizontal);
+        List<String> workloads = new ArrayList<>(distinct(runs, RunRecord::workload));
+        for (String protocol : distinct(runs, RunRecord::protocol)) {
+            List<Double> ys = new ArrayList<>();
+            for (String w : workloads) {
+                ys.add(runs.stream().filter(r -> r.protocol().equals(protocol) && r.workload().equals(w))
+                    .map(figure).filter(v -> v != null).findFirst().orElse(null));
+            }
+            chart.addSeries(protocol, workloads, ys);
+        }
+        return save(chart, file);
+    }
+
+    private static Path lines(List<RunRecord> runs, String title, String xTitle, String yTitle, Function<RunRecord, Integer> x,
+                              Function<RunRecord, Double> y, boolean logX, Path file) throws IOException {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        chart.getStyler().setXAxisLogarithmic(logX);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS).setLegendLayout(Styler.LegendLayout.Horizontal);
+        for (String protocol : distinct(runs, RunRecord::protocol)) {
+            List<RunRecord> points = runs.stream().filter(r -> r.protocol().equals(protocol) && y.apply(r) != null)
+                .sorted((a, b) -> Integer.compare(x.apply(a), x.apply(b))).toList();
+            if (!points.isEmpty()) {
+                chart.addSeries(protocol, points.stream().map(p -> (double) x.apply(p)).toList(), points.stream().map(y).toList());
+            }
+        }
+        return save(chart, file);
+    }
+
+    private static Path save(Chart<?, ?> chart, Path file) throws IOException {
+        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        return file;
+    }
+
+    private static <T> Set<T> distinct(List<RunRecord> runs, Function<RunRecord, T> f) {
+        Set<T> s = new LinkedHashSet<>();
+        runs.forEach(r -> s.add(f.apply(r)));
+        return s;
+    }
+}

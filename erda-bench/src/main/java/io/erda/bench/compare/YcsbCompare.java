@@ -1,0 +1,312 @@
+package io.erda.bench.compare;
+
+import io.erda.bench.backend.ServerSettings;
+import io.erda.bench.backend.StoreBackend;
+import io.erda.bench.backend.StoreBackends;
+import io.erda.bench.backend.StoreServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The YCSB comparison (scripts/ycsb-compare): for each protocol, a fresh server with the PM write-latency model on
+ * (paper §5.1: 150 ns per cache line), a YCSB load, then the workloads, each a YCSB JVM of its own; the server's
+ * counters before and after each run give NVM bytes and server CPU per operation. Protocols run one after the
+ * other, so only one server is alive at a time and none competes for the cores of another's run.
+ */
+@Command(name = "ycsb-compare", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "YCSB A, B, C and update-only against Erda, Redo Logging and Read After Write, side by side")
+public final class YcsbCompare implements Callable<Integer> {
+
+    static final List<Integer> FULL_VALUE_SIZES = List.of(16, 64, 256, 1024, 4096);
+
+    @Option(names = "--fabric", defaultValue = "shm", description = "shm (default; same host) or tcp (loopback, each server a process)")
+    String fabric;
+
+    @Option(names = "--out", description = "report directory (default: a fresh results/ycsb-TIMESTAMP)")
+    Path out;
+
+    @Option(names = "--full", description = "the paper's sweeps: value sizes 16 B to 4 KiB at --threads; threads 1 to --max-threads at 1 KiB")
+    boolean full;
+
+    @Option(names = "--protocols", split = ",", defaultValue = "erda,redo-log,read-after-write", description = "protocols to compare (default: ${DEFAULT-VALUE})")
+    List<String> protocols;
+
+    @Option(names = "--workloads", split = ",", defaultValue = "A,B,C,update-only", description = "workloads (default: ${DEFAULT-VALUE})")
+    List<String> workloads;
+
+    @Option(names = "--value-size", defaultValue = "1024", description = "value size in bytes, 16 to 4096 (default: ${DEFAULT-VALUE})")
+    int valueSize;
+
+    @Option(names = "--threads", defaultValue = "1", description = "YCSB client threads (default: ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--max-threads", description = "--full: the thread sweep's largest count (default: 2 × cores)")
+    Integer maxThreads;
+
+    @Option(names = "--records", defaultValue = "10000", description = "records loaded (default: ${DEFAULT-VALUE})")
+    int records;
+
+    @Option(names = "--operations", defaultValue = "0", description = "operations per run; 0 (default): as many as fit in --duration")
+    long operations;
+
+    @Option(names = "--duration", defaultValue = "10", description = "seconds per run at most (default: ${DEFAULT-VALUE})")
+    int durationSeconds;
+
+    @Option(names = "--pm-write-latency-ns", defaultValue = "150", description = "modelled PM write latency per cache line (default: ${DEFAULT-VALUE}, paper §5.1)")
+    long pmWriteLatencyNs;
+
+    @Option(names = "--persistence", defaultValue = "wsp", description = "persistence method the servers advertise: wsp, read-after-write, server-flush (default: ${DEFAULT-VALUE})")
+    String persistence;
+
+    @Option(names = "--pm-dir", description = "where the temporary PM directory goes (default /dev/shm, else the system temp dir)")
+    Path pmBase;
+
+    private final PrintStream progress;
+    private List<String> skipped = List.of();
+
+    public YcsbCompare() {
+        this(System.out);
+    }
+
+    YcsbCompare(PrintStream progress) {
+        this.progress = progress;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new YcsbCompare()).execute(args));
+    }
+
+    /** One server lifetime: a fresh server and PM directory, a load, then the runs. */
+    record Group(String protocol, int valueSize, List<Step> steps) { }
+
+    /** One measured YCSB run of a group. */
+    record Step(Workload workload, int threads) { }
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        List<String> skipped = new ArrayList<>();
+        for (String p : List.copyOf(protocols)) {
+            StoreBackends.forProtocol(p).unavailable(p).ifPresent(why -> {
+                skipped.add(p + ": " + why);
+                progress.println("ycsb-compare: skipping " + p + ": " + why);
+            });
+        }
+        protocols = protocols.stream().filter(p -> skipped.stream().noneMatch(s -> s.startsWith(p + ": "))).toList();
+        if (protocols.isEmpty()) {
+            progress.println("ycsb-compare: no protocol left to run");
+            return 1;
+        }
+        this.skipped = skipped;
+        List<Workload> ws = workloads.stream().map(Workload::of).toList();
+        List<Group> plan = plan(ws);
+        Path report = out != null ? out : Path.of("results", "ycsb-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(report);
+        Path rawDir = report.resolve("raw");
+        Path workloadDir = report.resolve("workloads");
+        Map<Workload, Path> workloadFiles = new LinkedHashMap<>();
+        for (Workload w : ws) {
+            workloadFiles.put(w, w.extractTo(workloadDir));
+        }
+        Path base = pmBase != null ? pmBase : Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        Path scratch = Files.createTempDirectory(base, "erda-ycsb-");
+        Thread cleanup = new Thread(() -> {
+            // Ctrl-C or a failure: no server or YCSB process outlives the driver, no PM file stays behind.
+            ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+            deleteTree(scratch);
+        }, "ycsb-compare-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        long steps = plan.stream().mapToLong(g -> g.steps().size()).sum();
+        progress.printf(Locale.ROOT, "ycsb-compare: %d runs (%s; %s fabric; %d records; %s per run; PM write latency %d ns; PM files in %s)%n",
+            steps, String.join(",", protocols), fabric, records, operations > 0 ? operations + " operations, at most " + durationSeconds + " s" : durationSeconds + " s",
+            pmWriteLatencyNs, scratch);
+        List<RunRecord> runs = new ArrayList<>();
+        try {
+            int done = 0;
+            for (Group g : plan) {
+                runs.addAll(runGroup(g, scratch, rawDir, workloadFiles, done, steps));
+                done += g.steps().size();
+            }
+        } catch (YcsbProcess.FailedRun | ServerStartFailed e) {
+            progress.println("ycsb-compare: stopped: " + e.getMessage());
+            writeReport(report, runs);
+            return 1;
+        } finally {
+            deleteTree(scratch);
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        }
+        writeReport(report, runs);
+        return 0;
+    }
+
+    private void validate() {
+        if (!fabric.equals("shm") && !fabric.equals("tcp")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--fabric " + fabric + " is not shm or tcp");
+        }
+        if (valueSize < 1 || threads < 1 || records < 1 || durationSeconds < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--value-size " + valueSize + ", --threads " + threads
+                + ", --records " + records + " and --duration " + durationSeconds + " must all be at least 1");
+        }
+        protocols.forEach(StoreBackends::forProtocol);
+    }
+
+    List<Group> plan(List<Workload> ws) {
+        List<Integer> sizes = full ? FULL_VALUE_SIZES : List.of(valueSize);
+        int most = maxThreads != null ? maxThreads : 2 * Runtime.getRuntime().availableProcessors();
+        List<Group> groups = new ArrayList<>();
+        for (String protocol : protocols) {
+            for (int size : sizes) {
+                List<Integer> counts = full && size == 1024 ? IntStream.rangeClosed(1, Math.max(most, threads)).boxed().toList() : List.of(threads);
+                List<Step> steps = new ArrayList<>();
+                for (Workload w : ws) {
+                    counts.forEach(t -> steps.add(new Step(w, t)));
+                }
+                groups.add(new Group(protocol, size, steps));
+            }
+        }
+        return groups;
+    }
+
+    private List<RunRecord> runGroup(Group g, Path scratch, Path rawDir, Map<Workload, Path> workloadFiles, int done, long total)
+        throws Exception {
+        StoreBackend backend = StoreBackends.forProtocol(g.protocol());
+        String name = fabric + "-" + g.protocol() + "-v" + g.valueSize();
+        Path pmDir = Files.createDirectories(scratch.resolve(name));
+        ServerSettings settings = new ServerSettings(fabric, pmDir, pmWriteLatencyNs, persistence, fabric.equals("tcp"),
+            Duration.ofSeconds(60), rawDir);
+        progress.printf(Locale.ROOT, "starting %s server (%s fabric, PM files in %s)%n", g.protocol(), fabric, pmDir);
+        List<RunRecord> results = new ArrayList<>();
+        StoreServer server;
+        try {
+            server = backend.start(g.protocol(), settings);
+        } catch (IOException e) {
+            throw new ServerStartFailed(e.getMessage());
+        }
+        try (server) {
+            int loadThreads = g.steps().stream().mapToInt(Step::threads).max().orElse(1);
+            Map<String, String> props = properties(g, server.uri());
+            progress.printf(Locale.ROOT, "loading %d records of %d B into %s at %s%n", records, g.valueSize(), g.protocol(), server.uri());
+            YcsbProcess.run(name + "-load", true, workloadFiles.get(g.steps().getFirst().workload()), props, loadThreads,
+                Duration.ofSeconds(600), records, rawDir, progress);
+            for (Step s : g.steps()) {
+                done++;
+                String label = name + "-" + s.workload().label() + "-t" + s.threads();
+                progress.printf(Locale.ROOT, "[%d/%d] %s: YCSB-%s, %d B values, %d thread%s%n", done, total, g.protocol(),
+                    s.workload().label(), g.valueSize(), s.threads(), s.threads() == 1 ? "" : "s");
+                CounterWindow counters = new CounterWindow(server);
+                YcsbOutput o = YcsbProcess.run(label, false, workloadFiles.get(s.workload()), runProperties(props), s.threads(),
+                    Duration.ofSeconds(durationSeconds + 120L), 1, rawDir, progress, counters::open, counters::close);
+                Map<String, Long> before = counters.before();
+                Map<String, Long> after = counters.after();
+                Files.writeString(rawDir.resolve(label + ".stats"), counters.describe(), StandardCharsets.UTF_8);
+                RunRecord r = record(g, s, o, before, after);
+                progress.printf(Locale.ROOT, "  -> %s ops/s, read %s µs, update %s µs, NVM %s B/op, server CPU %s µs/op%n",
+                    ComparisonTable.fmt(r.throughputOps()), ComparisonTable.fmt(r.readMeanUs()), ComparisonTable.fmt(r.updateMeanUs()),
+                    ComparisonTable.fmt(r.nvmBytesPerOp()), ComparisonTable.fmt(r.serverCpuUsPerOp()));
+                results.add(r);
+            }
+        } finally {
+            deleteTree(pmDir);
+        }
+        return results;
+    }
+
+    private Map<String, String> properties(Group g, String uri) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("erda.protocol", g.protocol());
+        p.put("erda.uri", uri);
+        p.put("recordcount", Integer.toString(records));
+        p.put("fieldcount", "1");
+        p.put("fieldlength", Integer.toString(g.valueSize()));
+        return p;
+    }
+
+    private Map<String, String> runProperties(Map<String, String> load) {
+        Map<String, String> p = new LinkedHashMap<>(load);
+        p.put("operationcount", Long.toString(operations > 0 ? operations : Integer.MAX_VALUE));
+        p.put("maxexecutiontime", Integer.toString(durationSeconds));
+        return p;
+    }
+
+    private RunRecord record(Group g, Step s, YcsbOutput o, Map<String, Long> before, Map<String, Long> after) {
+        long reads = o.ok("READ");
+        long updates = o.ok("UPDATE");
+        long ops = reads + updates;
+        Double mean = null;
+        if (ops > 0) {
+            double sum = (reads > 0 ? reads * o.meanMicros("READ") : 0) + (updates > 0 ? updates * o.meanMicros("UPDATE") : 0);
+            mean = sum / ops;
+        }
+        Double cpuNs = perOp(before, after, "server_cpu_ns", ops);
+        return new RunRecord(fabric, g.protocol(), s.workload().label(), g.valueSize(), s.threads(), o.throughput(),
+            s.workload().reads ? o.meanMicros("READ") : null, s.workload().reads ? o.p99Micros("READ") : null,
+            s.workload().updates ? o.meanMicros("UPDATE") : null, s.workload().updates ? o.p99Micros("UPDATE") : null,
+            perOp(before, after, "nvm_bytes_written", ops), cpuNs == null ? null : cpuNs / 1000.0, mean);
+    }
+
+    /** Growth of a server counter over a run, per operation; null if the server does not report it. */
+    static Double perOp(Map<String, Long> before, Map<String, Long> after, String counter, long ops) {
+        Long a = before.get(counter);
+        Long b = after.get(counter);
+        return a == null || b == null || ops == 0 ? null : (double) (b - a) / ops;
+    }
+
+    private void writeReport(Path report, List<RunRecord> runs) throws IOException {
+        if (runs.isEmpty()) {
+            progress.println("no run completed; raw outputs in " + report.resolve("raw"));
+            return;
+        }
+        String heading = "YCSB comparison: " + fabric + " fabric, " + records + " records, PM write latency " + pmWriteLatencyNs + " ns/line";
+        String table = ComparisonTable.markdown(runs, heading);
+        if (!skipped.isEmpty()) {
+            table += "\n## Not run\n\n" + skipped.stream().map(s -> "- " + s + "\n").reduce("", String::concat);
+        }
+        Path md = Files.writeString(report.resolve("results.md"), table, StandardCharsets.UTF_8);
+        Path json = Files.writeString(report.resolve("summary.json"), SummaryJson.write(runs), StandardCharsets.UTF_8);
+        List<Path> plots = ReportPlots.write(runs, full ? 1024 : valueSize, threads, report);
+        progress.println();
+        progress.print(table);
+        progress.println();
+        progress.println("report: " + report);
+        progress.println("  " + md);
+        progress.println("  " + json);
+        plots.forEach(p -> progress.println("  " + p));
+        progress.println("  " + report.resolve("raw") + "/ (YCSB stdout/stderr per run, server logs)");
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException ignored) {
+            // Best effort at exit; a leftover directory is named in the start line.
+        }
+    }
+
+    /** A server that did not start, with its reason (and its output's tail). */
+    static final class ServerStartFailed extends Exception {
+        ServerStartFailed(String message) {
+            super(message);
+        }
+    }
+}
