@@ -85,14 +85,16 @@ class SoftRnicTest {
         b.qp.modifyToRts(p, 1);
     }
 
-    /** Two devices with extended QPs, connected; closed after the test with the others. */
-    private Side[] extendedPair() {
-        Side c = new Side(network.newDevice(), true);
-        Side d = new Side(network.newDevice(), true);
+    private Side c;
+    private Side d;
+
+    /** Connects c and d, two devices with extended QPs; closed after the test with the others. */
+    private void connectExtended() {
+        c = new Side(network.newDevice(), true);
+        d = new Side(network.newDevice(), true);
         extraDevices.add(c.device);
         extraDevices.add(d.device);
         connect(c, d);
-        return new Side[] {c, d};
     }
 
     private final List<SoftRnicDevice> extraDevices = new ArrayList<>();
@@ -150,9 +152,7 @@ class SoftRnicTest {
 
     @Test
     void extendedBatchExecutesWriteAtomicWriteAndReadInOrder() throws Exception {
-        Side[] pair = extendedPair();
-        Side c = pair[0];
-        Side d = pair[1];
+        connectExtended();
         QueuePairEx ex = c.qp.extended();
         assertThat(ex.hasAtomicWrite()).isTrue();
         c.mr.memory().set(ValueLayout.JAVA_LONG, 0, 0x0102030405060708L);
@@ -170,9 +170,7 @@ class SoftRnicTest {
 
     @Test
     void atomicWriteCompletesWithItsOwnOpcodeAndPostSendStillWorksOnTheSameQp() throws Exception {
-        Side[] pair = extendedPair();
-        Side c = pair[0];
-        Side d = pair[1];
+        connectExtended();
         QueuePairEx ex = c.qp.extended();
         ex.start();
         ex.next(7, Verbs.IBV_SEND_SIGNALED).atomicWrite(d.mr.rkey(), d.mr.address() + 8, -2L);
@@ -187,21 +185,21 @@ class SoftRnicTest {
 
     @Test
     void unalignedAtomicWriteFailsWithInvalidRequestAndLeavesMemory() throws Exception {
-        Side[] pair = extendedPair();
-        pair[1].mr.memory().set(ValueLayout.JAVA_LONG, 8, 5L);
-        QueuePairEx ex = pair[0].qp.extended();
+        connectExtended();
+        d.mr.memory().set(ValueLayout.JAVA_LONG, 8, 5L);
+        QueuePairEx ex = c.qp.extended();
         ex.start();
-        ex.next(1, 0).atomicWrite(pair[1].mr.rkey(), pair[1].mr.address() + 12, -1L);
+        ex.next(1, 0).atomicWrite(d.mr.rkey(), d.mr.address() + 12, -1L);
         ex.complete();
-        assertThat(pair[0].awaitStatus()).isEqualTo(Verbs.IBV_WC_REM_INV_REQ_ERR);
-        assertThat(pair[1].mr.memory().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(5L);
+        assertThat(c.awaitStatus()).isEqualTo(Verbs.IBV_WC_REM_INV_REQ_ERR);
+        assertThat(d.mr.memory().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(5L);
     }
 
     @Test
     void wrCompleteWithoutWrStartFailsWithEinval() {
-        Side[] pair = extendedPair();
-        QueuePairEx ex = pair[0].qp.extended();
-        ex.next(1, 0).atomicWrite(pair[1].mr.rkey(), pair[1].mr.address(), 1L);
+        connectExtended();
+        QueuePairEx ex = c.qp.extended();
+        ex.next(1, 0).atomicWrite(d.mr.rkey(), d.mr.address(), 1L);
         assertThatThrownBy(ex::complete).isInstanceOf(VerbsException.class).hasMessageContaining("EINVAL");
     }
 
