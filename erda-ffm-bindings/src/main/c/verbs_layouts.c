@@ -17,6 +17,7 @@
  * Java layout, but sizes are always the full sizeof, so arrays of structs stay correct.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,18 @@ static const struct constant verbs_consts[] = {
     C(IBV_QP_EX_WITH_FLUSH), C(IBV_FLUSH_GLOBAL), C(IBV_FLUSH_PERSISTENT), C(IBV_FLUSH_RANGE), C(IBV_FLUSH_MR),
 #endif
     { "ERDA_HAVE_WR_FLUSH", ERDA_HAVE_WR_FLUSH },
+    /* The FLUSH names Java code needs whether or not the headers have them (Java has no #if): the header's value,
+     * or -1 (offset) / 0 (flags) when the bindings were generated without FLUSH and the path is compiled out. */
+#if ERDA_HAVE_WR_FLUSH
+    { "ERDA_WR_FLUSH_OFFSET", (long long)offsetof(struct ibv_qp_ex, wr_flush) },
+    { "ERDA_QP_EX_WITH_FLUSH", IBV_QP_EX_WITH_FLUSH }, { "ERDA_FLUSH_PERSISTENT", IBV_FLUSH_PERSISTENT },
+    { "ERDA_FLUSH_RANGE", IBV_FLUSH_RANGE }, { "ERDA_ACCESS_FLUSH_PERSISTENT", IBV_ACCESS_FLUSH_PERSISTENT },
+    { "ERDA_WC_FLUSH", IBV_WC_FLUSH },
+#else
+    { "ERDA_WR_FLUSH_OFFSET", -1 }, { "ERDA_QP_EX_WITH_FLUSH", 0 }, { "ERDA_FLUSH_PERSISTENT", 0 },
+    { "ERDA_FLUSH_RANGE", 0 }, { "ERDA_ACCESS_FLUSH_PERSISTENT", 0 }, { "ERDA_WC_FLUSH", -1 },
+#endif
+    { "ERDA_VERBS_ABI_IS_EXTENDED", (long long)(intptr_t)__VERBS_ABI_IS_EXTENDED },
 };
 
 static const struct constant rdmacm_consts[] = {

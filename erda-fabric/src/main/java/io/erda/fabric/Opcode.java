@@ -12,6 +12,13 @@ public enum Opcode {
     /** 8-byte fetch-and-add on an 8-byte aligned remote word; the old value lands in the local buffer. */
     FETCH_ADD,
     /**
+     * 8-byte atomic write of an 8-byte aligned remote word (IBV_WR_ATOMIC_WRITE): the value comes from the request's
+     * {@code swap}; no local buffer, nothing returned. Needs REMOTE_WRITE on the target region, as in the IBTA
+     * memory placement extensions. A reader of the word sees the old or the new value, never a mix, and the write is
+     * placed after every earlier WRITE of the connection (publish-when-complete across the fabric).
+     */
+    ATOMIC_WRITE,
+    /**
      * Makes every earlier WRITE on the connection persistent at the target for the given remote range
      * (IBV_WR_FLUSH, placement type persistent). Providers without a native flush emulate it by a READ.
      */
@@ -23,10 +30,11 @@ public enum Opcode {
 
     /** True for the operations that touch the target's memory without its CPU. */
     public boolean isOneSided() {
-        return this == READ || this == WRITE || this == WRITE_WITH_IMM || this == CAS || this == FETCH_ADD || this == FLUSH;
+        return this == READ || this == WRITE || this == WRITE_WITH_IMM || isAtomic() || this == FLUSH;
     }
 
+    /** The 8-byte operations on an 8-byte aligned remote word: CAS, FETCH_ADD, ATOMIC_WRITE. */
     public boolean isAtomic() {
-        return this == CAS || this == FETCH_ADD;
+        return this == CAS || this == FETCH_ADD || this == ATOMIC_WRITE;
     }
 }

@@ -60,6 +60,11 @@ public final class SyncEndpoint implements AutoCloseable {
         return scratch.segment().get(ValueLayout.JAVA_LONG, 0);
     }
 
+    /** Atomic write of {@code value} to an 8-byte aligned remote word. */
+    public synchronized void atomicWrite(long remoteAddress, int rkey, long value) {
+        execute(WorkRequest.atomicWrite(nextWrId++, remoteAddress, rkey, value));
+    }
+
     public synchronized void flush(long remoteAddress, int length, int rkey) {
         execute(WorkRequest.flush(nextWrId++, remoteAddress, length, rkey));
     }

@@ -8,16 +8,16 @@ import java.util.Objects;
  * completions, never as exceptions, as with verbs.
  *
  * @param wrId          caller's id, returned in the completion
- * @param opcode        READ, WRITE, WRITE_WITH_IMM, SEND, CAS, FETCH_ADD or FLUSH
+ * @param opcode        READ, WRITE, WRITE_WITH_IMM, SEND, CAS, FETCH_ADD, ATOMIC_WRITE or FLUSH
  * @param signaled      whether a successful execution produces a completion (errors always do)
  * @param local         local region: source of WRITE/SEND, destination of READ and of the atomics' old value;
- *                      null only for FLUSH and zero-length requests
+ *                      null only for FLUSH, ATOMIC_WRITE and zero-length requests
  * @param localOffset   offset in {@code local}
  * @param length        bytes to transfer (8 for atomics; the range length for FLUSH)
  * @param remoteAddress target address (one-sided operations)
  * @param rkey          target region key (one-sided operations)
  * @param compareAdd    CAS: expected value; FETCH_ADD: addend
- * @param swap          CAS: new value
+ * @param swap          CAS: new value; ATOMIC_WRITE: the value written
  * @param immData       WRITE_WITH_IMM: 32 bits delivered in the target's receive completion
  */
 public record WorkRequest(long wrId, Opcode opcode, boolean signaled, MemoryRegion local, long localOffset,
@@ -36,7 +36,7 @@ public record WorkRequest(long wrId, Opcode opcode, boolean signaled, MemoryRegi
         if (localOffset < 0) {
             throw new IllegalArgumentException("local offset " + localOffset + " is negative");
         }
-        if (local == null && length > 0 && opcode != Opcode.FLUSH) {
+        if (local == null && length > 0 && opcode != Opcode.FLUSH && opcode != Opcode.ATOMIC_WRITE) {
             throw new IllegalArgumentException(opcode + " of " + length + " bytes needs a local region");
         }
     }
@@ -65,6 +65,11 @@ public record WorkRequest(long wrId, Opcode opcode, boolean signaled, MemoryRegi
 
     public static WorkRequest fetchAdd(long wrId, MemoryRegion result, long resultOffset, long remoteAddress, int rkey, long add) {
         return new WorkRequest(wrId, Opcode.FETCH_ADD, true, result, resultOffset, ATOMIC_LENGTH, remoteAddress, rkey, add, 0, 0);
+    }
+
+    /** Atomically writes {@code value} to the 8-byte aligned word at {@code remoteAddress}. */
+    public static WorkRequest atomicWrite(long wrId, long remoteAddress, int rkey, long value) {
+        return new WorkRequest(wrId, Opcode.ATOMIC_WRITE, true, null, 0, ATOMIC_LENGTH, remoteAddress, rkey, 0, value, 0);
     }
 
     public static WorkRequest flush(long wrId, long remoteAddress, int length, int rkey) {

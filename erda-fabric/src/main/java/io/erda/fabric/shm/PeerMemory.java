@@ -122,6 +122,10 @@ final class PeerMemory implements AutoCloseable {
                 local.set(ValueLayout.JAVA_LONG_UNALIGNED, wr.localOffset(), old);
                 written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
             }
+            case ATOMIC_WRITE -> {
+                LONG.setVolatile(remote, offset, wr.swap());
+                written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
+            }
             case FLUSH -> {
                 if (wr.length() > 0) {
                     remote.asSlice(offset, wr.length()).force();

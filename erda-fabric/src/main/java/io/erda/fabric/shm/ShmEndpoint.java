@@ -308,7 +308,7 @@ final class ShmEndpoint implements Endpoint {
             return new Outcome(Status.LOCAL_LENGTH_ERROR, "message of " + wr.length() + " bytes exceeds the shm ring's "
                     + connection.outbound.maxPayload() + " (property ringCapacity)");
         }
-        if (op == Opcode.FLUSH || (wr.local() == null && wr.length() == 0)) {
+        if (op == Opcode.FLUSH || wr.local() == null) { // FLUSH, ATOMIC_WRITE and empty requests have no buffer
             return Outcome.SUCCESS;
         }
         boolean writesLocal = op == Opcode.READ || op.isAtomic();

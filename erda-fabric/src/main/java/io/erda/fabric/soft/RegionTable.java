@@ -80,7 +80,7 @@ public final class RegionTable<R extends RegionTable.Entry> {
         }
         Access needed = switch (opcode) {
             case READ, FLUSH -> Access.REMOTE_READ;
-            case WRITE, WRITE_WITH_IMM -> Access.REMOTE_WRITE;
+            case WRITE, WRITE_WITH_IMM, ATOMIC_WRITE -> Access.REMOTE_WRITE;
             case CAS, FETCH_ADD -> Access.REMOTE_ATOMIC;
             default -> throw new IllegalArgumentException(opcode + " is not one-sided");
         };

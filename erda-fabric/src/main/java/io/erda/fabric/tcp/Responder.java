@@ -128,6 +128,15 @@ final class Responder implements Runnable {
                 placed(region, address, 8);
                 channel.write(reply(wire, seq).compareAdd(old).operandLength(8), null);
             }
+            case WireOpcode.ATOMIC_WRITE -> {
+                TcpRegion region = checked(Opcode.ATOMIC_WRITE, address, 8, rkey, wire, seq, 0);
+                if (region == null) {
+                    return;
+                }
+                WORD.setVolatile(region.segment(), address - region.address(), in.swap());
+                placed(region, address, 8);
+                channel.write(reply(wire, seq).operandLength(8), null);
+            }
             case WireOpcode.FLUSH -> {
                 int length = in.operandLength();
                 TcpRegion region = checked(Opcode.FLUSH, address, length, rkey, wire, seq, 0);

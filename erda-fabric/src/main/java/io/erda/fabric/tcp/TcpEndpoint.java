@@ -252,8 +252,8 @@ final class TcpEndpoint implements Endpoint {
         if (op.isAtomic() && wr.length() != WorkRequest.ATOMIC_LENGTH) {
             return new LocalProblem(Status.LOCAL_QP_OPERATION_ERROR, op + " of " + wr.length() + " bytes; atomics are 8 bytes");
         }
-        if (op == Opcode.FLUSH || wr.length() == 0) {
-            return null;
+        if (op == Opcode.FLUSH || wr.local() == null || wr.length() == 0) {
+            return null; // FLUSH and ATOMIC_WRITE have no local buffer
         }
         boolean writesLocal = op == Opcode.READ || op.isAtomic();
         return checkLocalBuffer(wr.local(), wr.localOffset(), wr.length(), writesLocal);

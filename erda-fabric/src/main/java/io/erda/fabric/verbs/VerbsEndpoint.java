@@ -12,10 +12,13 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
 import io.erda.ffm.verbs.ConnectionParameters;
+import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.QpInfo;
 import io.erda.ffm.verbs.QpInfoExchange;
 import io.erda.ffm.verbs.QueuePair;
+import io.erda.ffm.verbs.QueuePairEx;
 import io.erda.ffm.verbs.ReceiveRequestWriter;
+import io.erda.ffm.verbs.Verbs;
 import io.erda.ffm.verbs.VerbsException;
 import io.erda.ffm.verbs.WorkCompletions;
 import io.erda.ffm.verbs.WorkRequestWriter;
@@ -227,6 +230,11 @@ final class VerbsEndpoint implements Endpoint {
                 throw new FabricException("send queue full: " + (sendPosted - sendRetired) + " of " + maxSendWr
                         + " work requests outstanding");
             }
+            QueuePairEx extended = qp.extended();
+            if (request.opcode() == Opcode.ATOMIC_WRITE && (extended == null || !extended.hasAtomicWrite())) {
+                throw new FabricException("ATOMIC_WRITE needs rdma-core >= " + NativeCapabilities.ATOMIC_WRITE_SINCE
+                        + " and a device that supports it: " + fabric.noExtendedOpsReason());
+            }
             if (s == State.IDLE || s == State.CONNECTING) {
                 sendQueue.deliver(Completion.error(request.wrId(), request.opcode(), Status.WR_FLUSH_ERROR, this,
                         "endpoint is " + s + ": not connected"));
@@ -234,15 +242,22 @@ final class VerbsEndpoint implements Endpoint {
             }
             long seq = sendPosted;
             boolean signal = request.signaled() || seq - lastSignaled >= Math.max(1, maxSendWr / 2);
-            sendWriter.reset();
-            append(seq, request);
-            if (signal) {
-                sendWriter.signaled();
-                lastSignaled = seq;
-            }
             sendRing[(int) (seq % maxSendWr)] = new Posted(request, request.signaled());
             try {
-                qp.postSend(sendWriter);
+                if (request.opcode() == Opcode.ATOMIC_WRITE
+                        || (request.opcode() == Opcode.FLUSH && extended != null && extended.hasFlush())) {
+                    postExtended(extended, seq, request, signal);
+                } else {
+                    sendWriter.reset();
+                    append(seq, request);
+                    if (signal) {
+                        sendWriter.signaled();
+                    }
+                    qp.postSend(sendWriter);
+                }
+                if (signal) {
+                    lastSignaled = seq;
+                }
             } catch (VerbsException e) {
                 throw new FabricException("posting " + request.opcode() + " wr " + request.wrId() + " failed: "
                         + e.getMessage(), e);
@@ -264,7 +279,7 @@ final class VerbsEndpoint implements Endpoint {
             case CAS -> sendWriter.compareAndSwap(seq, localAddress, lkey, r.remoteAddress(), r.rkey(), r.compareAdd(), r.swap());
             case FETCH_ADD -> sendWriter.fetchAdd(seq, localAddress, lkey, r.remoteAddress(), r.rkey(), r.compareAdd());
             case FLUSH -> {
-                // Emulated (no native IBV_WR_FLUSH): a READ on the same QP cannot complete before every earlier
+                // Emulated (no native IBV_WR_FLUSH, see postExtended): a READ on the same QP cannot complete before every earlier
                 // WRITE has been placed at the target, so its completion is the flush's. A few bytes of the range
                 // suffice, into the fabric's scratch buffer (librpma's "APM" does the same with 8 bytes).
                 MemoryRegion scratch = fabric.flushScratch();
@@ -273,6 +288,27 @@ final class VerbsEndpoint implements Endpoint {
             }
             default -> throw new IllegalArgumentException(r.opcode() + " cannot be posted");
         }
+    }
+
+    /**
+     * ATOMIC_WRITE and native FLUSH through the QP's ibv_qp_ex: a one-request wr_start/wr_complete batch. The rest
+     * keeps ibv_post_send (one ibv_send_wr, no per-op downcalls); both go down the same send queue under sendLock,
+     * never interleaved within a batch.
+     */
+    private static void postExtended(QueuePairEx ex, long seq, WorkRequest r, boolean signal) {
+        ex.start();
+        try {
+            ex.next(seq, signal ? Verbs.IBV_SEND_SIGNALED : 0);
+            if (r.opcode() == Opcode.ATOMIC_WRITE) {
+                ex.atomicWrite(r.rkey(), r.remoteAddress(), r.swap());
+            } else {
+                ex.flush(r.rkey(), r.remoteAddress(), r.length(), Verbs.ERDA_FLUSH_PERSISTENT, Verbs.ERDA_FLUSH_RANGE);
+            }
+        } catch (RuntimeException e) {
+            ex.abort();
+            throw e;
+        }
+        ex.complete();
     }
 
     @Override

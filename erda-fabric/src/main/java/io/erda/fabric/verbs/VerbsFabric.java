@@ -11,6 +11,7 @@ import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
 import io.erda.ffm.verbs.ConnectionParameters;
+import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.IbvContext;
 import io.erda.ffm.verbs.MemoryRegistration;
 import io.erda.ffm.verbs.PortAttributes;
@@ -56,6 +57,8 @@ public final class VerbsFabric implements Fabric {
     private final List<VerbsCompletionQueue> queues = new CopyOnWriteArrayList<>();
     private final List<VerbsListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean writeDelayWarned = new AtomicBoolean();
+    /** Why QPs are made without the extended send API; null while ibv_create_qp_ex with ATOMIC_WRITE still works. */
+    private volatile String noExtendedOps;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private VerbsFabric(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties properties) {
@@ -79,9 +82,7 @@ public final class VerbsFabric implements Fabric {
      */
     static VerbsFabric open(VerbsProperties properties) {
         if (properties.soft()) {
-            SoftRnicDevice device = SoftRnic.shared().newDevice();
-            VerbsLibrary verbs = new VerbsLibrary(device.lookup());
-            return openOn(verbs, IbvContext.wrap(verbs, device.context()), device, properties);
+            return openSoft(properties, SoftRnicDevice.RDMA_CORE_VERSION);
         }
         IbvContext context;
         VerbsLibrary verbs;
@@ -93,6 +94,13 @@ public final class VerbsFabric implements Fabric {
                     + " (for tests without an RNIC: " + VerbsProperties.DEVICE + "=" + VerbsProperties.SOFT_DEVICE + ")", e);
         }
         return openOn(verbs, context, null, properties);
+    }
+
+    /** A software-RNIC device whose library claims rdma-core {@code rdmaCoreVersion} (tests: 0 = no extended ops). */
+    static VerbsFabric openSoft(VerbsProperties properties, int rdmaCoreVersion) {
+        SoftRnicDevice device = SoftRnic.shared().newDevice();
+        VerbsLibrary verbs = new VerbsLibrary(device.lookup(), rdmaCoreVersion);
+        return openOn(verbs, IbvContext.wrap(verbs, device.context()), device, properties);
     }
 
     private static VerbsFabric openOn(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties p) {
@@ -136,7 +144,11 @@ public final class VerbsFabric implements Fabric {
         ensureOpen();
         MemoryRegistration registration;
         try {
-            registration = pd.register(segment, WcStatus.accessFlags(options.access()));
+            int access = WcStatus.accessFlags(options.access());
+            if (verbs.supportsNativeFlush() && (access & Verbs.IBV_ACCESS_REMOTE_READ) != 0) {
+                access |= Verbs.ERDA_ACCESS_FLUSH_PERSISTENT; // native FLUSH replaces the READ that emulated it
+            }
+            registration = pd.register(segment, access);
         } catch (VerbsException | IllegalArgumentException e) {
             throw new FabricException("registering " + segment.byteSize() + " bytes at 0x"
                     + Long.toHexString(segment.address()) + " with " + options.access() + " failed: " + e.getMessage()
@@ -180,7 +192,7 @@ public final class VerbsFabric implements Fabric {
         VerbsCompletionQueue send = queueOf(options.sendQueue(), options.maxSendWr());
         VerbsCompletionQueue recv = queueOf(options.recvQueue(), options.maxRecvWr());
         try {
-            QueuePair qp = pd.createQueuePair(nativeQueue(send), nativeQueue(recv),
+            QueuePair qp = createQueuePair(nativeQueue(send), nativeQueue(recv),
                     QueuePairCapacity.of(options.maxSendWr(), options.maxRecvWr()));
             VerbsEndpoint endpoint = new VerbsEndpoint(this, qp, send, recv, options);
             endpoints.put(endpoint.qpNum(), endpoint);
@@ -189,6 +201,44 @@ public final class VerbsFabric implements Fabric {
             throw new FabricException("creating an RC queue pair (" + options.maxSendWr() + "/" + options.maxRecvWr()
                     + " work requests) failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A QP with the extended send API (ibv_create_qp_ex: ATOMIC_WRITE, and FLUSH where library and bindings have it)
+     * when the library has ATOMIC_WRITE; a device that refuses those send ops gets, once and for the life of the
+     * fabric, classic QPs (ibv_create_qp): FLUSH is then emulated and ATOMIC_WRITE refused (see VerbsEndpoint).
+     */
+    private QueuePair createQueuePair(io.erda.ffm.verbs.CompletionQueue send, io.erda.ffm.verbs.CompletionQueue recv,
+                                      QueuePairCapacity capacity) {
+        if (noExtendedOps == null && !verbs.capabilities().nativeAtomicWrite()) {
+            noExtendedOps = "libibverbs is rdma-core " + verbs.capabilities().rdmaCoreVersion() + " (0: unknown)";
+        }
+        if (noExtendedOps == null) {
+            long ops = verbs.extendedSendOps();
+            try {
+                return pd.createQueuePairEx(send, recv, capacity, ops);
+            } catch (VerbsException e) {
+                if (e.errno() != Errno.EOPNOTSUPP && e.errno() != Errno.EINVAL) {
+                    throw e;
+                }
+                if ((ops & Verbs.ERDA_QP_EX_WITH_FLUSH) != 0) {
+                    try {
+                        return pd.createQueuePairEx(send, recv, capacity, ops & ~(long) Verbs.ERDA_QP_EX_WITH_FLUSH);
+                    } catch (VerbsException again) {
+                        e = again;
+                    }
+                }
+                noExtendedOps = "device " + deviceName() + " refused the extended send ops: " + e.getMessage();
+                LOG.log(System.Logger.Level.INFO, "verbs: {0}; FLUSH is emulated by a READ, ATOMIC_WRITE refused",
+                        noExtendedOps);
+            }
+        }
+        return pd.createQueuePair(send, recv, capacity);
+    }
+
+    /** Why ATOMIC_WRITE cannot be posted natively (for the error an endpoint throws). */
+    String noExtendedOpsReason() {
+        return noExtendedOps;
     }
 
     private VerbsCompletionQueue queueOf(CompletionQueue given, int depth) {

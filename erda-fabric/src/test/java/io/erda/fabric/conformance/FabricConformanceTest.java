@@ -347,6 +347,60 @@ public abstract class FabricConformanceTest {
     }
 
     @Test
+    void atomicWriteReplacesExactlyTheAddressedWord() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        remote.segment().set(ValueLayout.JAVA_LONG, 56, 1L);
+        remote.segment().set(ValueLayout.JAVA_LONG, 64, 2L);
+        remote.segment().set(ValueLayout.JAVA_LONG, 72, 3L);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            sync.atomicWrite(remote.address() + 64, remote.rkey(), 0x0123_4567_89AB_CDEFL);
+        }
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 64)).isEqualTo(0x0123_4567_89AB_CDEFL);
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 56)).isEqualTo(1L);
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 72)).isEqualTo(3L);
+    }
+
+    @Test
+    void atomicWriteCompletesAsAtomicWriteWithoutALocalBuffer() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        Endpoint[] pair = connectPair();
+        pair[0].post(WorkRequest.atomicWrite(31, remote.address() + 8, remote.rkey(), -1L));
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.wrId()).isEqualTo(31);
+        assertThat(c.status()).isEqualTo(Status.SUCCESS);
+        assertThat(c.opcode()).isEqualTo(Opcode.ATOMIC_WRITE);
+        assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(-1L);
+    }
+
+    @Test
+    void targetReadersNeverSeeATornAtomicWrite() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        long even = 0x5555_5555_5555_5555L;
+        long odd = 0xAAAA_AAAA_AAAA_AAAAL;
+        remote.segment().set(ValueLayout.JAVA_LONG, 0, even);
+        Endpoint[] pair = connectPair();
+        int writes = 2000;
+        Set<Long> seen = ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread reader = Thread.ofPlatform().start(() -> {
+            while (!done.get()) {
+                seen.add((long) WORD.getVolatile(remote.segment(), 0L));
+            }
+        });
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            for (int i = 0; i < writes; i++) {
+                sync.atomicWrite(remote.address(), remote.rkey(), i % 2 == 0 ? odd : even);
+            }
+        } finally {
+            done.set(true);
+            reader.join(WAIT_SECONDS * 1000);
+        }
+        assertThat(seen).isSubsetOf(even, odd);
+        assertThat((long) WORD.getVolatile(remote.segment(), 0L)).isEqualTo(even);
+    }
+
+    @Test
     void atomicsAreAtomicAgainstTheTargetsOwnCpuAtomics() throws Exception {
         MemoryRegion remote = targetMemory(4096, Access.all());
         Endpoint[] pair = connectPair();
@@ -418,7 +472,7 @@ public abstract class FabricConformanceTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Opcode.class, names = {"READ", "FLUSH", "CAS", "FETCH_ADD"})
+    @EnumSource(value = Opcode.class, names = {"READ", "FLUSH", "CAS", "FETCH_ADD", "ATOMIC_WRITE"})
     void completionOfAReadFlushOrAtomicImpliesEveryEarlierWriteIsVisible(Opcode closer) throws Exception {
         int writes = 200;
         int size = 256;
@@ -437,6 +491,7 @@ public abstract class FabricConformanceTest {
             case READ -> WorkRequest.read(1000, local, resultAt, 8, last, remote.rkey());
             case FLUSH -> WorkRequest.flush(1000, remote.address(), writes * size, remote.rkey());
             case CAS -> WorkRequest.compareAndSwap(1000, local, resultAt, word, remote.rkey(), 0, 1);
+            case ATOMIC_WRITE -> WorkRequest.atomicWrite(1000, word, remote.rkey(), 1);
             default -> WorkRequest.fetchAdd(1000, local, resultAt, word, remote.rkey(), 1);
         });
         Completion c = await(pair[0].sendQueue());
@@ -475,6 +530,10 @@ public abstract class FabricConformanceTest {
                         Opcode.CAS, 0, 8, Status.REMOTE_ACCESS_ERROR),
                 new Violation("fetch-add without REMOTE_ATOMIC", EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE),
                         Opcode.FETCH_ADD, 0, 8, Status.REMOTE_ACCESS_ERROR),
+                new Violation("atomic write without REMOTE_WRITE", EnumSet.of(Access.REMOTE_READ, Access.REMOTE_ATOMIC),
+                        Opcode.ATOMIC_WRITE, 0, 8, Status.REMOTE_ACCESS_ERROR),
+                new Violation("atomic write past the end", all, Opcode.ATOMIC_WRITE, 4096, 8, Status.REMOTE_ACCESS_ERROR),
+                new Violation("unaligned atomic write", all, Opcode.ATOMIC_WRITE, 4, 8, null),
                 new Violation("unaligned fetch-add", all, Opcode.FETCH_ADD, 4, 8, null),
                 new Violation("unaligned cas", all, Opcode.CAS, 12, 8, null));
     }
@@ -497,6 +556,7 @@ public abstract class FabricConformanceTest {
             case WRITE_WITH_IMM -> WorkRequest.writeWithImm(1, local, 0, v.length(), at, remote.rkey(), 1);
             case READ -> WorkRequest.read(1, local, 0, v.length(), at, remote.rkey());
             case CAS -> WorkRequest.compareAndSwap(1, local, 0, at, remote.rkey(), 0x5A5A5A5A5A5A5A5AL, 1);
+            case ATOMIC_WRITE -> WorkRequest.atomicWrite(1, at, remote.rkey(), 1);
             default -> WorkRequest.fetchAdd(1, local, 0, at, remote.rkey(), 1);
         });
         pair[0].post(WorkRequest.write(2, local, 0, 64, good.address(), good.rkey()));

@@ -41,6 +41,27 @@ public final class IbvContext implements AutoCloseable {
         return context.reinterpret(Verbs.ibv_context.byteSize()).get(ADDRESS, opsOffset);
     }
 
+    /**
+     * verbs_get_ctx_op(context, op) of verbs.h: the function pointer at {@code vctxOffset} (e.g.
+     * {@link Verbs#verbs_context$create_qp_ex$OFFSET}) of the {@code struct verbs_context} that ends with this
+     * ibv_context, or null when the context is not extended (abi_compat), the provider's verbs_context is too short
+     * to have the slot (sz), or the slot is NULL: each means the provider does not implement the operation.
+     */
+    static MemorySegment extendedOp(MemorySegment context, long vctxOffset) {
+        MemorySegment ctx = context.reinterpret(Verbs.ibv_context.byteSize());
+        if (ctx.get(ADDRESS, Verbs.ibv_context$abi_compat$OFFSET).address() != Verbs.ERDA_VERBS_ABI_IS_EXTENDED) {
+            return null;
+        }
+        MemorySegment vctx = MemorySegment.ofAddress(ctx.address() - Verbs.verbs_context$context$OFFSET)
+                .reinterpret(Verbs.verbs_context.byteSize());
+        long sz = (long) Verbs.verbs_context$sz.get(vctx, 0L);
+        if (sz < Verbs.verbs_context.byteSize() - vctxOffset) {
+            return null;
+        }
+        MemorySegment function = vctx.get(ADDRESS, vctxOffset);
+        return function.equals(MemorySegment.NULL) ? null : function;
+    }
+
     public PortAttributes queryPort(int port) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(Verbs.ibv_port_attr);

@@ -67,20 +67,43 @@ public final class NativeLibrary {
 
     private record Outcome(Object value, int errno) {}
 
+    /** Unbound handles (function pointer first, then the errno capture state) per prototype, for {@link #callAt}. */
+    private static final ConcurrentHashMap<FunctionDescriptor, MethodHandle> UNBOUND = new ConcurrentHashMap<>();
+
     private Outcome invoke(String symbol, FunctionDescriptor descriptor, Object... args) {
-        MethodHandle handle = handle(symbol, descriptor);
+        return invoke(symbol, handle(symbol, descriptor), null, args);
+    }
+
+    /** {@code function} null: a bound symbol handle; else an unbound handle called through that pointer. */
+    private static Outcome invoke(String what, MethodHandle handle, MemorySegment function, Object... args) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Errno.CAPTURE_LAYOUT);
-            Object[] all = new Object[args.length + 1];
-            all[0] = state;
-            System.arraycopy(args, 0, all, 1, args.length);
+            int lead = function == null ? 1 : 2;
+            Object[] all = new Object[args.length + lead];
+            if (function != null) {
+                all[0] = function;
+            }
+            all[lead - 1] = state;
+            System.arraycopy(args, 0, all, lead, args.length);
             Object value = handle.invokeWithArguments(all);
             return new Outcome(value, Errno.read(state));
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException("downcall " + symbol + " threw", t);
+            throw new IllegalStateException("downcall " + what + " threw", t);
         }
+    }
+
+    /**
+     * Calls a function pointer read from a provider table (e.g. {@code verbs_context.create_qp_ex}, what a static
+     * inline of verbs.h would call) with errno captured, a control-path call like the symbol ones.
+     *
+     * @param what the C name for messages, e.g. "ibv_create_qp_ex"
+     */
+    public PointerResult callPointerAt(String what, MemorySegment function, FunctionDescriptor descriptor, Object... args) {
+        MethodHandle handle = UNBOUND.computeIfAbsent(descriptor, d -> LINKER.downcallHandle(d, Errno.CAPTURE));
+        Outcome outcome = invoke(what, handle, function, args);
+        return new PointerResult((MemorySegment) outcome.value(), outcome.errno());
     }
 
     /** For functions returning a pointer, NULL meaning failure with errno set. */

@@ -37,17 +37,49 @@ public final class ProtectionDomain implements AutoCloseable {
     public QueuePair createQueuePair(CompletionQueue sendCq, CompletionQueue recvCq, QueuePairCapacity capacity) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(Verbs.ibv_qp_init_attr);
-            Verbs.ibv_qp_init_attr$send_cq.set(attr, 0L, sendCq.segment());
-            Verbs.ibv_qp_init_attr$recv_cq.set(attr, 0L, recvCq.segment());
-            Verbs.ibv_qp_init_attr$cap$max_send_wr.set(attr, 0L, capacity.maxSendWr());
-            Verbs.ibv_qp_init_attr$cap$max_recv_wr.set(attr, 0L, capacity.maxRecvWr());
-            Verbs.ibv_qp_init_attr$cap$max_send_sge.set(attr, 0L, capacity.maxSendSge());
-            Verbs.ibv_qp_init_attr$cap$max_recv_sge.set(attr, 0L, capacity.maxRecvSge());
-            Verbs.ibv_qp_init_attr$cap$max_inline_data.set(attr, 0L, capacity.maxInlineData());
-            Verbs.ibv_qp_init_attr$qp_type.set(attr, 0L, Verbs.IBV_QPT_RC);
-            Verbs.ibv_qp_init_attr$sq_sig_all.set(attr, 0L, 0);
+            fill(attr, sendCq, recvCq, capacity);
             return new QueuePair(context.verbs(), context.verbs().createQp(pd, attr));
         }
+    }
+
+    /**
+     * An RC queue pair made by ibv_create_qp_ex with the extended send operations {@code sendOps}
+     * (IBV_QP_EX_WITH_*), so that {@link QueuePair#extended()} can post them; fails (EOPNOTSUPP, EINVAL) when the
+     * provider or the device does not support one of them.
+     */
+    public QueuePair createQueuePairEx(CompletionQueue sendCq, CompletionQueue recvCq, QueuePairCapacity capacity,
+                                       long sendOps) {
+        VerbsLibrary verbs = context.verbs();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(Verbs.ibv_qp_init_attr_ex);
+            fill(attr, sendCq, recvCq, capacity);
+            Verbs.ibv_qp_init_attr_ex$comp_mask.set(attr, 0L, Verbs.IBV_QP_INIT_ATTR_PD | Verbs.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+            Verbs.ibv_qp_init_attr_ex$pd.set(attr, 0L, pd);
+            Verbs.ibv_qp_init_attr_ex$send_ops_flags.set(attr, 0L, sendOps);
+            MemorySegment qp = verbs.createQpEx(context.segment(), attr);
+            MemorySegment qpx = verbs.qpToQpEx(qp);
+            if (qpx.equals(MemorySegment.NULL)) {
+                verbs.destroyQp(qp);
+                throw new VerbsException("ibv_qp_to_qp_ex", 0, Errno.EINVAL, "QP from ibv_create_qp_ex has no ibv_qp_ex");
+            }
+            return new QueuePair(verbs, qp, qpx, sendOps);
+        }
+    }
+
+    /**
+     * The fields ibv_qp_init_attr and ibv_qp_init_attr_ex share: the latter starts with the former (ibv_create_qp_ex
+     * casts one to the other), so the ibv_qp_init_attr handles address both.
+     */
+    private static void fill(MemorySegment attr, CompletionQueue sendCq, CompletionQueue recvCq, QueuePairCapacity capacity) {
+        Verbs.ibv_qp_init_attr$send_cq.set(attr, 0L, sendCq.segment());
+        Verbs.ibv_qp_init_attr$recv_cq.set(attr, 0L, recvCq.segment());
+        Verbs.ibv_qp_init_attr$cap$max_send_wr.set(attr, 0L, capacity.maxSendWr());
+        Verbs.ibv_qp_init_attr$cap$max_recv_wr.set(attr, 0L, capacity.maxRecvWr());
+        Verbs.ibv_qp_init_attr$cap$max_send_sge.set(attr, 0L, capacity.maxSendSge());
+        Verbs.ibv_qp_init_attr$cap$max_recv_sge.set(attr, 0L, capacity.maxRecvSge());
+        Verbs.ibv_qp_init_attr$cap$max_inline_data.set(attr, 0L, capacity.maxInlineData());
+        Verbs.ibv_qp_init_attr$qp_type.set(attr, 0L, Verbs.IBV_QPT_RC);
+        Verbs.ibv_qp_init_attr$sq_sig_all.set(attr, 0L, 0);
     }
 
     @Override

@@ -17,14 +17,26 @@ public final class QueuePair implements AutoCloseable {
     private final MemorySegment postRecv;
     private final MemorySegment badWr;
     private final Arena arena = Arena.ofShared();
+    private final QueuePairEx extended;
 
     QueuePair(VerbsLibrary verbs, MemorySegment qp) {
+        this(verbs, qp, MemorySegment.NULL, 0);
+    }
+
+    /** @param qpx the QP's {@code ibv_qp_ex} (NULL for a QP made by ibv_create_qp), created with {@code sendOps} */
+    QueuePair(VerbsLibrary verbs, MemorySegment qp, MemorySegment qpx, long sendOps) {
         this.verbs = verbs;
         this.qp = qp;
         MemorySegment context = (MemorySegment) Verbs.ibv_qp$context.get(qp, 0L);
         this.postSend = IbvContext.op(context, Verbs.ibv_context$ops$post_send$OFFSET);
         this.postRecv = IbvContext.op(context, Verbs.ibv_context$ops$post_recv$OFFSET);
         this.badWr = arena.allocate(ADDRESS);
+        this.extended = qpx.equals(MemorySegment.NULL) ? null : new QueuePairEx(qpx, sendOps, arena);
+    }
+
+    /** The extended send API ({@code ibv_wr_*}), or null for a QP made by ibv_create_qp. */
+    public QueuePairEx extended() {
+        return extended;
     }
 
     public MemorySegment segment() {

@@ -127,6 +127,13 @@ public final class Verbs {
     public static final int IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD = 64;
     public static final int IBV_QP_EX_WITH_ATOMIC_WRITE = 4096;
     public static final int ERDA_HAVE_WR_FLUSH = 0;
+    public static final int ERDA_WR_FLUSH_OFFSET = -1;
+    public static final int ERDA_QP_EX_WITH_FLUSH = 0;
+    public static final int ERDA_FLUSH_PERSISTENT = 0;
+    public static final int ERDA_FLUSH_RANGE = 0;
+    public static final int ERDA_ACCESS_FLUSH_PERSISTENT = 0;
+    public static final int ERDA_WC_FLUSH = -1;
+    public static final int ERDA_VERBS_ABI_IS_EXTENDED = -1;
 
     /** {@code struct ibv_device}, 664 bytes. */
     public static final StructLayout ibv_device = MemoryLayout.structLayout(

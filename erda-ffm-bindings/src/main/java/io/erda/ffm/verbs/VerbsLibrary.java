@@ -25,6 +25,7 @@ import java.util.List;
  * part of {@code struct ibv_port_attr}, after zeroing the whole struct as the inline does.
  *
  * <p>post_send, post_recv, poll_cq and req_notify_cq are static inline in verbs.h: see {@link VerbsOps}.
+ * So is ibv_create_qp_ex ({@link #createQpEx}), through {@code verbs_context.create_qp_ex}.
  */
 public final class VerbsLibrary {
     public static final String SONAME = "libibverbs.so.1";
@@ -53,6 +54,8 @@ public final class VerbsLibrary {
     static final FunctionDescriptor IBV_DESTROY_QP = FunctionDescriptor.of(JAVA_INT, ADDRESS);
     static final FunctionDescriptor IBV_MODIFY_QP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
     static final FunctionDescriptor IBV_QP_TO_QP_EX = FunctionDescriptor.of(ADDRESS, ADDRESS);
+    /** struct ibv_qp *(*create_qp_ex)(struct ibv_context *, struct ibv_qp_init_attr_ex *), a verbs_context slot */
+    public static final FunctionDescriptor CREATE_QP_EX = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS);
 
     /** Every symbol this class may resolve, for fakes and for diagnostics. */
     public static final List<String> SYMBOLS = List.of("ibv_get_device_list", "ibv_free_device_list",
@@ -279,6 +282,27 @@ public final class VerbsLibrary {
         return lib.callPointer("ibv_create_qp", IBV_CREATE_QP, pd, initAttr).reinterpret(Verbs.ibv_qp.byteSize());
     }
 
+    /**
+     * ibv_create_qp_ex, static inline in verbs.h and done the same way here: a request with only
+     * IBV_QP_INIT_ATTR_PD is an ibv_create_qp (the attr_ex starts with an ibv_qp_init_attr); anything else calls the
+     * provider's {@code verbs_context.create_qp_ex}, and a provider without one fails with EOPNOTSUPP.
+     */
+    public MemorySegment createQpEx(MemorySegment context, MemorySegment attrEx) {
+        int mask = (int) Verbs.ibv_qp_init_attr_ex$comp_mask.get(attrEx, 0L);
+        if (mask == Verbs.IBV_QP_INIT_ATTR_PD) {
+            return createQp((MemorySegment) Verbs.ibv_qp_init_attr_ex$pd.get(attrEx, 0L), attrEx);
+        }
+        MemorySegment function = IbvContext.extendedOp(context, Verbs.verbs_context$create_qp_ex$OFFSET);
+        if (function == null) {
+            throw new VerbsException("ibv_create_qp_ex", 0, Errno.EOPNOTSUPP, "the provider's verbs_context has no create_qp_ex");
+        }
+        NativeLibrary.PointerResult qp = lib.callPointerAt("ibv_create_qp_ex", function, CREATE_QP_EX, context, attrEx);
+        if (qp.pointer().equals(MemorySegment.NULL)) {
+            throw VerbsException.nullReturn("ibv_create_qp_ex", qp.errno());
+        }
+        return qp.pointer().reinterpret(Verbs.ibv_qp.byteSize());
+    }
+
     public void destroyQp(MemorySegment qp) {
         lib.callStatus("ibv_destroy_qp", IBV_DESTROY_QP, qp);
     }
@@ -290,5 +314,19 @@ public final class VerbsLibrary {
     /** ibv_qp_to_qp_ex; NULL for a QP that was not created with ibv_create_qp_ex. */
     public MemorySegment qpToQpEx(MemorySegment qp) {
         return lib.callNullable("ibv_qp_to_qp_ex", IBV_QP_TO_QP_EX, qp).pointer().reinterpret(Verbs.ibv_qp_ex.byteSize());
+    }
+
+    /** The send operations this library may put in send_ops_flags: its {@link #capabilities()} plus the classic ones. */
+    public long extendedSendOps() {
+        long ops = Verbs.IBV_QP_EX_WITH_RDMA_WRITE | Verbs.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | Verbs.IBV_QP_EX_WITH_SEND
+                | Verbs.IBV_QP_EX_WITH_RDMA_READ | Verbs.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP
+                | Verbs.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+        if (capabilities.nativeAtomicWrite()) {
+            ops |= Verbs.IBV_QP_EX_WITH_ATOMIC_WRITE;
+        }
+        if (capabilities.nativeFlush()) {
+            ops |= Verbs.ERDA_QP_EX_WITH_FLUSH;
+        }
+        return ops;
     }
 }

@@ -16,6 +16,7 @@ public final class WireOpcode {
     public static final byte CAS = 5;
     public static final byte FETCH_ADD = 6;
     public static final byte FLUSH = 7;
+    public static final byte ATOMIC_WRITE = 8;
 
     public static final byte CONNECT = 0x10;
     public static final byte ATTACH = 0x11;
@@ -36,6 +37,7 @@ public final class WireOpcode {
             case CAS -> CAS;
             case FETCH_ADD -> FETCH_ADD;
             case FLUSH -> FLUSH;
+            case ATOMIC_WRITE -> ATOMIC_WRITE;
             default -> throw new IllegalArgumentException(opcode + " is not a send-queue opcode");
         };
     }
@@ -57,6 +59,7 @@ public final class WireOpcode {
             case CAS -> "CAS";
             case FETCH_ADD -> "FETCH_ADD";
             case FLUSH -> "FLUSH";
+            case ATOMIC_WRITE -> "ATOMIC_WRITE";
             case CONNECT -> "CONNECT";
             case ATTACH -> "ATTACH";
             case ACCEPT -> "ACCEPT";
@@ -79,13 +82,13 @@ public final class WireOpcode {
         if (isResponse(wire)) {
             maxPayload = switch (op) {
                 case READ -> Math.max(FrameHeader.MAX_PAYLOAD, FrameHeader.MAX_TEXT);
-                case WRITE, WRITE_WITH_IMM, SEND, CAS, FETCH_ADD, FLUSH -> FrameHeader.MAX_TEXT;
+                case WRITE, WRITE_WITH_IMM, SEND, CAS, FETCH_ADD, FLUSH, ATOMIC_WRITE -> FrameHeader.MAX_TEXT;
                 default -> throw new ProtocolViolation("unknown response opcode " + name(wire));
             };
         } else {
             maxPayload = switch (op) {
                 case WRITE, WRITE_WITH_IMM, SEND -> FrameHeader.MAX_PAYLOAD;
-                case READ, CAS, FETCH_ADD, FLUSH, ATTACH -> 0;
+                case READ, CAS, FETCH_ADD, FLUSH, ATOMIC_WRITE, ATTACH -> 0;
                 case CONNECT, ACCEPT -> Fabric.MAX_PRIVATE_DATA;
                 case REJECT -> FrameHeader.MAX_TEXT;
                 default -> throw new ProtocolViolation("unknown opcode " + name(wire));

@@ -247,17 +247,20 @@ final class SoftQueuePair {
             return Verbs.IBV_WC_LOC_QP_OP_ERR; // QPs of this device are created with one SGE
         }
         int opcode = wr.opcode();
-        int length = lengthOf(wr);
+        int length = remoteLength(wr);
         boolean oneSided = opcode != Verbs.IBV_WR_SEND;
         if (opcode != Verbs.IBV_WR_RDMA_WRITE && opcode != Verbs.IBV_WR_RDMA_WRITE_WITH_IMM && opcode != Verbs.IBV_WR_SEND
-                && opcode != Verbs.IBV_WR_RDMA_READ && !wr.isAtomic()) {
+                && opcode != Verbs.IBV_WR_RDMA_READ && !wr.isAtomic() && !isAtomicWrite(wr)) {
             return Verbs.IBV_WC_LOC_QP_OP_ERR;
+        }
+        if (isAtomicWrite(wr) && !wr.sges().isEmpty()) {
+            return Verbs.IBV_WC_LOC_QP_OP_ERR; // the value travels in the request (wr_atomic_write), not in an SGE
         }
         if (wr.isAtomic() && length != WORD_LENGTH) {
             return Verbs.IBV_WC_LOC_QP_OP_ERR;
         }
         boolean localWrite = opcode == Verbs.IBV_WR_RDMA_READ || wr.isAtomic();
-        int local = device.network().withMemory(() -> localRegion(wr, localWrite) == null && length > 0
+        int local = device.network().withMemory(() -> localRegion(wr, localWrite) == null && lengthOf(wr) > 0
                 ? Verbs.IBV_WC_LOC_PROT_ERR : IBV_WC_SUCCESS);
         if (local != IBV_WC_SUCCESS) {
             return local;
@@ -296,6 +299,15 @@ final class SoftQueuePair {
 
     private static final int WORD_LENGTH = 8;
 
+    private static boolean isAtomicWrite(PostedSend wr) {
+        return wr.opcode() == Verbs.IBV_WR_ATOMIC_WRITE;
+    }
+
+    /** Bytes touched at the target: the SGE's, or the word of an ATOMIC_WRITE. */
+    private static int remoteLength(PostedSend wr) {
+        return isAtomicWrite(wr) ? WORD_LENGTH : lengthOf(wr);
+    }
+
     private SoftMemoryRegion localRegion(PostedSend wr, boolean needWrite) {
         if (wr.sges().isEmpty()) {
             return null;
@@ -316,13 +328,14 @@ final class SoftQueuePair {
         }
         int needed = switch (wr.opcode()) {
             case Verbs.IBV_WR_RDMA_READ -> Verbs.IBV_ACCESS_REMOTE_READ;
-            case Verbs.IBV_WR_RDMA_WRITE, Verbs.IBV_WR_RDMA_WRITE_WITH_IMM -> Verbs.IBV_ACCESS_REMOTE_WRITE;
+            case Verbs.IBV_WR_RDMA_WRITE, Verbs.IBV_WR_RDMA_WRITE_WITH_IMM, Verbs.IBV_WR_ATOMIC_WRITE ->
+                    Verbs.IBV_ACCESS_REMOTE_WRITE;
             default -> Verbs.IBV_ACCESS_REMOTE_ATOMIC;
         };
         if (!mr.allows(needed) || (accessFlags & needed) == 0) {
             return Verbs.IBV_WC_REM_ACCESS_ERR;
         }
-        if (wr.isAtomic() && (wr.remoteAddress() & (WORD_LENGTH - 1)) != 0) {
+        if ((wr.isAtomic() || isAtomicWrite(wr)) && (wr.remoteAddress() & (WORD_LENGTH - 1)) != 0) {
             return Verbs.IBV_WC_REM_INV_REQ_ERR;
         }
         return IBV_WC_SUCCESS;
@@ -377,7 +390,7 @@ final class SoftQueuePair {
         }
         int opcode = wr.opcode();
         SoftMemoryRegion local = localRegion(wr, opcode == Verbs.IBV_WR_RDMA_READ || wr.isAtomic());
-        if (local == null && length > 0) {
+        if (local == null && lengthOf(wr) > 0) {
             return Verbs.IBV_WC_LOC_PROT_ERR;
         }
         long localOffset = local == null ? 0 : local.offsetOf(wr.sges().getFirst().address(), length);
@@ -400,6 +413,7 @@ final class SoftQueuePair {
                         Verbs.IBV_WC_RECV_RDMA_WITH_IMM, length, peer.qpNum, Integer.reverseBytes(wr.immediate()),
                         Verbs.IBV_WC_WITH_IMM));
             }
+            case Verbs.IBV_WR_ATOMIC_WRITE -> WORD.setVolatile(remote.memory, remoteOffset, wr.swap());
             case Verbs.IBV_WR_ATOMIC_CMP_AND_SWP -> local.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, localOffset,
                     (long) WORD.compareAndExchange(remote.memory, remoteOffset, wr.compareAdd(), wr.swap()));
             default -> local.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, localOffset,

@@ -3,9 +3,12 @@ package io.erda.ffm.verbs.fake;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import io.erda.ffm.verbs.Errno;
+import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.Verbs;
 import io.erda.ffm.verbs.VerbsLibrary;
+import io.erda.ffm.verbs.VerbsOps;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandles;
@@ -27,10 +30,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * extension, {@link VerbsLibrary#SOFT_RNIC_WRITE_DELAY}, the PM write-latency model of a registration: a real
  * libibverbs has no such symbol, so callers find it absent there.
  *
+ * <p>It also has the extended QP API of rdma-core v44: {@code verbs_context.create_qp_ex} is an upcall
+ * ({@link #createQpEx}), so is {@code ibv_qp_to_qp_ex}, and the QPs it makes are {@code struct ibv_qp_ex} whose
+ * {@code wr_start}, {@code wr_rdma_write}, {@code wr_rdma_read}, {@code wr_atomic_write}, {@code wr_set_sge},
+ * {@code wr_complete} and {@code wr_abort} slots are upcalls collecting a batch ({@link ExtendedBatch}) that
+ * wr_complete hands to the same queue pair engine as post_send. It stands for a v44 library
+ * ({@link #RDMA_CORE_VERSION}) and a device with ATOMIC_WRITE; native FLUSH (v45) is not modelled.
+ *
  * <p>A handler never lets an exception escape into native code (that would crash the JVM): it is recorded in
  * {@link #failures()} and turned into an error return.
  */
 public final class SoftRnicDevice implements AutoCloseable {
+    /** The rdma-core release this device's symbols stand for: ATOMIC_WRITE yes, FLUSH (45) no. */
+    public static final int RDMA_CORE_VERSION = NativeCapabilities.ATOMIC_WRITE_SINCE;
+    /** The IBV_QP_EX_WITH_* operations create_qp_ex accepts; others fail with EOPNOTSUPP as on a real device. */
+    static final long SEND_OPS = Verbs.IBV_QP_EX_WITH_RDMA_WRITE | Verbs.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM
+            | Verbs.IBV_QP_EX_WITH_SEND | Verbs.IBV_QP_EX_WITH_RDMA_READ | Verbs.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP
+            | Verbs.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | Verbs.IBV_QP_EX_WITH_ATOMIC_WRITE;
+
     private final SoftRnic network;
     private final int lid;
     private final Arena arena = Arena.ofShared();
@@ -42,6 +59,14 @@ public final class SoftRnicDevice implements AutoCloseable {
     private final ConcurrentHashMap<Long, SoftCompletionQueue> cqs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, SoftQueuePair> qpsByAddress = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, SoftQueuePair> qpsByNum = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, ExtendedBatch> batches = new ConcurrentHashMap<>();
+    private final MemorySegment wrStart;
+    private final MemorySegment wrComplete;
+    private final MemorySegment wrAbort;
+    private final MemorySegment wrRdmaWrite;
+    private final MemorySegment wrRdmaRead;
+    private final MemorySegment wrAtomicWrite;
+    private final MemorySegment wrSetSge;
     private final List<Throwable> failures = new CopyOnWriteArrayList<>();
     private final AtomicInteger handles = new AtomicInteger();
 
@@ -51,6 +76,15 @@ public final class SoftRnicDevice implements AutoCloseable {
         stubs = new UpcallStubs(MethodHandles.lookup(), this, arena);
         stubs.bindControlPath("release", "deregMr", "destroyCq", "destroyQp");
         stubs.symbol(VerbsLibrary.SOFT_RNIC_WRITE_DELAY, "setWriteDelay", VerbsLibrary.SOFT_RNIC_WRITE_DELAY_DESC);
+        stubs.extendedOp(Verbs.verbs_context$create_qp_ex$OFFSET, "createQpEx", VerbsLibrary.CREATE_QP_EX);
+        stubs.symbol("ibv_qp_to_qp_ex", "qpToQpEx", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        wrStart = stubs.stub("wrStart", VerbsOps.WR_START_DESC);
+        wrComplete = stubs.stub("wrComplete", VerbsOps.WR_COMPLETE_DESC);
+        wrAbort = stubs.stub("wrAbort", VerbsOps.WR_START_DESC);
+        wrRdmaWrite = stubs.stub("wrRdmaWrite", VerbsOps.WR_RDMA_DESC);
+        wrRdmaRead = stubs.stub("wrRdmaRead", VerbsOps.WR_RDMA_DESC);
+        wrAtomicWrite = stubs.stub("wrAtomicWrite", VerbsOps.WR_ATOMIC_WRITE_DESC);
+        wrSetSge = stubs.stub("wrSetSge", VerbsOps.WR_SET_SGE_DESC);
         context = stubs.context();
     }
 
@@ -250,35 +284,157 @@ public final class SoftRnicDevice implements AutoCloseable {
         return cqs.remove(cq.address()) == null ? Errno.EINVAL : 0;
     }
 
-    /** QP numbers are 0x100 + a handle: unique on this device, which is all an RC peer needs with the LID. */
     MemorySegment createQp(MemorySegment pd, MemorySegment initAttrPointer) {
         try {
-            MemorySegment attr = initAttrPointer.reinterpret(Verbs.ibv_qp_init_attr.byteSize());
-            MemorySegment sendCqPointer = (MemorySegment) Verbs.ibv_qp_init_attr$send_cq.get(attr, 0L);
-            MemorySegment recvCqPointer = (MemorySegment) Verbs.ibv_qp_init_attr$recv_cq.get(attr, 0L);
-            SoftCompletionQueue sendCq = cqs.get(sendCqPointer.address());
-            SoftCompletionQueue recvCq = cqs.get(recvCqPointer.address());
-            if (sendCq == null || recvCq == null || (int) Verbs.ibv_qp_init_attr$qp_type.get(attr, 0L) != Verbs.IBV_QPT_RC) {
+            return newQueuePair(pd, initAttrPointer.reinterpret(Verbs.ibv_qp_init_attr.byteSize()), Verbs.ibv_qp.byteSize());
+        } catch (Throwable t) {
+            fail(t);
+            return MemorySegment.NULL;
+        }
+    }
+
+    /**
+     * verbs_context.create_qp_ex: PD and send-ops flags required; a send op this device lacks is EOPNOTSUPP. The QP
+     * is a {@code struct ibv_qp_ex} (qp_base first) whose wr_* slots are this device's upcalls.
+     */
+    MemorySegment createQpEx(MemorySegment ctx, MemorySegment attrPointer) {
+        try {
+            MemorySegment attr = attrPointer.reinterpret(Verbs.ibv_qp_init_attr_ex.byteSize());
+            int mask = (int) Verbs.ibv_qp_init_attr_ex$comp_mask.get(attr, 0L);
+            long ops = (long) Verbs.ibv_qp_init_attr_ex$send_ops_flags.get(attr, 0L);
+            int needed = Verbs.IBV_QP_INIT_ATTR_PD | Verbs.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+            if ((mask & needed) != needed || (mask & ~needed) != 0) {
                 return failNull(Errno.EINVAL);
             }
-            MemorySegment qp = object(Verbs.ibv_qp.byteSize());
-            int handle = handles.incrementAndGet();
-            int qpNum = 0x100 + handle;
-            Verbs.ibv_qp$pd.set(qp, 0L, pd);
-            Verbs.ibv_qp$send_cq.set(qp, 0L, sendCqPointer);
-            Verbs.ibv_qp$recv_cq.set(qp, 0L, recvCqPointer);
-            Verbs.ibv_qp$handle.set(qp, 0L, handle);
-            Verbs.ibv_qp$qp_num.set(qp, 0L, qpNum);
-            Verbs.ibv_qp$state.set(qp, 0L, Verbs.IBV_QPS_RESET);
-            Verbs.ibv_qp$qp_type.set(qp, 0L, Verbs.IBV_QPT_RC);
-            SoftQueuePair queuePair = new SoftQueuePair(this, qp, qpNum, sendCq, recvCq,
-                    (int) Verbs.ibv_qp_init_attr$cap$max_recv_wr.get(attr, 0L));
-            qpsByAddress.put(qp.address(), queuePair);
-            qpsByNum.put(qpNum, queuePair);
+            if ((ops & ~SEND_OPS) != 0) {
+                return failNull(Errno.EOPNOTSUPP);
+            }
+            MemorySegment qp = newQueuePair((MemorySegment) Verbs.ibv_qp_init_attr_ex$pd.get(attr, 0L), attr,
+                    Verbs.ibv_qp_ex.byteSize());
+            if (qp.equals(MemorySegment.NULL)) {
+                return qp;
+            }
+            qp.set(ADDRESS, Verbs.ibv_qp_ex$wr_start$OFFSET, wrStart);
+            qp.set(ADDRESS, Verbs.ibv_qp_ex$wr_complete$OFFSET, wrComplete);
+            qp.set(ADDRESS, Verbs.ibv_qp_ex$wr_abort$OFFSET, wrAbort);
+            qp.set(ADDRESS, Verbs.ibv_qp_ex$wr_rdma_write$OFFSET, wrRdmaWrite);
+            qp.set(ADDRESS, Verbs.ibv_qp_ex$wr_rdma_read$OFFSET, wrRdmaRead);
+            qp.set(ADDRESS, Verbs.ibv_qp_ex$wr_set_sge$OFFSET, wrSetSge);
+            if ((ops & Verbs.IBV_QP_EX_WITH_ATOMIC_WRITE) != 0) {
+                qp.set(ADDRESS, Verbs.ibv_qp_ex$wr_atomic_write$OFFSET, wrAtomicWrite);
+            }
+            batches.put(qp.address(), new ExtendedBatch(qp));
             return qp;
         } catch (Throwable t) {
             fail(t);
             return MemorySegment.NULL;
+        }
+    }
+
+    /** ibv_qp_to_qp_ex: the QP itself (qp_base is at offset 0) if create_qp_ex made it, else NULL. */
+    MemorySegment qpToQpEx(MemorySegment qp) {
+        return batches.containsKey(qp.address()) ? qp : MemorySegment.NULL;
+    }
+
+    /** QP numbers are 0x100 + a handle: unique on this device, which is all an RC peer needs with the LID. */
+    private MemorySegment newQueuePair(MemorySegment pd, MemorySegment attr, long structSize) {
+        MemorySegment sendCqPointer = (MemorySegment) Verbs.ibv_qp_init_attr$send_cq.get(attr, 0L);
+        MemorySegment recvCqPointer = (MemorySegment) Verbs.ibv_qp_init_attr$recv_cq.get(attr, 0L);
+        SoftCompletionQueue sendCq = cqs.get(sendCqPointer.address());
+        SoftCompletionQueue recvCq = cqs.get(recvCqPointer.address());
+        if (sendCq == null || recvCq == null || (int) Verbs.ibv_qp_init_attr$qp_type.get(attr, 0L) != Verbs.IBV_QPT_RC) {
+            return failNull(Errno.EINVAL);
+        }
+        MemorySegment qp = object(structSize);
+        int handle = handles.incrementAndGet();
+        int qpNum = 0x100 + handle;
+        Verbs.ibv_qp$pd.set(qp, 0L, pd);
+        Verbs.ibv_qp$send_cq.set(qp, 0L, sendCqPointer);
+        Verbs.ibv_qp$recv_cq.set(qp, 0L, recvCqPointer);
+        Verbs.ibv_qp$handle.set(qp, 0L, handle);
+        Verbs.ibv_qp$qp_num.set(qp, 0L, qpNum);
+        Verbs.ibv_qp$state.set(qp, 0L, Verbs.IBV_QPS_RESET);
+        Verbs.ibv_qp$qp_type.set(qp, 0L, Verbs.IBV_QPT_RC);
+        SoftQueuePair queuePair = new SoftQueuePair(this, qp, qpNum, sendCq, recvCq,
+                (int) Verbs.ibv_qp_init_attr$cap$max_recv_wr.get(attr, 0L));
+        qpsByAddress.put(qp.address(), queuePair);
+        qpsByNum.put(qpNum, queuePair);
+        return qp;
+    }
+
+    // ------------------------------------------------------------------ data path (ibv_qp_ex wr_* slots)
+
+    private ExtendedBatch batch(MemorySegment qpx) {
+        ExtendedBatch batch = batches.get(qpx.address());
+        if (batch == null) {
+            throw new IllegalStateException("wr_* call on 0x" + Long.toHexString(qpx.address())
+                    + ", not a QP from create_qp_ex");
+        }
+        return batch;
+    }
+
+    void wrStart(MemorySegment qpx) {
+        try {
+            batch(qpx).start();
+        } catch (Throwable t) {
+            recordFailure(t);
+        }
+    }
+
+    void wrRdmaWrite(MemorySegment qpx, int rkey, long remoteAddress) {
+        try {
+            batch(qpx).add(Verbs.IBV_WR_RDMA_WRITE, rkey, remoteAddress, 0);
+        } catch (Throwable t) {
+            recordFailure(t);
+        }
+    }
+
+    void wrRdmaRead(MemorySegment qpx, int rkey, long remoteAddress) {
+        try {
+            batch(qpx).add(Verbs.IBV_WR_RDMA_READ, rkey, remoteAddress, 0);
+        } catch (Throwable t) {
+            recordFailure(t);
+        }
+    }
+
+    /** The 8 bytes at {@code value} are read now, as a provider copies them into its WQE. */
+    void wrAtomicWrite(MemorySegment qpx, int rkey, long remoteAddress, MemorySegment value) {
+        try {
+            long word = value.reinterpret(Long.BYTES).get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0);
+            batch(qpx).add(Verbs.IBV_WR_ATOMIC_WRITE, rkey, remoteAddress, word);
+        } catch (Throwable t) {
+            recordFailure(t);
+        }
+    }
+
+    void wrSetSge(MemorySegment qpx, int lkey, long address, int length) {
+        try {
+            batch(qpx).setSge(new PostedSend.Sge(address, length, lkey));
+        } catch (Throwable t) {
+            recordFailure(t);
+        }
+    }
+
+    /** Posts the batch like post_send; a call out of order earlier in the batch fails it with EINVAL. */
+    int wrComplete(MemorySegment qpx) {
+        try {
+            ExtendedBatch batch = batch(qpx);
+            List<PostedSend> requests = batch.complete();
+            if (requests == null) {
+                return Errno.EINVAL;
+            }
+            SoftQueuePair queuePair = qpsByAddress.get(qpx.address());
+            return queuePair == null ? Errno.EINVAL : queuePair.postSend(requests);
+        } catch (Throwable t) {
+            return fail(t);
+        }
+    }
+
+    void wrAbort(MemorySegment qpx) {
+        try {
+            batch(qpx).abort();
+        } catch (Throwable t) {
+            recordFailure(t);
         }
     }
 
@@ -288,6 +444,7 @@ public final class SoftRnicDevice implements AutoCloseable {
             if (queuePair == null) {
                 return Errno.EINVAL;
             }
+            batches.remove(qp.address());
             qpsByNum.remove(queuePair.qpNum());
             network.exclusively(queuePair::destroy);
             return 0;

@@ -19,8 +19,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What the fake devices share to stand in for native code: a {@code struct ibv_context} whose ops slots are upcall
- * stubs to the handler's {@code postSend}, {@code postRecv}, {@code pollCq} and {@code reqNotifyCq}; a
+ * What the fake devices share to stand in for native code: a {@code struct ibv_context} (the tail of a
+ * {@code struct verbs_context}, marked extended through abi_compat as libibverbs does, so verbs_get_ctx_op finds
+ * the slots a fake fills with {@link #extendedOp}) whose ops slots are upcall stubs to the handler's {@code postSend}, {@code postRecv}, {@code pollCq} and {@code reqNotifyCq}; a
  * {@link SymbolLookup} of control-path symbols bound to handler methods; and a way to set the C {@code errno} that a
  * caller captures after the call. Handler methods may be package-private: the lookup passed in must see them.
  */
@@ -32,6 +33,7 @@ final class UpcallStubs {
     private final MethodHandles.Lookup lookup;
     private final Object handler;
     private final Arena arena;
+    private final MemorySegment verbsContext;
     private final MemorySegment context;
     private final Map<String, MemorySegment> symbols = new HashMap<>();
 
@@ -39,7 +41,11 @@ final class UpcallStubs {
         this.lookup = lookup;
         this.handler = handler;
         this.arena = arena;
-        this.context = arena.allocate(Verbs.ibv_context);
+        this.verbsContext = arena.allocate(Verbs.verbs_context);
+        this.context = verbsContext.asSlice(Verbs.verbs_context$context$OFFSET, Verbs.ibv_context.byteSize());
+        Verbs.verbs_context$sz.set(verbsContext, 0L, Verbs.verbs_context.byteSize());
+        context.set(ADDRESS, Verbs.ibv_context$abi_compat$OFFSET,
+                MemorySegment.ofAddress(Verbs.ERDA_VERBS_ABI_IS_EXTENDED));
         Verbs.ibv_context$num_comp_vectors.set(context, 0L, 1);
         op(Verbs.ibv_context$ops$post_send$OFFSET, "postSend", VerbsOps.POST_SEND_DESC);
         op(Verbs.ibv_context$ops$post_recv$OFFSET, "postRecv", VerbsOps.POST_RECV_DESC);
@@ -66,7 +72,8 @@ final class UpcallStubs {
         symbol("ibv_query_gid", "queryGid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
     }
 
-    private MemorySegment stub(String method, FunctionDescriptor descriptor) {
+    /** An upcall stub to the handler's {@code method}, for a function-pointer slot the fake fills itself. */
+    MemorySegment stub(String method, FunctionDescriptor descriptor) {
         try {
             MethodHandle target = lookup.findVirtual(handler.getClass(), method, descriptor.toMethodType()).bindTo(handler);
             return LINKER.upcallStub(target, descriptor, arena);
@@ -77,6 +84,11 @@ final class UpcallStubs {
 
     private void op(long offset, String method, FunctionDescriptor descriptor) {
         context.set(ADDRESS, offset, stub(method, descriptor));
+    }
+
+    /** Fills a {@code struct verbs_context} slot, e.g. {@link Verbs#verbs_context$create_qp_ex$OFFSET}. */
+    void extendedOp(long vctxOffset, String method, FunctionDescriptor descriptor) {
+        verbsContext.set(ADDRESS, vctxOffset, stub(method, descriptor));
     }
 
     void symbol(String name, String method, FunctionDescriptor descriptor) {
