@@ -3,15 +3,29 @@
 erda_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$erda_top/scripts/lib/jdk.sh"
 
+# The stamp a successful build leaves; a module needs a build when a main source or pom of it, of a project
+# module on its class path, or the parent pom, is newer than the stamp (jars of unchanged modules keep old times).
+erda_stamp() { echo "$erda_top/$1/target/.erda-built"; }
+
+erda_stale() {
+  local module=$1 entry dep
+  local -a dirs=("$erda_top/pom.xml" "$erda_top/$module/src/main" "$erda_top/$module/pom.xml")
+  for entry in $(tr ':' ' ' < "$erda_top/$module/target/classpath"); do
+    case $entry in
+      "$erda_top"/*/target/*.jar) dep=${entry#"$erda_top"/}; dep=${dep%%/*}
+        dirs+=("$erda_top/$dep/src/main" "$erda_top/$dep/pom.xml") ;;
+    esac
+  done
+  [[ -n $(find "${dirs[@]}" -newer "$(erda_stamp "$module")" -print -quit 2>/dev/null) ]]
+}
+
 erda_build_if_needed() {
-  local module=$1 jar
-  jar=$(ls "$erda_top/$module"/target/"$module"-*.jar 2>/dev/null | grep -v -- '-tests.jar' | head -1)
-  if [[ -z $jar || ! -f $erda_top/$module/target/classpath ]] \
-     || [[ -n $(find "$erda_top" -path '*/src/main/*' -newer "$jar" -print -quit 2>/dev/null) ]] \
-     || [[ -n $(find "$erda_top" -name pom.xml -newer "$jar" -print -quit 2>/dev/null) ]]; then
+  local module=$1
+  if [[ ! -f $(erda_stamp "$module") || ! -f $erda_top/$module/target/classpath ]] || erda_stale "$module"; then
     echo "building $module ..." >&2
     (cd "$erda_top" && ./mvnw -q -B -DskipTests package -pl "$module" -am) >&2 || {
       echo "error: build of $module failed" >&2; return 1; }
+    touch "$(erda_stamp "$module")"
   fi
 }
 
