@@ -47,11 +47,17 @@ public final class ShmFabric implements Fabric {
     static final String EXPORTS_FILE = "exports";
     static final String COUNTERS_FILE = "counters";
     static final int DEFAULT_RING_CAPACITY = 1 << 20;
+    /**
+     * Longest sleep of an idle poller. Doorbells wake it, so this is a safety net, not a latency: 0 (sleep until a
+     * doorbell) is what tests use to prove the doorbells alone suffice.
+     */
+    static final long DEFAULT_POLLER_SLEEP_MILLIS = 100;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final String instanceName = ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet();
     private final Path configuredHome;
     private final int ringCapacity;
+    private final long pollerSleepMillis;
     private final RegionTable<ShmMemoryRegion> regions = new RegionTable<>(0x100);
     private final List<ShmEndpoint> endpoints = new CopyOnWriteArrayList<>();
     private final List<ShmListener> listeners = new CopyOnWriteArrayList<>();
@@ -70,6 +76,8 @@ public final class ShmFabric implements Fabric {
         String h = properties.get("home");
         this.configuredHome = h == null ? null : Path.of(h).toAbsolutePath();
         this.ringCapacity = Integer.parseInt(properties.getOrDefault("ringCapacity", Integer.toString(DEFAULT_RING_CAPACITY)));
+        this.pollerSleepMillis = Long.parseLong(properties.getOrDefault("pollerSleepMillis",
+                Long.toString(DEFAULT_POLLER_SLEEP_MILLIS)));
     }
 
     @Override
@@ -270,7 +278,7 @@ public final class ShmFabric implements Fabric {
     synchronized Poller poller() {
         checkOpen();
         if (poller == null) {
-            poller = new Poller();
+            poller = new Poller(pollerSleepMillis);
         }
         return poller;
     }
@@ -294,6 +302,11 @@ public final class ShmFabric implements Fabric {
             read += r.remoteBytesRead();
         }
         return new FabricStats(poller == null ? 0 : poller.cpuNanos(), 0, read, written);
+    }
+
+    /** Times a peer's doorbell woke or found this fabric's poller (0 before it started). */
+    synchronized long doorbellWakeups() {
+        return poller == null ? 0 : poller.doorbellWakeups();
     }
 
     /** The poller thread, if started (tests look at its CPU time). */
