@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The one thread of an shm fabric instance: it polls the inbound rings of all connected endpoints (messages,
- * acknowledgements). With nothing to do it spins, then yields, for a few tens of microseconds (a busy poller is
+ * acknowledgements). With nothing to do it spins, then yields, for about 100 microseconds (a busy poller is
  * never woken by a system call), then sleeps in a {@link Selector} over the connections' sockets, after
  * announcing in every inbound ring that it is asleep and looking at the rings once more (the lost-wakeup protocol
  * of {@link Ring#claimWakeup()}). A producer in any process that then publishes rings the doorbell: one byte on the
@@ -22,10 +22,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * engine CPU.
  */
 final class Poller {
-    /** Spin this long after the last work: a ping-pong's next message usually comes within it. */
-    static final long SPIN_NANOS = 20_000;
-    /** Then yield this long (lets the threads that produce our next message run on a 2-core machine). */
-    static final long YIELD_NANOS = 80_000;
+    /**
+     * Spin only briefly after the last work, then yield: on a 2-core machine the poller shares a core with the
+     * threads that produce its next message, and spinning starves them (fabric-bench ping-pong: spin 20 us then
+     * yield 80 us gave ~90 us p50, spin 1 us then yield 100 us ~12-19 us). A yield on an idle core costs little
+     * more than a spin, so a busy poller still never sleeps between messages.
+     */
+    static final long SPIN_NANOS = 1_000;
+    /** Then yield this long before sleeping: the most CPU an idle poller burns after its last piece of work. */
+    static final long YIELD_NANOS = 100_000;
     /** Asleep while an endpoint waits on time (a message's RNR timeout) or on ring space, which ring no doorbell. */
     private static final long WAITING_SLEEP_MILLIS = 1;
     /** Look at the sockets this often while busy, so a dead peer is noticed although we never sleep. */

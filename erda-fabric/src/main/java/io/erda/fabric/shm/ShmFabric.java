@@ -40,7 +40,8 @@ import java.util.stream.Stream;
  * dir/&lt;instance&gt;/counters            export generation + per-region byte counters ({@link CountersFile})
  * dir/&lt;instance&gt;/conn-N.ring         a connection's two rings ({@link RingFile}); unlinked once both mapped it
  * </pre>
- * The home is removed when the fabric closes.
+ * The home is removed when the fabric closes. Properties: {@code home}, {@code ringCapacity} (bytes per ring,
+ * a power of two), {@code pollerSleepMillis} (see {@link #DEFAULT_POLLER_SLEEP_MILLIS}).
  */
 public final class ShmFabric implements Fabric {
     static final String SOCKET_FILE = "erda.sock";
