@@ -8,8 +8,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -17,13 +20,16 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The plumbing of one established or establishing connection: the Unix-domain socket (handshake, then liveness)
- * and the mapped ring file with its two rings.
+ * The plumbing of one established or establishing connection: the Unix-domain socket (handshake, then liveness
+ * and doorbells: single bytes that wake the peer's sleeping poller, see {@link RingFile}) and the mapped ring file
+ * with its two rings.
  */
 final class Connection {
     final SocketChannel socket;
     final DataInputStream in;
     final DataOutputStream out;
+    private static final byte[] DOORBELL = {1};
+    private final ByteBuffer doorbellBytes = ByteBuffer.allocate(64);
     private Arena ringArena;
     Ring inbound;
     Ring outbound;
@@ -64,18 +70,62 @@ final class Connection {
         }
     }
 
-    /** Runs {@code onEof} (on a virtual thread) when the peer's end of the socket closes. */
-    void watchLiveness(Runnable onEof) {
-        Thread.ofVirtual().name("erda-shm-liveness").start(() -> {
-            try {
-                while (in.read() >= 0) {
-                    // nothing else travels after the handshake; keep reading until EOF
-                }
-            } catch (IOException e) {
-                // closed locally or reset by the peer: either way the connection is gone
+    /**
+     * Publishes a record into the outbound ring and, if the peer's poller announced it is asleep, rings its
+     * doorbell; false if the ring has no room yet (the peer rings ours once it has). Called under the endpoint's
+     * lock (single producer).
+     */
+    boolean publish(int type, long sequence, int imm, long rnrTimeoutNanos, MemorySegment source, long sourceOffset,
+                    int payloadLength) {
+        if (!outbound.offer(type, sequence, imm, rnrTimeoutNanos, source, sourceOffset, payloadLength)) {
+            outbound.announceFull(); // the peer rings us when it frees space: announce, then look once more
+            if (!outbound.offer(type, sequence, imm, rnrTimeoutNanos, source, sourceOffset, payloadLength)) {
+                return false;
             }
-            onEof.run();
-        });
+            outbound.cancelFull();
+        }
+        if (outbound.claimConsumerWakeup()) {
+            ringDoorbell();
+        }
+        return true;
+    }
+
+    /** Poller, after it consumed inbound records: wakes the peer if it waits for the space. */
+    void spaceFreed() {
+        if (inbound.claimProducerWakeup()) {
+            ringDoorbell();
+        }
+    }
+
+    /** One byte on the socket: it wakes the peer's poller out of its selector, in any process. */
+    private void ringDoorbell() {
+        try {
+            socket.write(ByteBuffer.wrap(DOORBELL));
+        } catch (IOException e) {
+            // the peer is gone: its EOF reaches our poller, which fails the endpoint
+        }
+    }
+
+    /** After the handshake the socket carries only doorbells and EOF, read by the fabric's poller. */
+    void registerWith(Selector selector, Object attachment) throws IOException {
+        socket.configureBlocking(false);
+        socket.register(selector, SelectionKey.OP_READ, attachment);
+    }
+
+    /** Poller: reads the doorbell bytes that woke it and returns how many; -1 at EOF (the peer closed or died). */
+    int drainDoorbells() {
+        int total = 0;
+        try {
+            int n;
+            do {
+                doorbellBytes.clear();
+                n = socket.read(doorbellBytes);
+                total += Math.max(n, 0);
+            } while (n > 0);
+            return n < 0 ? -1 : total;
+        } catch (IOException e) {
+            return -1; // closed locally or reset by the peer: either way the connection is gone
+        }
     }
 
     /** Closes the socket after {@code timeout} unless {@code done} is set first (a stuck handshake fails). */

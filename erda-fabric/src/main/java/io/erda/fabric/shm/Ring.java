@@ -73,6 +73,62 @@ final class Ring {
         return true;
     }
 
+    /**
+     * After a record was published: true if the consumer announced it is asleep and this call is the one that
+     * takes the announcement (so one doorbell per sleep, however many records follow). See {@link #claim}.
+     */
+    boolean claimConsumerWakeup() {
+        return claim(RingFile.CONSUMER_ASLEEP_OFFSET);
+    }
+
+    /** After {@link #offer} failed: the producer will wait for space; it must try once more before it waits. */
+    void announceFull() {
+        announce(RingFile.PRODUCER_WAITING_OFFSET);
+    }
+
+    void cancelFull() {
+        cancel(RingFile.PRODUCER_WAITING_OFFSET);
+    }
+
+    // ---- consumer: announce sleep (then re-check), free space (then wake a waiting producer)
+
+    /** The consumer is about to block; it must look at the ring once more afterwards before it does. */
+    void announceSleep() {
+        announce(RingFile.CONSUMER_ASLEEP_OFFSET);
+    }
+
+    /** The consumer is awake again (a producer may have cleared the word already). */
+    void cancelSleep() {
+        cancel(RingFile.CONSUMER_ASLEEP_OFFSET);
+    }
+
+    /** After records were consumed: true if the producer waits for space and this call takes its announcement. */
+    boolean claimProducerWakeup() {
+        return claim(RingFile.PRODUCER_WAITING_OFFSET);
+    }
+
+    // ---- the lost-wakeup protocol on one word of the ring header (RingFile)
+
+    private void announce(int word) {
+        INT.setVolatile(header, (long) word, 1);
+        VarHandle.fullFence();
+    }
+
+    private void cancel(int word) {
+        INT.setRelease(header, (long) word, 0);
+    }
+
+    /**
+     * The other side's half: after its own store (a record published, space freed) a full fence, then the word.
+     * With the fence in {@link #announce} at least one side sees the other's store: the announcer finds the
+     * record or the space when it looks once more, or this finds the word set. The compare-and-set makes one
+     * caller the waker per announcement.
+     */
+    private boolean claim(int word) {
+        VarHandle.fullFence();
+        return (int) INT.getVolatile(header, (long) word) != 0 && INT.compareAndSet(header, (long) word, 1, 0);
+    }
+
     // ---- consumer: look at the record at the head, then consume it
 
     /** Frame length of the record at the head, or 0 if none is published. */

@@ -19,22 +19,40 @@ import java.lang.invoke.VarHandle;
  * +-------------------------------+-------------------------------+
  * |                     reserved up to byte 64                    |
  * +===============================================================+
- * | ring 0 (acceptor to connector): consumer position (64 bits,   |
- * |   release by the consumer, acquire by the producer), padded   |
- * |   to 128 bytes; then capacity bytes of records (RingRecord)   |
+ * | ring 0 (acceptor to connector): a 128-byte ring header, then  |
+ * |   capacity bytes of records (RingRecord)                      |
  * +---------------------------------------------------------------+
  * | ring 1 (connector to acceptor): the same                      |
  * +---------------------------------------------------------------+
+ *
+ * ring header (two cache lines, so the producer's doorbell check does not share a line with the position the
+ * consumer updates per record):
+ * +---------------------------------------------------------------+
+ * |   consumer position (64 bits, release by the consumer,        |
+ * |   acquire by the producer); reserved up to byte 64            |
+ * +-------------------------------+-------------------------------+
+ * |        consumer asleep        |       producer waiting        |
+ * +-------------------------------+-------------------------------+
+ * |                     reserved up to byte 128                   |
+ * +---------------------------------------------------------------+
  * </pre>
+ * The two words are doorbell requests, one per way a side can wait on the other. <em>Consumer asleep</em>: the
+ * consumer's poller sets it before it blocks, then looks at the ring once more; a producer that then publishes
+ * reads it. <em>Producer waiting</em>: a producer that found no space sets it, then tries once more; the
+ * consumer reads it after freeing space. Whoever finds a word set clears it (compare-and-set) and writes one
+ * byte to the connection's socket, which wakes the other side's poller out of its selector in whatever process
+ * it runs. Both are the classic lost-wakeup protocol with a full fence on either side (see {@link Ring}).
  */
 final class RingFile {
     static final long MAGIC = 0x4552_4441_5249_4e47L; // "ERDARING"
-    static final int VERSION = 1;
+    static final int VERSION = 2; // 2: consumer-asleep word and socket doorbells
     static final int VERSION_OFFSET = 8;
     static final int CAPACITY_OFFSET = 12;
     static final int HEADER_LENGTH = 64;
     static final int RING_HEADER_LENGTH = 128;
     static final int CONSUMER_POSITION_OFFSET = 0;
+    static final int CONSUMER_ASLEEP_OFFSET = 64;
+    static final int PRODUCER_WAITING_OFFSET = 68;
     static final int TO_CONNECTOR = 0;
     static final int TO_ACCEPTOR = 1;
 

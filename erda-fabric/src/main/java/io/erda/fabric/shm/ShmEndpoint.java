@@ -53,7 +53,9 @@ final class ShmEndpoint implements Endpoint {
     private PeerMemory peerMemory;
     private URI peer;
     private byte[] peerPrivateData = new byte[0];
+    /** Set by the poller when the socket reports EOF. */
     private volatile boolean peerGone;
+    private Poller poller;
 
     /** Posted, not yet completed (completions leave from the head, in order). */
     private final ArrayDeque<Pending> uncompleted = new ArrayDeque<>();
@@ -63,11 +65,12 @@ final class ShmEndpoint implements Endpoint {
     private final ArrayDeque<Pending> unacknowledged = new ArrayDeque<>();
     private final ArrayDeque<RecvRequest> receives = new ArrayDeque<>();
     private long nextSequence = 1;
-    private boolean outboundFull;
+    /** A message did not fit the outbound ring: the poller retries when the peer frees space (it reads this without the lock). */
+    private volatile boolean outboundFull;
     /** A drainer thread is executing the head request outside the lock; nobody else executes meanwhile. */
     private boolean draining;
-    /** Poller only: when the message at the inbound head first found no receive (0 = not waiting). */
-    private long rnrWaitingSince;
+    /** When the message at the inbound head first found no receive (0 = not waiting); set by the poller. */
+    private volatile long rnrWaitingSince;
 
     private static final class Pending {
         final WorkRequest request;
@@ -187,9 +190,9 @@ final class ShmEndpoint implements Endpoint {
             peer = peerUri;
             peerPrivateData = peerData.clone();
             state = State.CONNECTED;
+            poller = fabric.poller();
         }
-        c.watchLiveness(() -> peerGone = true);
-        fabric.poller().add(this);
+        poller.add(this);
     }
 
     // ------------------------------------------------------------------ posting
@@ -242,7 +245,7 @@ final class ShmEndpoint implements Endpoint {
                     p.writeDone = true;
                 }
                 boolean send = op == Opcode.SEND;
-                boolean published = connection.outbound.offer(send ? RingRecord.SEND : RingRecord.WRITE_IMM,
+                boolean published = connection.publish(send ? RingRecord.SEND : RingRecord.WRITE_IMM,
                         nextSequence, wr.immData(), options.rnrTimeout().toNanos(), send ? localSegment(wr) : null,
                         wr.localOffset(), wr.length());
                 if (!published) {
@@ -358,9 +361,26 @@ final class ShmEndpoint implements Endpoint {
                     + options.maxRecvWr());
         }
         receives.add(request);
+        if (rnrWaitingSince != 0) {
+            poller.wakeup(); // a message waits for this receive: do not leave it to the poller's timed sleep
+        }
     }
 
     // ------------------------------------------------------------------ the poller's side
+
+    Connection connection() {
+        return connection;
+    }
+
+    /** Poller: the socket reported EOF; the next poll fails the endpoint once the inbound ring is drained. */
+    void peerGone() {
+        peerGone = true;
+    }
+
+    /** Poller, before it sleeps: true if this endpoint needs a poll after a while though no doorbell rings. */
+    boolean waitsOnTime() {
+        return rnrWaitingSince != 0; // a full outbound ring rings us when the peer frees space (RingFile)
+    }
 
     /** Poller: handles inbound records; returns the work done, or -1 once the endpoint is finished with. */
     int poll() {
@@ -382,6 +402,9 @@ final class ShmEndpoint implements Endpoint {
                 break;
             }
             work++;
+        }
+        if (work > 0) {
+            connection.spaceFreed();
         }
         if (outboundFull) {
             synchronized (this) {
@@ -488,10 +511,10 @@ final class ShmEndpoint implements Endpoint {
 
     private boolean answer(int type, long sequence, Status status, String detail) {
         if (type == RingRecord.ACK) {
-            return connection.outbound.offer(type, sequence, 0, 0, null, 0, 0);
+            return connection.publish(type, sequence, 0, 0, null, 0, 0);
         }
         MemorySegment text = MemorySegment.ofArray(detail.getBytes(StandardCharsets.UTF_8));
-        return connection.outbound.offer(type, sequence, status.ordinal(), 0, text, 0, (int) text.byteSize());
+        return connection.publish(type, sequence, status.ordinal(), 0, text, 0, (int) text.byteSize());
     }
 
     private static String utf8(MemorySegment bytes) {
@@ -508,6 +531,7 @@ final class ShmEndpoint implements Endpoint {
         state = State.ERROR;
         flushAll(reason);
         connection.closeSocket();
+        poller.wakeup(); // so that it lets go of the rings now, not after its sleep
     }
 
     private void flushAll(String reason) {
@@ -542,6 +566,7 @@ final class ShmEndpoint implements Endpoint {
             flushAll("endpoint closed");
             if (attached) {
                 connection.closeSocket();
+                poller.wakeup();
                 if (!draining) {
                     peerMemory.close(); // else the drainer closes it when done
                 }

@@ -40,18 +40,25 @@ import java.util.stream.Stream;
  * dir/&lt;instance&gt;/counters            export generation + per-region byte counters ({@link CountersFile})
  * dir/&lt;instance&gt;/conn-N.ring         a connection's two rings ({@link RingFile}); unlinked once both mapped it
  * </pre>
- * The home is removed when the fabric closes.
+ * The home is removed when the fabric closes. Properties: {@code home}, {@code ringCapacity} (bytes per ring,
+ * a power of two), {@code pollerSleepMillis} (see {@link #DEFAULT_POLLER_SLEEP_MILLIS}).
  */
 public final class ShmFabric implements Fabric {
     static final String SOCKET_FILE = "erda.sock";
     static final String EXPORTS_FILE = "exports";
     static final String COUNTERS_FILE = "counters";
     static final int DEFAULT_RING_CAPACITY = 1 << 20;
+    /**
+     * Longest sleep of an idle poller. Doorbells wake it, so this is a safety net, not a latency: 0 (sleep until a
+     * doorbell) is what tests use to prove the doorbells alone suffice.
+     */
+    static final long DEFAULT_POLLER_SLEEP_MILLIS = 100;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final String instanceName = ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet();
     private final Path configuredHome;
     private final int ringCapacity;
+    private final long pollerSleepMillis;
     private final RegionTable<ShmMemoryRegion> regions = new RegionTable<>(0x100);
     private final List<ShmEndpoint> endpoints = new CopyOnWriteArrayList<>();
     private final List<ShmListener> listeners = new CopyOnWriteArrayList<>();
@@ -70,6 +77,8 @@ public final class ShmFabric implements Fabric {
         String h = properties.get("home");
         this.configuredHome = h == null ? null : Path.of(h).toAbsolutePath();
         this.ringCapacity = Integer.parseInt(properties.getOrDefault("ringCapacity", Integer.toString(DEFAULT_RING_CAPACITY)));
+        this.pollerSleepMillis = Long.parseLong(properties.getOrDefault("pollerSleepMillis",
+                Long.toString(DEFAULT_POLLER_SLEEP_MILLIS)));
     }
 
     @Override
@@ -270,7 +279,7 @@ public final class ShmFabric implements Fabric {
     synchronized Poller poller() {
         checkOpen();
         if (poller == null) {
-            poller = new Poller();
+            poller = new Poller(pollerSleepMillis);
         }
         return poller;
     }
@@ -294,6 +303,11 @@ public final class ShmFabric implements Fabric {
             read += r.remoteBytesRead();
         }
         return new FabricStats(poller == null ? 0 : poller.cpuNanos(), 0, read, written);
+    }
+
+    /** Times a peer's doorbell woke or found this fabric's poller (0 before it started). */
+    synchronized long doorbellWakeups() {
+        return poller == null ? 0 : poller.doorbellWakeups();
     }
 
     /** The poller thread, if started (tests look at its CPU time). */

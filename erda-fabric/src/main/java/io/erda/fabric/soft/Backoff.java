@@ -1,42 +1,50 @@
 package io.erda.fabric.soft;
 
-import java.util.concurrent.locks.LockSupport;
-
 /**
- * Idle strategy for polling loops: spin, then yield, then park with a growing timeout, so that an idle poller
- * gives its core back (this project's machines have two) while a busy one stays in the microsecond range.
- * Not thread-safe: one per polling thread. Call {@link #reset()} whenever work was found.
+ * Idle strategy for polling loops that can block until a producer wakes them: spin, then yield, then tell the
+ * caller to block (in whatever its producers can interrupt: a selector, a futex). Measured in time, not
+ * iterations, so that what an idle poller burns after its last piece of work is bounded (spin + yield nanoseconds)
+ * on any machine, while a busy one never pays a system call to be woken. Not thread-safe: one per polling thread.
+ * Call {@link #reset()} whenever work was found.
  */
 public final class Backoff {
-    private static final int SPINS = 200;
-    private static final int YIELDS = 50;
-    private static final long MIN_PARK_NANOS = 1_000;
-    private final long maxParkNanos;
-    private int idleCount;
-    private long parkNanos = MIN_PARK_NANOS;
+    private final long spinNanos;
+    private final long yieldNanos;
+    private boolean idle;
+    private long idleSince;
 
-    public Backoff() {
-        this(1_000_000);
-    }
-
-    public Backoff(long maxParkNanos) {
-        this.maxParkNanos = maxParkNanos;
-    }
-
-    public void idle() {
-        int n = idleCount++;
-        if (n < SPINS) {
-            Thread.onSpinWait();
-        } else if (n < SPINS + YIELDS) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(this, parkNanos);
-            parkNanos = Math.min(parkNanos * 2, maxParkNanos);
+    /** Spins for {@code spinNanos}, then yields until {@code spinNanos + yieldNanos} have passed without work. */
+    public Backoff(long spinNanos, long yieldNanos) {
+        if (spinNanos < 0 || yieldNanos < 0) {
+            throw new IllegalArgumentException("spin " + spinNanos + " ns and yield " + yieldNanos + " ns must be >= 0");
         }
+        this.spinNanos = spinNanos;
+        this.yieldNanos = yieldNanos;
+    }
+
+    /**
+     * Called when a poll found nothing: spins or yields and returns false, or returns true (at once) once the
+     * spin and yield phases are over and the caller should block. Stays true until {@link #reset()}.
+     */
+    public boolean idle() {
+        long now = System.nanoTime();
+        if (!idle) {
+            idle = true;
+            idleSince = now;
+        }
+        long idleFor = now - idleSince;
+        if (idleFor < spinNanos) {
+            Thread.onSpinWait();
+            return false;
+        }
+        if (idleFor < spinNanos + yieldNanos) {
+            Thread.yield();
+            return false;
+        }
+        return true;
     }
 
     public void reset() {
-        idleCount = 0;
-        parkNanos = MIN_PARK_NANOS;
+        idle = false;
     }
 }

@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class VerbsCompletionQueue implements CompletionQueue {
     private static final int BATCH = 16;
     private static final long MAX_PARK_NANOS = 1_000_000;
+    private static final long SPIN_NANOS = 1_000;
+    private static final long YIELD_NANOS = 50_000;
 
     private final VerbsFabric fabric;
     private final io.erda.ffm.verbs.CompletionQueue cq;
@@ -67,7 +69,9 @@ final class VerbsCompletionQueue implements CompletionQueue {
     @Override
     public Completion take(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        Backoff backoff = new Backoff(MAX_PARK_NANOS);
+        // No completion channel: after the spin and yield phases, poll with growing parks (1 µs .. MAX_PARK_NANOS).
+        Backoff backoff = new Backoff(SPIN_NANOS, YIELD_NANOS);
+        long park = 1_000;
         while (true) {
             Completion c = poll();
             if (c != null) {
@@ -79,7 +83,10 @@ final class VerbsCompletionQueue implements CompletionQueue {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
-            backoff.idle();
+            if (backoff.idle()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, park);
+                park = Math.min(park * 2, MAX_PARK_NANOS);
+            }
         }
     }
 

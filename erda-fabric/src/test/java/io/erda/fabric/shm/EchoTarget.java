@@ -17,6 +17,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +26,9 @@ import java.util.concurrent.TimeUnit;
  * "stall" makes it stop posting receives (so the peer's next SEND stays outstanding).
  */
 public final class EchoTarget {
+    /** Fabric properties: the poller sleeps until a doorbell or EOF, never on a timer. */
+    static final Map<String, String> DOORBELLS_ONLY = Map.of("pollerSleepMillis", "0");
+
     private EchoTarget() {
     }
 
@@ -37,7 +41,7 @@ public final class EchoTarget {
             ch.truncate(4096);
             pm = ch.map(FileChannel.MapMode.READ_WRITE, 0, 4096, arena);
         }
-        Fabric fabric = Fabric.open(ShmFabric.uriOf(dir));
+        Fabric fabric = Fabric.open(ShmFabric.uriOf(dir), DOORBELLS_ONLY);
         MemoryRegion region = fabric.register(pm, RegisterOptions.of(Access.all()).withBacking(new Backing(file, 0)));
         MemoryRegion buffers = fabric.registerLocal(arena.allocate(4096));
         Listener listener = fabric.listen(ShmFabric.uriOf(dir));

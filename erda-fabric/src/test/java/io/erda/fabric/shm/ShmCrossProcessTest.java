@@ -24,7 +24,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** shm between two JVMs: the target is a real second process, killed mid-connection. */
+/**
+ * shm between two JVMs: the target is a real second process, killed mid-connection. Both pollers sleep until a
+ * doorbell (no timed safety net), so the echo after an idle pause proves the doorbell works across processes, and
+ * the flush after the kill proves a dead peer's EOF wakes a sleeping poller.
+ */
 class ShmCrossProcessTest {
     @TempDir
     Path tempDir;
@@ -37,7 +41,7 @@ class ShmCrossProcessTest {
                 System.getProperty("java.class.path"), EchoTarget.class.getName(), dir.toString(),
                 tempDir.resolve("region.pm").toString()))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        try (Fabric fabric = Fabric.open(ShmFabric.uriOf(dir)); Arena arena = Arena.ofShared()) {
+        try (Fabric fabric = Fabric.open(ShmFabric.uriOf(dir), EchoTarget.DOORBELLS_ONLY); Arena arena = Arena.ofShared()) {
             var out = new BufferedReader(new InputStreamReader(targetProcess.getInputStream(), StandardCharsets.UTF_8));
             String[] ready = out.readLine().split(" ");
             assertThat(ready[0]).isEqualTo("READY");
@@ -58,6 +62,7 @@ class ShmCrossProcessTest {
             assertThat(sync.fetchAdd(address + 8, rkey, 1)).isEqualTo(42);
 
             sync.postRecv(local, 1024, 64);
+            Thread.sleep(150); // both pollers fall asleep: only a doorbell across the processes wakes them
             sync.send(local, 0, 5);
             Completion echo = sync.receive();
             assertThat(local.segment().asSlice(1024, echo.byteLength()).toArray(ValueLayout.JAVA_BYTE))

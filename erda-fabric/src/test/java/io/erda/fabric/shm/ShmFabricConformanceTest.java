@@ -8,7 +8,9 @@ import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionException;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
 import io.erda.fabric.FabricException;
+import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.RegisterOptions;
@@ -21,6 +23,7 @@ import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,9 +37,13 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
         return ShmFabric.uriOf(tempDir.resolve("fabric"));
     }
 
+    /**
+     * Small rings: wrap-around and a full ring happen in the suite. Pollers sleep until a doorbell, without the
+     * timed safety net, so a lost wakeup anywhere in the suite is a hang that fails the test.
+     */
     @Override
     protected Map<String, String> fabricProperties() {
-        return Map.of("ringCapacity", "4096"); // small rings: wrap-around and a full ring happen in the suite
+        return Map.of("ringCapacity", "4096", "pollerSleepMillis", "0");
     }
 
     @Test
@@ -158,15 +165,54 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
     }
 
     @Test
+    void roundTripsAfterBothPollersFellAsleepAreWokenByDoorbells() throws Exception {
+        int rounds = 8;
+        MemoryRegion clientBuf = initiatorBuffer(128);
+        MemoryRegion serverBuf = targetBuffer(128);
+        Endpoint[] pair = connectPair();
+        Endpoint client = pair[0];
+        Endpoint server = pair[1];
+        long targetWakeups = ((ShmFabric) target).doorbellWakeups();
+        long initiatorWakeups = ((ShmFabric) initiator).doorbellWakeups();
+        for (int i = 0; i < rounds; i++) {
+            server.postRecv(new RecvRequest(i, serverBuf, 0, 64));
+            client.postRecv(new RecvRequest(i, clientBuf, 64, 64));
+            Thread.sleep(150); // far past the spin and yield phases: both pollers block until a doorbell
+            clientBuf.segment().set(ValueLayout.JAVA_LONG, 0, 1000L + i);
+            client.post(WorkRequest.send(i, clientBuf, 0, 8)); // wakes the target's poller
+            Completion request = await(server.recvQueue());
+            assertThat(request.isSuccess()).as("%s", request).isTrue();
+            assertThat(serverBuf.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(1000L + i);
+            Completion sent = await(client.sendQueue()); // its ACK wakes the initiator's poller
+            assertThat(sent.isSuccess()).as("%s", sent).isTrue();
+            serverBuf.segment().set(ValueLayout.JAVA_LONG, 8, 2000L + i);
+            server.post(WorkRequest.send(100 + i, serverBuf, 8, 8));
+            assertThat(await(server.sendQueue()).isSuccess()).isTrue();
+            Completion reply = await(client.recvQueue());
+            assertThat(reply.isSuccess()).as("%s", reply).isTrue();
+            assertThat(clientBuf.segment().get(ValueLayout.JAVA_LONG, 64)).isEqualTo(2000L + i);
+        }
+        assertThat(((ShmFabric) target).doorbellWakeups() - targetWakeups).as("target's doorbell wakeups").isGreaterThanOrEqualTo(rounds);
+        assertThat(((ShmFabric) initiator).doorbellWakeups() - initiatorWakeups).as("initiator's doorbell wakeups")
+                .isGreaterThanOrEqualTo(rounds);
+    }
+
+    @Test
     void idlePollerParksInsteadOfSpinning() throws Exception {
-        connectPair();
-        Thread poller = ((ShmFabric) target).pollerThread();
-        var threads = ManagementFactory.getThreadMXBean();
-        Thread.sleep(200); // past the spin and yield phases
-        long before = threads.getThreadCpuTime(poller.threadId());
-        Thread.sleep(1_000);
-        long used = threads.getThreadCpuTime(poller.threadId()) - before;
-        assertThat(used).as("poller CPU over an idle second, ns").isLessThan(300_000_000L);
-        assertThat(target.stats().engineCpuNanos()).isPositive();
+        URI uri = ShmFabric.uriOf(tempDir.resolve("defaults"));
+        try (Fabric idle = Fabric.open(uri); Listener idleListener = idle.listen(uri)) { // the default timed sleep
+            Endpoint client = closeLater(initiator.createEndpoint());
+            Thread connector = Thread.ofPlatform().start(() -> client.connect(uri, new byte[0]));
+            idleListener.accept(WAIT_SECONDS, TimeUnit.SECONDS).accept(closeLater(idle.createEndpoint()), new byte[0]);
+            connector.join(WAIT_SECONDS * 1000);
+            Thread poller = ((ShmFabric) idle).pollerThread();
+            var threads = ManagementFactory.getThreadMXBean();
+            Thread.sleep(200); // past the spin and yield phases
+            long before = threads.getThreadCpuTime(poller.threadId());
+            Thread.sleep(1_000);
+            long used = threads.getThreadCpuTime(poller.threadId()) - before;
+            assertThat(used).as("poller CPU over an idle second, ns").isLessThan(50_000_000L);
+            assertThat(idle.stats().engineCpuNanos()).isPositive();
+        }
     }
 }
