@@ -42,6 +42,7 @@ import java.util.List;
  */
 public final class LogCleaner {
     private static final long SWITCH_CHUNK_BUCKETS = 4096;
+    private static final int MAX_DETACH_PASSES = 1000;
 
     private final PmDirectory store;
     private final CleaningHost host;
@@ -257,10 +258,12 @@ public final class LogCleaner {
          * runs in the lock hold of the clean pass. Returns the host time of that pass.
          */
         long detachUntilClean(Runnable whenClean) throws InterruptedException {
-            while (true) {
+            int[] pending = {0};
+            for (int pass = 0; pass < MAX_DETACH_PASSES; pass++) {
                 long[] cleanAt = {-1};
                 host.locked(() -> {
-                    if (detach(0, Long.MAX_VALUE) == 0) {
+                    pending[0] = detach(0, Long.MAX_VALUE);
+                    if (pending[0] == 0) {
                         whenClean.run();
                         cleanAt[0] = host.nanoTime();
                     }
@@ -268,8 +271,13 @@ public final class LogCleaner {
                 if (cleanAt[0] >= 0) {
                     return cleanAt[0];
                 }
+                // an entry detached in one pass cannot reference the old chain again, so this converges
+                // within a lease unless reservations never settle
                 host.awaitSettled(headId, host.nanoTime());
             }
+            throw new IllegalStateException("head " + headId + ": " + pending[0] + " entries still need the old chain "
+                    + old + " after " + MAX_DETACH_PASSES + " passes; cleaning stays in phase "
+                    + store.headRecords().phase(headId) + " (resume it once reservations settle)");
         }
     }
 }
