@@ -117,6 +117,37 @@ public final class PmDirectory implements AutoCloseable {
         }
     }
 
+    /** Whether {@code directory} holds a store (its table file). */
+    public static boolean exists(Path directory) {
+        return Files.exists(directory.resolve(TABLE_FILE));
+    }
+
+    /**
+     * The geometry recorded in an existing store's headers, read without opening the store (so an
+     * offline tool or a server without geometry options can open it as it was created).
+     */
+    public static StoreGeometry storedGeometry(Path directory) {
+        TableGeometry tableGeometry;
+        int heads;
+        long regionSize;
+        long segmentSize;
+        try (PmRegion tableFile = PmRegion.open(directory.resolve(TABLE_FILE), PmFileHeader.KIND_TABLE, WriteLatencyModel.OFF)) {
+            tableGeometry = HopscotchTable.storedGeometry(tableFile);
+            heads = Math.toIntExact(tableFile.geometry(HopscotchTable.FIRST_OWNER_SLOT));
+            regionSize = tableFile.geometry(HopscotchTable.FIRST_OWNER_SLOT + 1);
+            segmentSize = tableFile.geometry(HopscotchTable.FIRST_OWNER_SLOT + 2);
+        }
+        long granule = LogGeometry.DEFAULT_HIGH_WATER_GRANULE;
+        // any region file will do: after a cleaning, slot 0 may hold none
+        List<Path> firstHead = regionFiles(directory, heads).get(0);
+        if (!firstHead.isEmpty()) {
+            try (PmRegion region = PmRegion.open(firstHead.get(0), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
+                granule = region.geometry(3);
+            }
+        }
+        return new StoreGeometry(heads, tableGeometry, new LogGeometry(regionSize, segmentSize, granule));
+    }
+
     /** Opens the regions of one head and sorts them into chains by the head record (see class comment). */
     private static LogHead openHead(int head, List<Path> files, HeadRecords records, LogGeometry log,
                                     LogHead.RegionFactory factory, WriteLatencyModel latency) {

@@ -90,8 +90,7 @@ public final class HopscotchTable implements AutoCloseable {
     public static HopscotchTable open(Path file, WriteLatencyModel latency) {
         PmRegion region = PmRegion.open(file, PmFileHeader.KIND_TABLE, latency);
         try {
-            TableGeometry geometry = new TableGeometry(region.geometry(SLOT_CAPACITY),
-                    (int) region.geometry(SLOT_NEIGHBOURHOOD), (int) region.geometry(SLOT_STRIPE_SIZE));
+            TableGeometry geometry = storedGeometry(region);
             PmFormatException.requireEqual(file, "data length for " + geometry, region.dataLength(), geometry.dataLength());
             HopscotchTable table = new HopscotchTable(region, geometry);
             table.recover();
@@ -100,6 +99,12 @@ public final class HopscotchTable implements AutoCloseable {
             region.close();
             throw e;
         }
+    }
+
+    /** The table geometry recorded in a table file's header (read without opening the table). */
+    public static TableGeometry storedGeometry(PmRegion region) {
+        return new TableGeometry(region.geometry(SLOT_CAPACITY), (int) region.geometry(SLOT_NEIGHBOURHOOD),
+                (int) region.geometry(SLOT_STRIPE_SIZE));
     }
 
     private void recover() {

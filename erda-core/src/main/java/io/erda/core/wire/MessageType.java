@@ -20,7 +20,10 @@ public enum MessageType {
     /** Head-array refresh (a client met a region it does not know). */
     HEADS(9),
     HEADS_REPLY(10),
-    /** A client's report that an object looked torn: only a hint (ARCHITECTURE rule 1). */
+    /**
+     * A client's report that a key's newest object looked torn: only a hint (ARCHITECTURE rule 1). Body: a
+     * {@link KeyRequest}; reply body: {@link RepairHintReply}.
+     */
     REPAIR_HINT(11),
     REPAIR_HINT_REPLY(12),
     STATS(13),

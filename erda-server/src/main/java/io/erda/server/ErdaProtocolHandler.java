@@ -1,0 +1,123 @@
+package io.erda.server;
+
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.table.TableGeometry;
+import io.erda.core.wire.ConnectData;
+import io.erda.core.wire.FlushRequest;
+import io.erda.core.wire.GetReply;
+import io.erda.core.wire.HeadArray;
+import io.erda.core.wire.KeyRequest;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.PersistenceMethod;
+import io.erda.core.wire.PutReply;
+import io.erda.core.wire.PutRequest;
+import io.erda.core.wire.RepairHintReply;
+import io.erda.core.wire.StoreInfo;
+import io.erda.core.wire.WireStatus;
+import io.erda.fabric.MemoryRegion;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
+
+/** The Erda protocol (paper §3.3): reservations for one-sided WRITEs, plus the two-sided fallbacks. */
+final class ErdaProtocolHandler implements ProtocolHandler {
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final Store store;
+    private final RegionRegistry registry;
+    private final PersistenceMethod persistence;
+    private final int maxMessageLength;
+    private final Supplier<String> stats;
+
+    ErdaProtocolHandler(Store store, RegionRegistry registry, PersistenceMethod persistence, int maxMessageLength,
+                        Supplier<String> stats) {
+        this.store = store;
+        this.registry = registry;
+        this.persistence = persistence;
+        this.maxMessageLength = maxMessageLength;
+        this.stats = stats;
+    }
+
+    @Override
+    public void handle(Request request, Replies replies) {
+        MemorySegment s = request.message();
+        long body = Request.BODY_OFFSET;
+        switch (request.type()) {
+            case HELLO -> {
+                StoreInfo info = storeInfo();
+                replies.reply(MessageType.HELLO_REPLY, WireStatus.OK, info.encodedLength(), info::encode);
+            }
+            case PUT -> {
+                requireKeyLength(s, body + PutRequest.KEY_LENGTH_OFFSET, request.bodyLength(), PutRequest.KEY_OFFSET);
+                PutRequest put = PutRequest.decode(s, body, request.bodyLength(), ObjectLayout.MAX_KEY_LENGTH,
+                        Integer.MAX_VALUE);
+                Store.Reserved r = store.reserve(put.key(), put.valueLength(), put.delete());
+                MemoryRegion region = registry.region(r.head(), r.regionIndex());
+                PutReply reply = new PutReply(r.head(), r.objectLength(), r.chainOffset(),
+                        region.address() + r.offsetInRegion(), region.rkey(), store.leaseNanos());
+                replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
+            }
+            case GET -> {
+                byte[] value = store.get(key(request));
+                if (value == null) {
+                    replies.reply(MessageType.GET_REPLY, WireStatus.NOT_FOUND, 0, (t, o) -> 0);
+                } else {
+                    GetReply reply = new GetReply(MemorySegment.ofArray(value));
+                    replies.reply(MessageType.GET_REPLY, WireStatus.OK, GetReply.VALUE_OFFSET + value.length, reply::encode);
+                }
+            }
+            case FLUSH -> {
+                FlushRequest flush = FlushRequest.decode(s, body, request.bodyLength());
+                store.flush(flush.head(), flush.chainOffset(), flush.length());
+                replies.reply(MessageType.FLUSH_REPLY, WireStatus.OK, 0, (t, o) -> 0);
+            }
+            case HEADS -> {
+                HeadArray heads = registry.headArray();
+                replies.reply(MessageType.HEADS_REPLY, WireStatus.OK, heads.encodedLength(), heads::encode);
+            }
+            case REPAIR_HINT -> {
+                RepairHintReply reply = new RepairHintReply(store.repairHint(key(request)));
+                replies.reply(MessageType.REPAIR_HINT_REPLY, WireStatus.OK, RepairHintReply.LENGTH, reply::encode);
+            }
+            case STATS -> {
+                byte[] text = stats.get().getBytes(StandardCharsets.UTF_8);
+                replies.reply(MessageType.STATS_REPLY, WireStatus.OK, text.length, (t, o) -> {
+                    MemorySegment.copy(text, 0, t, ValueLayout.JAVA_BYTE, o, text.length);
+                    return text.length;
+                });
+            }
+            default -> throw new RequestException((request.type().code() & 1) == 0 ? WireStatus.BAD_REQUEST
+                    : WireStatus.UNSUPPORTED, "message type " + request.type() + " (" + request.type().code()
+                    + ") is not a request of the erda protocol");
+        }
+    }
+
+    private static MemorySegment key(Request request) {
+        requireKeyLength(request.message(), Request.BODY_OFFSET + KeyRequest.KEY_LENGTH_OFFSET, request.bodyLength(),
+                KeyRequest.KEY_OFFSET);
+        return KeyRequest.decode(request.message(), Request.BODY_OFFSET, request.bodyLength(),
+                ObjectLayout.MAX_KEY_LENGTH).key();
+    }
+
+    /** KEY_TOO_LONG for a key length field over the limit, before the body decoder calls it malformed. */
+    private static void requireKeyLength(MemorySegment s, long fieldOffset, int bodyLength, int fixedPart) {
+        if (bodyLength >= fixedPart) {
+            long keyLength = Integer.toUnsignedLong(s.get(INT, fieldOffset));
+            if (keyLength > ObjectLayout.MAX_KEY_LENGTH) {
+                throw new RequestException(WireStatus.KEY_TOO_LONG, "key length " + keyLength + " exceeds "
+                        + ObjectLayout.MAX_KEY_LENGTH);
+            }
+        }
+    }
+
+    private StoreInfo storeInfo() {
+        TableGeometry table = store.directory().table().geometry();
+        var log = store.directory().geometry().log();
+        return new StoreInfo(persistence, ConnectData.PROTOCOL_ERDA, store.directory().heads().size(),
+                table.neighbourhood(), table.stripeSize(), table.bucketCount(), log.regionSize(), log.segmentSize(),
+                store.leaseNanos(), ObjectLayout.MAX_KEY_LENGTH, store.maxValueLength(), maxMessageLength,
+                registry.tableDescriptor(), registry.stripesDescriptor(), registry.headArray());
+    }
+}

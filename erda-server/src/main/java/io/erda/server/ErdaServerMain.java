@@ -1,0 +1,212 @@
+package io.erda.server;
+
+import io.erda.core.pm.PmFormatException;
+import io.erda.core.wire.PersistenceMethod;
+import io.erda.fabric.FabricException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code erda-server [options]} runs a server; {@code erda-server verify --dir DIR} and
+ * {@code erda-server rebuild --dir DIR} work on a stopped store.
+ */
+@Command(name = "erda-server", mixinStandardHelpOptions = true, sortOptions = false,
+        subcommands = {ErdaServerMain.Verify.class, ErdaServerMain.Rebuild.class},
+        description = {"Runs an Erda server: a log-structured KV store in persistent memory that clients read and "
+                + "write with one-sided RDMA.",
+                "Creates the store in --dir if it holds none, else reopens and recovers it. On startup prints "
+                + "'erda-server listening on URI'. SIGTERM closes it cleanly."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:stopped cleanly", "2:bad option, or the directory holds another format or geometry"})
+public final class ErdaServerMain implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "PM directory of the store (tmpfs /dev/shm or a DAX "
+            + "mount). Required unless --ephemeral.")
+    Path dir;
+
+    @Option(names = "--ephemeral", description = "Use a fresh directory under /dev/shm (or the temp dir), deleted "
+            + "at exit. For tests and demos.")
+    boolean ephemeral;
+
+    @Option(names = "--listen", paramLabel = "URI", defaultValue = "tcp://127.0.0.1:7100",
+            description = "Fabric URI to listen on: tcp://host:port (port 0 picks one) or shm:///dir. Default: ${DEFAULT-VALUE}.")
+    URI listen;
+
+    @Option(names = "--heads", paramLabel = "N", description = "Log heads of a new store (default "
+            + ServerConfig.DEFAULT_HEADS + "). For an existing store, must match if given.")
+    Integer heads;
+
+    @Option(names = "--table-capacity", paramLabel = "KEYS", converter = SizeConverter.class,
+            description = "Hash table home buckets of a new store, rounded up to a power of two (default 1m). For an "
+                    + "existing store, must match if given.")
+    Long tableCapacity;
+
+    @Option(names = "--region-size", paramLabel = "BYTES", converter = SizeConverter.class,
+            description = "Bytes of one log region file (default 1g; suffixes k, m, g). For an existing store, must "
+                    + "match if given.")
+    Long regionSize;
+
+    @Option(names = "--segment-size", paramLabel = "BYTES", converter = SizeConverter.class,
+            description = "Bytes of one segment; bounds the largest object (default 8m). For an existing store, must "
+                    + "match if given.")
+    Long segmentSize;
+
+    @Option(names = "--persistence", paramLabel = "METHOD", defaultValue = "wsp",
+            description = "What a client does before it reports a PUT durable: wsp (nothing), read-after-write (a READ "
+                    + "after its WRITE), server-flush (a FLUSH request). Default: ${DEFAULT-VALUE}.")
+    String persistence;
+
+    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "1000",
+            description = "Lease of a reservation: after it the validator may roll back an incomplete object. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long leaseMillis;
+
+    @Option(names = "--pm-write-latency-ns", paramLabel = "NS", defaultValue = "0",
+            description = "Emulated PM write latency per 64-byte line for every writer (the papers use 150). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long pmWriteLatencyNanos;
+
+    @Option(names = "--workers", paramLabel = "N", defaultValue = "1",
+            description = "Request threads. Default: ${DEFAULT-VALUE}.")
+    int workers;
+
+    @Override
+    public Integer call() throws Exception {
+        Path directory = storeDirectory();
+        ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize,
+                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers);
+        RequestServer server = RequestServer.start(config);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            if (ephemeral) {
+                deleteTree(directory);
+            }
+            stopped.countDown();
+        }, "erda-shutdown"));
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(server.store().recoverySummary());
+        out.println("erda-server listening on " + server.uri());
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    private Path storeDirectory() throws IOException {
+        if (dir != null && ephemeral) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--dir and --ephemeral exclude each other");
+        }
+        if (dir != null) {
+            return dir;
+        }
+        if (!ephemeral) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "a PM directory is required: give --dir DIR (or --ephemeral for a throw-away store)");
+        }
+        Path base = Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        return Files.createTempDirectory(base, "erda-ephemeral-");
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** What the offline commands share: a stopped store's directory and the command's output. */
+    abstract static class OfflineCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--dir", paramLabel = "DIR", required = true, description = "PM directory of the store.")
+        Path dir;
+
+        void print(Object result) {
+            spec.commandLine().getOut().println(result);
+        }
+    }
+
+    /** Offline: checks every entry and every log object of a stopped store. */
+    @Command(name = "verify", mixinStandardHelpOptions = true,
+            description = "Checks a stopped store: every entry's current object validates, previous offsets are in "
+                    + "range, every head's log scans (unreferenced torn areas are counted, not failures). Exit 0 iff clean.")
+    static final class Verify extends OfflineCommand {
+        @Override
+        public Integer call() {
+            StoreVerifier.Report report = StoreVerifier.verify(dir);
+            print(report);
+            return report.clean() ? 0 : 1;
+        }
+    }
+
+    /** Offline: rebuilds the table from the logs. */
+    @Command(name = "rebuild", mixinStandardHelpOptions = true,
+            description = "Rebuilds a stopped store's hash table from its logs: the newest complete version of each "
+                    + "key by log order; a key whose newest version is a tombstone stays deleted.")
+    static final class Rebuild extends OfflineCommand {
+        @Override
+        public Integer call() {
+            print(TableRebuilder.rebuild(dir));
+            return 0;
+        }
+    }
+
+    /** Byte counts with an optional k/m/g suffix (powers of 1024). */
+    static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            String v = value.trim().toLowerCase(Locale.ROOT);
+            long unit = switch (v.isEmpty() ? ' ' : v.charAt(v.length() - 1)) {
+                case 'k' -> 1L << 10;
+                case 'm' -> 1L << 20;
+                case 'g' -> 1L << 30;
+                default -> 1;
+            };
+            String digits = unit == 1 ? v : v.substring(0, v.length() - 1);
+            try {
+                return Math.multiplyExact(Long.parseLong(digits), unit);
+            } catch (NumberFormatException | ArithmeticException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a size (bytes, or a number with k, m or g)");
+            }
+        }
+    }
+
+    /** Runs the command line; returns the exit code. */
+    static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cli = new CommandLine(new ErdaServerMain()).setOut(out).setErr(err);
+        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            if (e instanceof PmFormatException || e instanceof IllegalArgumentException
+                    || e instanceof UncheckedIOException || e instanceof FabricException) {
+                commandLine.getErr().println("erda-server: " + e.getMessage());
+                commandLine.getErr().flush();
+                return 2;
+            }
+            throw e;
+        });
+        return cli.execute(args);
+    }
+
+    public static void main(String[] args) {
+        int code = run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+        System.exit(code);
+    }
+}

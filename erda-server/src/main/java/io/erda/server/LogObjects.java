@@ -1,0 +1,77 @@
+package io.erda.server;
+
+import io.erda.core.PmDirectory;
+import io.erda.core.layout.AtomicWord;
+import io.erda.core.layout.LogAddress;
+import io.erda.core.layout.ObjectCheck;
+import io.erda.core.layout.ObjectFlyweight;
+import io.erda.core.log.ChainPosition;
+import io.erda.core.log.LogGeometry;
+import io.erda.core.log.LogHead;
+import io.erda.core.log.LogScanner;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Predicate;
+
+/**
+ * Objects of a store's heads addressed the way entries address them (head id and offset in 8-byte units). Never
+ * throws on a garbage offset or garbage bytes: anything that cannot be an object is simply not valid.
+ */
+final class LogObjects {
+    private final PmDirectory directory;
+
+    LogObjects(PmDirectory directory) {
+        this.directory = directory;
+    }
+
+    /** Checks the object an entry offset names; {@code key} null accepts any key. */
+    ObjectCheck check(int head, long units, MemorySegment key) {
+        return wrap(head, units, new ObjectFlyweight(), key);
+    }
+
+    /** Wraps {@code object} over the object at {@code units} and validates it (only VALID makes the view usable). */
+    ObjectCheck wrap(int head, long units, ObjectFlyweight object, MemorySegment key) {
+        if (units == AtomicWord.NONE || head < 0 || head >= directory.heads().size()) {
+            return ObjectCheck.TRUNCATED;
+        }
+        LogHead logHead = directory.head(head);
+        long chainOffset = LogAddress.bytesForUnits(units);
+        ChainPosition position;
+        try {
+            position = logHead.resolve(chainOffset);
+        } catch (IllegalArgumentException outsideChain) {
+            return ObjectCheck.TRUNCATED;
+        }
+        LogGeometry geometry = logHead.geometry();
+        long available = geometry.segmentStart(chainOffset) + geometry.segmentSize() - chainOffset;
+        return object.wrap(position.region().data(), position.offsetInRegion()).validate(available, key);
+    }
+
+    boolean isComplete(int head, long units, MemorySegment key) {
+        return check(head, units, key).isValid();
+    }
+
+    /**
+     * Offset (units) of the newest complete object of {@code key} in {@code head}'s log strictly before
+     * {@code beforeUnits}, or {@link AtomicWord#NONE}: the last resort of a rollback (rule 2). Scans the whole
+     * chain, resynchronising past torn areas.
+     */
+    long newestCompleteBefore(int head, MemorySegment key, long beforeUnits) {
+        long[] newest = {AtomicWord.NONE};
+        long limit = LogAddress.bytesForUnits(beforeUnits);
+        scan(head, object -> object.key().mismatch(key) == -1, (chainOffset, object) -> {
+            if (chainOffset < limit) {
+                newest[0] = LogAddress.unitsForBytes(chainOffset);
+            }
+        });
+        return newest[0];
+    }
+
+    /** Visits every complete object of {@code head} whose key {@code filter} accepts, in log (version) order. */
+    void scan(int head, Predicate<ObjectFlyweight> filter, LogScanner.ObjectVisitor visitor) {
+        LogScanner.scan(directory.head(head), LogScanner.Mode.RESYNC, (chainOffset, object) -> {
+            if (filter.test(object)) {
+                visitor.visit(chainOffset, object);
+            }
+        });
+    }
+}

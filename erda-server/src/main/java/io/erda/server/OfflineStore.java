@@ -1,0 +1,19 @@
+package io.erda.server;
+
+import io.erda.core.PmDirectory;
+import io.erda.core.pm.PmFormatException;
+import io.erda.core.pm.WriteLatencyModel;
+import java.nio.file.Path;
+
+/** Opens a stopped store for the offline commands, with the geometry its files record. */
+final class OfflineStore {
+    private OfflineStore() {
+    }
+
+    static PmDirectory open(Path directory) {
+        if (!PmDirectory.exists(directory)) {
+            throw new PmFormatException(directory + ": no store here (no " + PmDirectory.TABLE_FILE + ")");
+        }
+        return PmDirectory.open(directory, PmDirectory.storedGeometry(directory), WriteLatencyModel.OFF);
+    }
+}

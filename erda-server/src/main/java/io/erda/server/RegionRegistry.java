@@ -1,0 +1,109 @@
+package io.erda.server;
+
+import io.erda.core.PmDirectory;
+import io.erda.core.log.LogHead;
+import io.erda.core.pm.PmRegion;
+import io.erda.core.table.TableGeometry;
+import io.erda.core.wire.HeadArray;
+import io.erda.core.wire.RegionDescriptor;
+import io.erda.fabric.Access;
+import io.erda.fabric.Backing;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RegisterOptions;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * The store's PM as clients see it (paper §3.3: the server registers the table and the log regions; the head array
+ * tells clients where each head's chain is). The table's data area is registered read-only (clients never write the
+ * table); each log region's data area read-write, with the PM write-latency model. Registrations name their file
+ * and offset so the shm provider can export them.
+ *
+ * <p>The table descriptor covers the bucket array; the stripe descriptor the version words. Both share one
+ * registration and rkey, so {@code table.address + TableGeometry.windowVersionsOffset(home)} and
+ * {@code stripes.address + stripe * 8} name the same word.
+ *
+ * <p>A chain that grows gets its new region registered by {@link #chainGrew} and its head's generation bumped.
+ */
+final class RegionRegistry implements AutoCloseable {
+    private final Fabric fabric;
+    private final PmDirectory directory;
+    private final long writeDelayNanos;
+    private final MemoryRegion table;
+    private final List<List<MemoryRegion>> heads = new ArrayList<>();
+    private final int[] generations;
+
+    RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos) {
+        this.fabric = fabric;
+        this.directory = directory;
+        this.writeDelayNanos = writeDelayNanos;
+        PmRegion tableFile = directory.table().region();
+        this.table = fabric.register(tableFile.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ))
+                .withBacking(new Backing(tableFile.path(), tableFile.dataFileOffset())));
+        this.generations = new int[directory.heads().size()];
+        for (LogHead head : directory.heads()) {
+            heads.add(new ArrayList<>());
+            chainGrew(head.headId());
+            generations[head.headId()] = 0;
+        }
+    }
+
+    /** Registers the regions of {@code head} not registered yet, and bumps its generation if there were any. */
+    synchronized void chainGrew(int head) {
+        List<MemoryRegion> registered = heads.get(head);
+        List<PmRegion> regions = directory.head(head).regions();
+        for (int i = registered.size(); i < regions.size(); i++) {
+            PmRegion region = regions.get(i);
+            registered.add(fabric.register(region.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE))
+                    .withBacking(new Backing(region.path(), region.dataFileOffset())).withWriteDelay(writeDelayNanos)));
+            generations[head]++;
+        }
+    }
+
+    /** The registration of region {@code index} of {@code head}. */
+    synchronized MemoryRegion region(int head, int index) {
+        return heads.get(head).get(index);
+    }
+
+    synchronized HeadArray headArray() {
+        List<HeadArray.Head> described = new ArrayList<>();
+        for (int head = 0; head < heads.size(); head++) {
+            described.add(new HeadArray.Head(head, generations[head], false,
+                    heads.get(head).stream().map(RegionRegistry::descriptor).toList()));
+        }
+        return new HeadArray(described);
+    }
+
+    RegionDescriptor tableDescriptor() {
+        TableGeometry g = directory.table().geometry();
+        return new RegionDescriptor(table.address(), g.bucketOffset(g.bucketCount()), table.rkey());
+    }
+
+    RegionDescriptor stripesDescriptor() {
+        TableGeometry g = directory.table().geometry();
+        return new RegionDescriptor(table.address() + g.stripeVersionsOffset(), g.stripeCount() * Long.BYTES, table.rkey());
+    }
+
+    /** Bytes peers wrote one-sided into the store (0 where the provider cannot see them, as with verbs). */
+    synchronized long remoteBytesWritten() {
+        long sum = table.remoteBytesWritten();
+        for (List<MemoryRegion> chain : heads) {
+            for (MemoryRegion r : chain) {
+                sum += r.remoteBytesWritten();
+            }
+        }
+        return sum;
+    }
+
+    private static RegionDescriptor descriptor(MemoryRegion r) {
+        return new RegionDescriptor(r.address(), r.length(), r.rkey());
+    }
+
+    @Override
+    public synchronized void close() {
+        heads.forEach(chain -> chain.forEach(MemoryRegion::close));
+        table.close();
+    }
+}

@@ -1,0 +1,18 @@
+package io.erda.server;
+
+import io.erda.core.wire.MessageHeader;
+import io.erda.core.wire.MessageType;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One received request whose header has been checked.
+ *
+ * @param slot       the receive slot it arrived in (its reply goes out of the same reply slot)
+ * @param type       the request type
+ * @param requestId  echoed in the reply
+ * @param message    the receive buffer (header at 0, body at {@link #BODY_OFFSET})
+ * @param bodyLength bytes of body, within what was received
+ */
+record Request(int slot, MessageType type, int requestId, MemorySegment message, int bodyLength) {
+    static final long BODY_OFFSET = MessageHeader.LENGTH;
+}

@@ -1,0 +1,93 @@
+package io.erda.server;
+
+import io.erda.core.wire.ErrorReply;
+import io.erda.core.wire.MessageHeader;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.WireFormatException;
+import io.erda.core.wire.WireStatus;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Turns one received message into exactly one reply (ARCHITECTURE rule 6): the header is checked; a message
+ * without a usable header (too short, wrong magic or version: no request id to answer) aborts its connection; any
+ * other refusal becomes an ERROR reply with a status and a message naming value and limit. The receive buffer is
+ * posted again afterwards.
+ */
+final class RequestDispatcher {
+    private static final Logger LOG = Logger.getLogger(RequestDispatcher.class.getName());
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** Processes send completions until the condition holds (a reply slot became free) or the connection died. */
+    interface SendDrain {
+        void until(Connection connection, BooleanSupplier done);
+    }
+
+    private final StoreStats stats;
+    private final SendDrain drain;
+
+    RequestDispatcher(StoreStats stats, SendDrain drain) {
+        this.stats = stats;
+        this.drain = drain;
+    }
+
+    /** Handles the message in {@code slot} of {@code received} bytes; false if the connection must be aborted. */
+    boolean dispatch(Connection connection, int slot, int received) {
+        MemorySegment message = connection.received(slot);
+        MessageType type;
+        try {
+            type = MessageHeader.check(message, 0, received);
+        } catch (WireFormatException malformed) {
+            stats.errors.increment();
+            if (!hasRequestId(message, received)) {
+                LOG.warning(() -> connection + ": aborted: " + malformed.getMessage());
+                return false;
+            }
+            reply(connection, slot, MessageHeader.requestId(message, 0), MessageType.ERROR, WireStatus.BAD_REQUEST,
+                    malformed.getMessage());
+            connection.repost(slot);
+            return true;
+        }
+        int requestId = MessageHeader.requestId(message, 0);
+        Request request = new Request(slot, type, requestId, message, MessageHeader.bodyLength(message, 0));
+        try {
+            connection.handler().handle(request, (replyType, status, maxBody, body) -> {
+                awaitReplySlot(connection, slot);
+                connection.reply(slot, requestId, replyType, status, maxBody, body);
+            });
+        } catch (RequestException refused) {
+            stats.errors.increment();
+            reply(connection, slot, requestId, MessageType.ERROR, refused.status(), refused.getMessage());
+        } catch (WireFormatException malformed) {
+            stats.errors.increment();
+            reply(connection, slot, requestId, MessageType.ERROR, WireStatus.BAD_REQUEST, malformed.getMessage());
+        } catch (RuntimeException bug) {
+            stats.errors.increment();
+            LOG.log(Level.WARNING, connection + ": " + type + " failed", bug);
+            reply(connection, slot, requestId, MessageType.ERROR, WireStatus.INTERNAL, type + " failed: " + bug);
+        }
+        connection.repost(slot);
+        return true;
+    }
+
+    private void reply(Connection connection, int slot, int requestId, MessageType type, WireStatus status, String text) {
+        awaitReplySlot(connection, slot);
+        connection.reply(slot, requestId, type, status, ErrorReply.MAX_LENGTH, (s, o) -> ErrorReply.encode(s, o, text));
+    }
+
+    private void awaitReplySlot(Connection connection, int slot) {
+        if (!connection.replySlotFree(slot)) {
+            drain.until(connection, () -> connection.replySlotFree(slot));
+        }
+    }
+
+    /** A header with the right magic and version carries a request id worth answering even if the rest is bad. */
+    private static boolean hasRequestId(MemorySegment message, int received) {
+        return received >= MessageHeader.LENGTH && message.get(SHORT, MessageHeader.MAGIC_OFFSET) == MessageHeader.MAGIC
+                && message.get(ValueLayout.JAVA_BYTE, MessageHeader.VERSION_OFFSET) == MessageHeader.VERSION;
+    }
+}

@@ -1,0 +1,18 @@
+package io.erda.server;
+
+import io.erda.core.wire.WireStatus;
+
+/** A request the server refuses: becomes an ERROR reply with this status and message (naming value and limit). */
+final class RequestException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient WireStatus status;
+
+    RequestException(WireStatus status, String message) {
+        super(message);
+        this.status = status;
+    }
+
+    WireStatus status() {
+        return status;
+    }
+}

@@ -1,0 +1,282 @@
+package io.erda.server;
+
+import io.erda.core.wire.ConnectData;
+import io.erda.core.wire.MessageHeader;
+import io.erda.core.wire.PutRequest;
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.wire.WireFormatException;
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.ConnectionRequest;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.Listener;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+
+/**
+ * A running server: the store, its registrations on the fabric, the listener and its threads.
+ *
+ * <p><b>Threads.</b> One acceptor (waits on the listener), {@code workers} request threads and the lease validator.
+ * Every connection shares one receive and one send completion queue; workers wait on the receive queue with
+ * {@link CompletionQueue#take} (spins briefly, then parks), so an idle server burns no CPU, and drain the send
+ * queue to free reply buffers. Server CPU time is each thread's CPU time measured around the work it does (a
+ * request, an accept, a lease settlement), never around waiting, so with shm a GET-only workload adds nothing.
+ */
+public final class RequestServer implements AutoCloseable {
+    /** Receive buffers per connection: how many requests a client may have outstanding. */
+    static final int RECEIVE_SLOTS = 8;
+    /** Largest request: a header and a PUT of the longest key, rounded up to a cache line. */
+    static final int MAX_MESSAGE_LENGTH = (MessageHeader.LENGTH + PutRequest.KEY_OFFSET + ObjectLayout.MAX_KEY_LENGTH
+            + 63) & -64;
+    private static final int QUEUE_CAPACITY = 1 << 16;
+    private static final long IDLE_WAIT_MILLIS = 500;
+    private static final Logger LOG = Logger.getLogger(RequestServer.class.getName());
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
+    private final ServerConfig config;
+    private final StoreStats stats;
+    private final Store store;
+    private final Fabric fabric;
+    private final RegionRegistry registry;
+    private final Listener listener;
+    private final CompletionQueue recvQueue;
+    private final CompletionQueue sendQueue;
+    private final Map<Endpoint, Connection> connections = new ConcurrentHashMap<>();
+    private final RequestDispatcher dispatcher;
+    private final StatsReport statsReport;
+    private final LeaseValidator validator;
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean running = true;
+
+    private RequestServer(ServerConfig config, StoreStats stats, Store store, Fabric fabric) {
+        this.config = config;
+        this.stats = stats;
+        this.store = store;
+        this.fabric = fabric;
+        this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos());
+        store.onChainGrowth(registry::chainGrew);
+        this.recvQueue = fabric.createCompletionQueue(QUEUE_CAPACITY);
+        this.sendQueue = fabric.createCompletionQueue(QUEUE_CAPACITY);
+        this.listener = fabric.listen(config.listen());
+        this.dispatcher = new RequestDispatcher(stats, this::drainUntil);
+        this.statsReport = new StatsReport(store, stats, registry, fabric);
+        this.validator = new LeaseValidator(store, stats);
+    }
+
+    /** Opens (or creates) the store, recovers it, registers it and starts serving. */
+    public static RequestServer start(ServerConfig config) {
+        StoreStats stats = new StoreStats();
+        Store store = Store.open(config, stats);
+        Fabric fabric = null;
+        try {
+            fabric = Fabric.open(config.listen());
+            RequestServer server = new RequestServer(config, stats, store, fabric);
+            server.startThreads();
+            return server;
+        } catch (RuntimeException e) {
+            if (fabric != null) {
+                fabric.close();
+            }
+            store.close();
+            throw e;
+        }
+    }
+
+    private void startThreads() {
+        threads.add(Thread.ofPlatform().name("erda-acceptor").daemon().start(this::acceptLoop));
+        for (int i = 0; i < config.workers(); i++) {
+            threads.add(Thread.ofPlatform().name("erda-worker-" + i).daemon().start(this::workLoop));
+        }
+        threads.add(Thread.ofPlatform().name("erda-lease-validator").daemon().start(validator::run));
+    }
+
+    /** The URI clients connect to (a port of 0 resolved). */
+    public URI uri() {
+        return listener.uri();
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    /** The STATS text: "name=value" lines. */
+    public String stats() {
+        return statsReport.text();
+    }
+
+    // ------------------------------------------------------------------ connections
+
+    private void acceptLoop() {
+        while (running) {
+            ConnectionRequest request;
+            try {
+                request = listener.accept(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                if (running) {
+                    LOG.warning("accept failed: " + e);
+                }
+                continue;
+            }
+            if (request != null) {
+                long start = CPU.getCurrentThreadCpuTime();
+                accept(request);
+                stats.serverCpuNanos.add(CPU.getCurrentThreadCpuTime() - start);
+            }
+        }
+    }
+
+    private void accept(ConnectionRequest request) {
+        ConnectData connect;
+        try {
+            connect = ConnectData.decode(request.privateData());
+        } catch (WireFormatException bad) {
+            LOG.warning(() -> "refused " + request.peer() + ": " + bad.getMessage());
+            request.reject(bad.getMessage());
+            return;
+        }
+        Connection connection = null;
+        try {
+            Endpoint endpoint = fabric.createEndpoint(EndpointOptions.defaults().withQueues(sendQueue, recvQueue)
+                    .withDepth(2 * RECEIVE_SLOTS + 64, RECEIVE_SLOTS));
+            connection = new Connection(fabric, endpoint, handlerFor(connect.protocol()), RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
+            connections.put(endpoint, connection);
+            connection.postReceives();
+            request.accept(endpoint, new ConnectData(connect.protocol()).encode());
+        } catch (RuntimeException e) {
+            LOG.warning(() -> "accepting " + request.peer() + " failed: " + e);
+            if (connection != null) {
+                connections.remove(connection.endpoint());
+                connection.close();
+            }
+        }
+    }
+
+    private ProtocolHandler handlerFor(int protocol) {
+        return switch (protocol) {
+            case ConnectData.PROTOCOL_ERDA -> new ErdaProtocolHandler(store, registry, config.persistence(),
+                    MAX_MESSAGE_LENGTH, this::stats);
+            case ConnectData.PROTOCOL_REDO_LOG -> new UnsupportedProtocolHandler("redo-log");
+            case ConnectData.PROTOCOL_READ_AFTER_WRITE -> new UnsupportedProtocolHandler("read-after-write");
+            default -> throw new IllegalArgumentException("protocol " + protocol + " is unknown");
+        };
+    }
+
+    private void closeConnection(Connection connection, String why) {
+        if (connections.remove(connection.endpoint()) != null) {
+            LOG.fine(() -> "closing " + connection + ": " + why);
+            connection.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ requests
+
+    private void workLoop() {
+        while (running) {
+            Completion c;
+            try {
+                c = recvQueue.take(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (c == null) {
+                drainSends();
+                continue;
+            }
+            long start = CPU.getCurrentThreadCpuTime();
+            received(c);
+            drainSends();
+            stats.serverCpuNanos.add(CPU.getCurrentThreadCpuTime() - start);
+        }
+    }
+
+    private void received(Completion c) {
+        Connection connection = connections.get(c.endpoint());
+        if (connection == null) {
+            return; // a closed connection's flushed receives
+        }
+        if (!c.isSuccess()) {
+            closeConnection(connection, c.toString());
+            return;
+        }
+        try {
+            if (!dispatcher.dispatch(connection, (int) c.wrId(), c.byteLength())) {
+                connections.remove(connection.endpoint());
+                connection.endpoint().abort();
+                connection.close();
+            }
+        } catch (RuntimeException e) {
+            closeConnection(connection, e.toString()); // endpoint failed or closed under us
+        }
+    }
+
+    private void drainSends() {
+        Completion c;
+        while ((c = sendQueue.poll()) != null) {
+            sendCompleted(c);
+        }
+    }
+
+    private void sendCompleted(Completion c) {
+        Connection connection = connections.get(c.endpoint());
+        if (connection != null && !connection.sendCompleted(c)) {
+            closeConnection(connection, c.toString());
+        }
+    }
+
+    /** Waits for send completions until {@code done} or the connection is gone. */
+    private void drainUntil(Connection connection, BooleanSupplier done) {
+        while (!done.getAsBoolean() && connections.get(connection.endpoint()) == connection && running) {
+            try {
+                Completion c = sendQueue.take(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                if (c != null) {
+                    sendCompleted(c);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Connections currently open. */
+    int connectionCount() {
+        return connections.size();
+    }
+
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        validator.stop();
+        threads.forEach(Thread::interrupt);
+        for (Thread t : threads) {
+            try {
+                t.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        listener.close();
+        connections.values().forEach(Connection::close);
+        connections.clear();
+        recvQueue.close();
+        sendQueue.close();
+        registry.close();
+        fabric.close();
+        store.close();
+    }
+}

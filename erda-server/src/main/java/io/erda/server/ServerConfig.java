@@ -1,0 +1,96 @@
+package io.erda.server;
+
+import io.erda.core.PmDirectory;
+import io.erda.core.StoreGeometry;
+import io.erda.core.log.LogGeometry;
+import io.erda.core.table.HopscotchTable;
+import io.erda.core.table.TableGeometry;
+import io.erda.core.wire.PersistenceMethod;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything a server is started with.
+ *
+ * <p>The geometry fields ({@code heads}, {@code tableCapacity}, {@code regionSize}, {@code segmentSize}) are null
+ * when not given: a new store then takes the defaults, an existing store keeps what it was created with. When
+ * given, an existing store must match them or opening fails naming found vs expected.
+ *
+ * @param directory           the PM directory of the store
+ * @param listen              the fabric URI to listen on (tcp://host:port, port 0 picks one; shm:///dir)
+ * @param persistence         what clients do before they report a PUT durable (ARCHITECTURE "Remote persistence")
+ * @param lease               how long a reservation belongs to its client before the validator may check it
+ * @param pmWriteLatencyNanos emulated PM write latency per 64-byte line, for every writer (0: off)
+ * @param workers             threads handling requests from the shared receive queue
+ */
+public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
+                           Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
+                           int workers) {
+    public static final int DEFAULT_HEADS = 4;
+    public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
+
+    public ServerConfig {
+        Objects.requireNonNull(directory, "directory");
+        Objects.requireNonNull(listen, "listen");
+        Objects.requireNonNull(persistence, "persistence");
+        Objects.requireNonNull(lease, "lease");
+        if (lease.isNegative() || lease.isZero()) {
+            throw new IllegalArgumentException("lease " + lease.toMillis() + " ms is not positive");
+        }
+        if (pmWriteLatencyNanos < 0) {
+            throw new IllegalArgumentException("PM write latency " + pmWriteLatencyNanos + " ns is negative");
+        }
+        if (workers < 1 || workers > 64) {
+            throw new IllegalArgumentException("worker count " + workers + " outside [1, 64]");
+        }
+    }
+
+    /** A config with defaults for everything but the directory and listen URI (tests, embedding). */
+    public static ServerConfig defaults(Path directory, URI listen) {
+        return new ServerConfig(directory, listen, null, null, null, null, PersistenceMethod.WSP, DEFAULT_LEASE, 0, 1);
+    }
+
+    public ServerConfig withGeometry(int newHeads, long newCapacity, long newRegionSize, long newSegmentSize) {
+        return new ServerConfig(directory, listen, newHeads, newCapacity, newRegionSize, newSegmentSize, persistence,
+                lease, pmWriteLatencyNanos, workers);
+    }
+
+    public ServerConfig withLease(Duration newLease) {
+        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, newLease,
+                pmWriteLatencyNanos, workers);
+    }
+
+    public ServerConfig withPersistence(PersistenceMethod method) {
+        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, method, lease,
+                pmWriteLatencyNanos, workers);
+    }
+
+    public ServerConfig withListen(URI uri) {
+        return new ServerConfig(directory, uri, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
+                pmWriteLatencyNanos, workers);
+    }
+
+    /**
+     * The geometry to open or create with: each field given here, else the stored one ({@code stored} null for a
+     * new store), else the default.
+     */
+    public StoreGeometry geometry(StoreGeometry stored) {
+        int h = heads != null ? heads : stored != null ? stored.heads() : DEFAULT_HEADS;
+        TableGeometry table = tableCapacity != null
+                ? TableGeometry.forCapacity(tableCapacity, HopscotchTable.DEFAULT_NEIGHBOURHOOD)
+                : stored != null ? stored.table()
+                : TableGeometry.forCapacity(DEFAULT_TABLE_CAPACITY, HopscotchTable.DEFAULT_NEIGHBOURHOOD);
+        LogGeometry base = stored != null ? stored.log() : LogGeometry.defaults();
+        LogGeometry log = new LogGeometry(regionSize != null ? regionSize : base.regionSize(),
+                segmentSize != null ? segmentSize : base.segmentSize(), base.highWaterGranule());
+        return new StoreGeometry(h, table, log);
+    }
+
+    /** The geometry of the store in {@link #directory()} if there is one, else null. */
+    public StoreGeometry storedGeometry() {
+        return PmDirectory.exists(directory) ? PmDirectory.storedGeometry(directory) : null;
+    }
+}

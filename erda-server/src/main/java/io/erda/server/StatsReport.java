@@ -1,0 +1,50 @@
+package io.erda.server;
+
+import io.erda.fabric.Fabric;
+
+/**
+ * The STATS reply: "name=value" lines. NVM bytes are measured: the server's own stores into PM plus what peers
+ * wrote one-sided as the fabric counted it; where the fabric cannot count (verbs), {@code nvm_bytes_reserved} (object
+ * bytes handed out by reservations) stands in for the remote part.
+ */
+final class StatsReport {
+    private final Store store;
+    private final StoreStats stats;
+    private final RegionRegistry registry;
+    private final Fabric fabric;
+    private final long startNanos = System.nanoTime();
+
+    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric) {
+        this.store = store;
+        this.stats = stats;
+        this.registry = registry;
+        this.fabric = fabric;
+    }
+
+    String text() {
+        long local = store.directory().localBytesWritten();
+        StringBuilder b = new StringBuilder();
+        line(b, "puts", stats.puts.sum());
+        line(b, "deletes", stats.deletes.sum());
+        line(b, "gets_two_sided", stats.getsTwoSided.sum());
+        line(b, "flushes", stats.flushes.sum());
+        line(b, "repair_hints", stats.repairHints.sum());
+        line(b, "rollbacks", stats.rollbacks.sum());
+        line(b, "removed_entries", stats.removedEntries.sum());
+        line(b, "errors", stats.errors.sum());
+        line(b, "nvm_bytes_written", local + registry.remoteBytesWritten());
+        line(b, "nvm_bytes_local", local);
+        line(b, "nvm_bytes_reserved", stats.bytesReserved.sum());
+        line(b, "server_cpu_ns", stats.serverCpuNanos.sum());
+        line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());
+        line(b, "keys", store.keys());
+        line(b, "pending_leases", store.pendingKeys());
+        line(b, "table_capacity", store.directory().table().geometry().capacity());
+        line(b, "uptime_ms", (System.nanoTime() - startNanos) / 1_000_000);
+        return b.toString();
+    }
+
+    private static void line(StringBuilder b, String name, long value) {
+        b.append(name).append('=').append(value).append('\n');
+    }
+}

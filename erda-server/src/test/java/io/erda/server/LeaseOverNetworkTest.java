@@ -1,0 +1,42 @@
+package io.erda.server;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.core.wire.PutReply;
+import io.erda.core.wire.RepairHintReply.Outcome;
+import io.erda.core.wire.WireStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The background validator of a running server rolls back a reservation whose client never wrote. */
+class LeaseOverNetworkTest {
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void validatorRollsBackAnAbandonedReservation(String scheme) throws InterruptedException {
+        try (RequestServer server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofMillis(200)));
+             RawClient client = RawClient.connect(server.uri())) {
+            client.putAndWrite(bytes("k"), bytes("one"));
+            RawClient.Reply abandoned = client.put(bytes("k"), 3, false);
+            assertThat(abandoned.status()).isEqualTo(WireStatus.OK);
+            assertThat(RawClient.putReply(abandoned).leaseNanos()).isEqualTo(Duration.ofMillis(200).toNanos());
+
+            while (!server.stats().contains("rollbacks=1\n")) {
+                Thread.sleep(20);
+            }
+            assertThat(server.stats()).contains("pending_leases=0\n");
+            assertThat(client.getString(bytes("k"))).isEqualTo("one");
+            assertThat(client.repairHint(bytes("k"))).isEqualTo(Outcome.COMPLETE);
+
+            PutReply next = client.putAndWrite(bytes("k"), bytes("two"));
+            assertThat(next.chainOffset()).isGreaterThan(RawClient.putReply(abandoned).chainOffset());
+            assertThat(client.getString(bytes("k"))).isEqualTo("two");
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.erda.server;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.core.layout.AtomicWord;
+import io.erda.core.layout.LogAddress;
+import io.erda.core.wire.RepairHintReply.Outcome;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Leases and rollback (ARCHITECTURE rules 1 and 2) on a store, driving the validator's settlement with an explicit
+ * clock instead of waiting.
+ */
+class LeaseValidatorTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    private Store store;
+
+    private Store open(Duration lease) {
+        store = Store.open(TestStores.config(dir, "tcp", lease), new StoreStats());
+        return store;
+    }
+
+    @AfterEach
+    void close() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    private void settleAfterEveryLease() {
+        store.settleExpired(System.nanoTime() + 2 * store.leaseNanos());
+    }
+
+    private long currentOffset(String key) {
+        long[] word = {0};
+        store.directory().table().forEach((p, w, fp, h) -> word[0] = w);
+        assertThat(store.keys()).as("single-key helper").isEqualTo(1);
+        return AtomicWord.current(word[0]);
+    }
+
+    private static Store.Reserved reserveOnly(Store store, String key, int valueLength) {
+        return store.reserve(MemorySegment.ofArray(bytes(key)), valueLength, false);
+    }
+
+    @Test
+    void reservationNeverWrittenIsRolledBackToThePreviousVersion() {
+        open(LEASE);
+        Store.Reserved v1 = TestStores.put(store, "k", "one");
+        reserveOnly(store, "k", 3);
+        assertThat(TestStores.get(store, "k")).isEqualTo("one");
+
+        settleAfterEveryLease();
+
+        assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v1.chainOffset()));
+        assertThat(TestStores.get(store, "k")).isEqualTo("one");
+        assertThat(store.pendingKeys()).isZero();
+    }
+
+    @Test
+    void twoTornWritersOfOneKeyLeaveTheOlderCompleteVersion() {
+        open(LEASE);
+        Store.Reserved v1 = TestStores.put(store, "k", "one");
+        Store.Reserved v2 = reserveOnly(store, "k", 3);
+        reserveOnly(store, "k", 5);
+        long[] word = {0};
+        store.directory().table().forEach((p, w, fp, h) -> word[0] = w);
+        // the word alone no longer names v1: its previous is v2, torn
+        assertThat(AtomicWord.previous(word[0])).isEqualTo(LogAddress.unitsForBytes(v2.chainOffset()));
+
+        settleAfterEveryLease();
+
+        assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v1.chainOffset()));
+        assertThat(TestStores.get(store, "k")).isEqualTo("one");
+    }
+
+    @Test
+    void newKeyNeverWrittenIsRemoved() {
+        open(LEASE);
+        reserveOnly(store, "ghost", 4);
+        assertThat(store.keys()).isEqualTo(1);
+
+        settleAfterEveryLease();
+
+        assertThat(store.keys()).isZero();
+        assertThat(TestStores.get(store, "ghost")).isNull();
+    }
+
+    @Test
+    void completeReservationIsKeptWhenItsLeaseExpires() {
+        open(LEASE);
+        TestStores.put(store, "k", "one");
+        Store.Reserved v2 = TestStores.put(store, "k", "two");
+
+        settleAfterEveryLease();
+
+        assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v2.chainOffset()));
+        assertThat(TestStores.get(store, "k")).isEqualTo("two");
+        assertThat(store.pendingKeys()).isZero();
+    }
+
+    @Test
+    void liveWriterInsideItsLeaseIsNotRolledBackEvenWithARepairHint() {
+        open(LEASE);
+        TestStores.put(store, "k", "one");
+        Store.Reserved v2 = reserveOnly(store, "k", 3);
+
+        assertThat(store.repairHint(MemorySegment.ofArray(bytes("k")))).isEqualTo(Outcome.LEASE_RUNNING);
+        assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v2.chainOffset()));
+
+        TestStores.writeObject(store, v2, bytes("k"), bytes("two"), false); // the slow writer finishes in time
+        assertThat(TestStores.get(store, "k")).isEqualTo("two");
+        settleAfterEveryLease();
+        assertThat(TestStores.get(store, "k")).isEqualTo("two");
+    }
+
+    @Test
+    void repairHintRollsBackOnceTheLeaseHasExpired() throws InterruptedException {
+        open(Duration.ofMillis(50));
+        Store.Reserved v1 = TestStores.put(store, "k", "one");
+        reserveOnly(store, "k", 3);
+        Outcome outcome;
+        while ((outcome = store.repairHint(MemorySegment.ofArray(bytes("k")))) == Outcome.LEASE_RUNNING) {
+            Thread.sleep(10);
+        }
+        assertThat(outcome).isEqualTo(Outcome.ROLLED_BACK);
+        assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v1.chainOffset()));
+        assertThat(store.repairHint(MemorySegment.ofArray(bytes("k")))).isEqualTo(Outcome.COMPLETE);
+    }
+
+    @Test
+    void rolledBackKeyTakesNewVersionsAgain() {
+        open(LEASE);
+        TestStores.put(store, "k", "one");
+        reserveOnly(store, "k", 3);
+        settleAfterEveryLease();
+        TestStores.put(store, "k", "three");
+        assertThat(TestStores.get(store, "k")).isEqualTo("three");
+        reserveOnly(store, "k", 4);
+        settleAfterEveryLease();
+        assertThat(TestStores.get(store, "k")).isEqualTo("three");
+    }
+}

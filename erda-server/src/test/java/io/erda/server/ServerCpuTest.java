@@ -1,0 +1,38 @@
+package io.erda.server;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.core.wire.PutReply;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Server CPU is counted for work only: one-sided READs over shm never reach a server thread. */
+class ServerCpuTest {
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    private static long cpu(RequestServer server) {
+        return Long.parseLong(server.stats().replaceAll("(?s).*server_cpu_ns=(\\d+).*", "$1"));
+    }
+
+    @Test
+    void oneSidedReadsOverShmCostNoServerCpu() throws InterruptedException {
+        try (RequestServer server = RequestServer.start(TestStores.config(dir, "shm", Duration.ofMillis(50)));
+             RawClient client = RawClient.connect(server.uri())) {
+            client.hello();
+            PutReply where = client.putAndWrite(bytes("k"), bytes("value"));
+            while (!server.stats().contains("pending_leases=0\n")) {
+                Thread.sleep(10); // let the lease settle so the validator has nothing left to do
+            }
+            long before = cpu(server);
+            assertThat(before).isPositive();
+            for (int i = 0; i < 200; i++) {
+                client.read(where.address(), where.rkey(), where.objectLength());
+            }
+            assertThat(cpu(server)).isEqualTo(before);
+        }
+    }
+}

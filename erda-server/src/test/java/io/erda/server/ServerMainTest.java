@@ -1,0 +1,72 @@
+package io.erda.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line: help, refusals with clear messages, and the offline commands' exit codes. */
+class ServerMainTest {
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return ErdaServerMain.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    }
+
+    @Test
+    void helpDocumentsEveryOption() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("--dir", "--ephemeral", "--listen", "--heads", "--table-capacity",
+                "--region-size", "--segment-size", "--persistence", "--lease-ms", "--pm-write-latency-ns", "--workers",
+                "verify", "rebuild", "server-flush");
+    }
+
+    @Test
+    void aMissingDirectoryIsRefused() {
+        assertThat(run("--listen", "tcp://127.0.0.1:0")).isEqualTo(2);
+        assertThat(err.toString()).contains("a PM directory is required");
+    }
+
+    @Test
+    void anUnknownPersistenceMethodIsRefusedNamingIt() {
+        assertThat(run("--dir", dir.resolve("s").toString(), "--persistence", "eventually")).isEqualTo(2);
+        assertThat(err.toString()).contains("persistence method 'eventually' is not one of wsp, read-after-write, server-flush");
+    }
+
+    @Test
+    void aStoreOfAnotherGeometryIsRefusedWithTheMessage() {
+        ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1));
+        try (Store store = Store.open(config, new StoreStats())) {
+            TestStores.put(store, "k", "v");
+        }
+        assertThat(run("--dir", config.directory().toString(), "--listen", "tcp://127.0.0.1:0", "--heads", "3"))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("head count 2, expected 3");
+    }
+
+    @Test
+    void verifyExitsZeroOnACleanStoreAndRebuildReports() {
+        ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1));
+        try (Store store = Store.open(config, new StoreStats())) {
+            TestStores.put(store, "k", "v");
+        }
+        assertThat(run("verify", "--dir", config.directory().toString())).isZero();
+        assertThat(out.toString()).contains("1 entries", "clean");
+        assertThat(run("rebuild", "--dir", config.directory().toString())).isZero();
+        assertThat(out.toString()).contains("rebuild", "1 keys");
+    }
+
+    @Test
+    void verifyOfADirectoryWithoutAStoreSaysSo() {
+        assertThat(run("verify", "--dir", dir.resolve("nothing").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("no store here");
+    }
+}

@@ -1,0 +1,54 @@
+package io.erda.server;
+
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.log.LogHead;
+import java.lang.foreign.MemorySegment;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Small store geometries and helpers shared by the tests. */
+final class TestStores {
+    static final int HEADS = 2;
+    static final long CAPACITY = 1024;
+    static final long REGION = 1L << 20;
+    static final long SEGMENT = 64L << 10;
+
+    private TestStores() {
+    }
+
+    /** A config for a small store in {@code dir} listening on {@code scheme} (tcp on port 0, shm under dir). */
+    static ServerConfig config(Path dir, String scheme, Duration lease) {
+        URI listen = switch (scheme) {
+            case "tcp" -> URI.create("tcp://127.0.0.1:0");
+            case "shm" -> URI.create("shm://" + dir.resolve("fabric").toAbsolutePath().toUri().getRawPath());
+            default -> throw new IllegalArgumentException(scheme);
+        };
+        return ServerConfig.defaults(dir.resolve("store"), listen).withGeometry(HEADS, CAPACITY, REGION, SEGMENT)
+                .withLease(lease);
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Writes a complete object at a reservation, as a client's one-sided WRITE would. */
+    static void writeObject(Store store, Store.Reserved r, byte[] key, byte[] value, boolean tombstone) {
+        LogHead head = store.directory().head(r.head());
+        ObjectLayout.encode(head.slice(r.chainOffset(), r.objectLength()), 0, MemorySegment.ofArray(key),
+                MemorySegment.ofArray(value), tombstone);
+    }
+
+    /** Reserves and writes a complete version. */
+    static Store.Reserved put(Store store, String key, String value) {
+        Store.Reserved r = store.reserve(MemorySegment.ofArray(bytes(key)), bytes(value).length, false);
+        writeObject(store, r, bytes(key), bytes(value), false);
+        return r;
+    }
+
+    static String get(Store store, String key) {
+        byte[] v = store.get(MemorySegment.ofArray(bytes(key)));
+        return v == null ? null : new String(v, StandardCharsets.UTF_8);
+    }
+}
