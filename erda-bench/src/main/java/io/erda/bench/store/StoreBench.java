@@ -1,0 +1,222 @@
+package io.erda.bench.store;
+
+import io.erda.client.ClientOptions;
+import io.erda.client.ErdaClient;
+import io.erda.core.wire.PersistenceMethod;
+import io.erda.server.RequestServer;
+import io.erda.server.ServerConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Single-thread Erda store benchmark, fabrics side by side in one run: per fabric a server (in this process, its
+ * own threads and fabric instance) and one client connection. Per value size: CREATE N keys, UPDATE them, GET
+ * random ones for a while, DELETE them. Reports PUT and GET latency (p50/p99, HdrHistogram) and rate; NVM bytes
+ * written per create, update and delete from the server's STATS deltas next to the paper's Table 1; server CPU
+ * (server threads) and NIC-engine CPU per GET from STATS deltas.
+ */
+@Command(name = "store-bench", mixinStandardHelpOptions = true, description = "Erda GET/PUT latency, NVM bytes and server CPU per op")
+public final class StoreBench implements Callable<Integer> {
+    /** Keys are exactly this long ("key-SSSSS-IIIIII"): Size(key) in Table 1. */
+    static final int KEY_LENGTH = 16;
+
+    @Option(names = "--fabrics", split = ",", defaultValue = "shm,tcp", description = "providers side by side (default shm,tcp)")
+    List<String> fabrics;
+
+    @Option(names = "--sizes", split = ",", defaultValue = "16,1024,4096", description = "value sizes in bytes")
+    List<Integer> sizes;
+
+    @Option(names = "--keys", defaultValue = "20000", description = "keys created, updated and deleted per size")
+    int keys;
+
+    @Option(names = "--get-seconds", defaultValue = "3", description = "measured GET seconds per size")
+    double getSeconds;
+
+    @Option(names = "--warmup-keys", defaultValue = "5000", description = "keys of an unmeasured warm-up pass per fabric (JIT)")
+    int warmupKeys;
+
+    @Option(names = "--persistence", defaultValue = "wsp", description = "wsp, read-after-write or server-flush")
+    String persistence;
+
+    @Option(names = "--dir", description = "directory for the stores (default /dev/shm)")
+    Path dir;
+
+    record Row(String fabric, int size, String op, long count, double opsPerSecond, double p50Micros, double p99Micros,
+               double nvmBytesPerOp, double serverCpuNsPerOp, double engineCpuNsPerOp) { }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new StoreBench()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Path base = dir != null ? dir : Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        List<Row> rows = new ArrayList<>();
+        for (String fabric : fabrics) {
+            Path work = Files.createTempDirectory(base, "store-bench-" + fabric + "-");
+            try {
+                rows.addAll(runFabric(fabric, work));
+            } finally {
+                deleteTree(work);
+            }
+        }
+        print(rows);
+        return 0;
+    }
+
+    private List<Row> runFabric(String fabric, Path work) {
+        URI listen = switch (fabric) {
+            case "tcp" -> URI.create("tcp://127.0.0.1:0");
+            case "shm" -> URI.create("shm://" + work.resolve("fabric"));
+            default -> throw new IllegalArgumentException("fabric " + fabric + " is not tcp or shm");
+        };
+        ServerConfig config = ServerConfig.defaults(work.resolve("store"), listen)
+                .withPersistence(PersistenceMethod.fromOption(persistence));
+        List<Row> rows = new ArrayList<>();
+        try (RequestServer server = RequestServer.start(config);
+             ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {
+            runSize(fabric, 1000, client, warmupKeys); // unmeasured: JIT, page faults of fresh PM files
+            for (int size : sizes) {
+                rows.addAll(runSize(fabric, size, client, keys));
+            }
+        }
+        return rows;
+    }
+
+    private List<Row> runSize(String fabric, int size, ErdaClient client, int keys) {
+        byte[][] keyBytes = new byte[keys][];
+        for (int i = 0; i < keys; i++) {
+            keyBytes[i] = String.format(Locale.ROOT, "key-%05d-%06d", size % 100_000, i).getBytes(StandardCharsets.US_ASCII);
+        }
+        byte[] value = new byte[size];
+        new SplittableRandom(size).nextBytes(value);
+        List<Row> rows = new ArrayList<>();
+        rows.add(measure(fabric, size, "create", client, keys, i -> client.put(keyBytes[i], value)));
+        rows.add(measure(fabric, size, "update", client, keys, i -> client.put(keyBytes[i], value)));
+        SplittableRandom random = new SplittableRandom(42);
+        measure(fabric, size, "get-warmup", client, Math.min(keys, 20_000), i -> client.get(keyBytes[random.nextInt(keys)]));
+        int gets = estimateGets(client, keyBytes);
+        // let the lease validator settle the update phase's reservations first: that is PUT work, not GET work
+        sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
+        rows.add(measure(fabric, size, "get", client, gets, i -> {
+            if (client.get(keyBytes[random.nextInt(keys)]) == null) {
+                throw new IllegalStateException("a created key reads as not found");
+            }
+        }));
+        rows.add(measure(fabric, size, "delete", client, keys, i -> client.delete(keyBytes[i])));
+        return rows;
+    }
+
+    /** GETs that fill about --get-seconds, from a short timed sample. */
+    private int estimateGets(ErdaClient client, byte[][] keyBytes) {
+        long start = System.nanoTime();
+        int n = 2000;
+        for (int i = 0; i < n; i++) {
+            client.get(keyBytes[i % keyBytes.length]);
+        }
+        double perGet = (System.nanoTime() - start) / (double) n;
+        return (int) Math.max(1000, Math.min(50_000_000, getSeconds * 1e9 / perGet));
+    }
+
+    interface Op {
+        void run(int i);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Row measure(String fabric, int size, String name, ErdaClient client, int count, Op op) {
+        Histogram h = new Histogram(60_000_000_000L, 3);
+        // the STATS requests themselves cost server CPU: measure one empty interval and subtract it
+        Map<String, String> empty = client.serverStats();
+        Map<String, String> before = client.serverStats();
+        long statsCpu = delta(empty, before, "server_cpu_ns");
+        long statsEngine = delta(empty, before, "engine_cpu_ns");
+        long start = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            long t0 = System.nanoTime();
+            op.run(i);
+            h.recordValue(System.nanoTime() - t0);
+        }
+        long elapsed = System.nanoTime() - start;
+        Map<String, String> after = client.serverStats();
+        return new Row(fabric, size, name, count, count * 1e9 / elapsed, h.getValueAtPercentile(50) / 1000.0,
+                h.getValueAtPercentile(99) / 1000.0, delta(before, after, "nvm_bytes_written") / (double) count,
+                Math.max(0, delta(before, after, "server_cpu_ns") - statsCpu) / (double) count,
+                Math.max(0, delta(before, after, "engine_cpu_ns") - statsEngine) / (double) count);
+    }
+
+    private static long delta(Map<String, String> before, Map<String, String> after, String name) {
+        String a = after.get(name);
+        String b = before.get(name);
+        return a == null || b == null ? 0 : Long.parseLong(a) - Long.parseLong(b);
+    }
+
+    /** Paper Table 1 for Erda, N = key + value bytes as the paper defines it. */
+    static long paperBytes(String op, int size) {
+        int n = KEY_LENGTH + size;
+        return switch (op) {
+            case "create" -> KEY_LENGTH + 10 + n;
+            case "update" -> 9 + n;
+            case "delete" -> KEY_LENGTH + 9;
+            default -> 0;
+        };
+    }
+
+    /**
+     * What our layout writes: the 16-byte entry on create (8-byte word + 8-byte meta with fingerprint, head, hop
+     * distance; the paper counts the full key instead of a fingerprint), only the 8-byte atomic word on update and
+     * delete, and the object with its 12-byte header padded to 8 bytes (the paper's header is 5 bytes); a delete's
+     * object is a tombstone without value.
+     */
+    static long layoutBytes(String op, int size) {
+        long object = (12 + KEY_LENGTH + size + 7) & -8L;
+        long tombstone = (12 + KEY_LENGTH + 7) & -8L;
+        return switch (op) {
+            case "create" -> 16 + object;
+            case "update" -> 8 + object;
+            case "delete" -> 8 + tombstone;
+            default -> 0;
+        };
+    }
+
+    private static void print(List<Row> rows) {
+        System.out.println("| fabric | value B | op | ops | ops/s | p50 us | p99 us | NVM B/op | our layout B | paper Table 1 B | server CPU ns/op | NIC engine CPU ns/op |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (Row r : rows) {
+            boolean write = !r.op().equals("get");
+            System.out.printf(Locale.ROOT, "| %s | %d | %s | %d | %.0f | %.1f | %.1f | %s | %s | %s | %.0f | %.0f |%n",
+                    r.fabric(), r.size(), r.op(), r.count(), r.opsPerSecond(), r.p50Micros(), r.p99Micros(),
+                    String.format(Locale.ROOT, "%.1f", r.nvmBytesPerOp()),
+                    write ? Long.toString(layoutBytes(r.op(), r.size())) : "-",
+                    write ? Long.toString(paperBytes(r.op(), r.size())) : "-",
+                    r.serverCpuNsPerOp(), r.engineCpuNsPerOp());
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+    }
+}

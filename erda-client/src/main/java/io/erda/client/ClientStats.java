@@ -1,0 +1,64 @@
+package io.erda.client;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/** What a client did, counted across its connections (thread-safe, cheap on the hot path). */
+public final class ClientStats {
+    final LongAdder gets = new LongAdder();
+    final LongAdder puts = new LongAdder();
+    final LongAdder deletes = new LongAdder();
+    /** One-sided READs: windows, stripe versions, objects. */
+    final LongAdder oneSidedReads = new LongAdder();
+    /** Objects READ in two parts because the first guess at their length was short. */
+    final LongAdder objectTailReads = new LongAdder();
+    /** Reads of the previous version after the current one was incomplete (paper §4.2). */
+    final LongAdder previousVersionReads = new LongAdder();
+    /** Rounds of a GET that found neither version complete, or a miss it could not confirm, and waited. */
+    final LongAdder getRetries = new LongAdder();
+    /** Misses confirmed through the stripe-version protocol (ARCHITECTURE rule 3). */
+    final LongAdder missConfirmations = new LongAdder();
+    /** GETs answered by the server two-sided after the one-sided budget ran out. */
+    final LongAdder twoSidedGets = new LongAdder();
+    /** PUTs that outlived their lease and re-read the entry (rule 1). */
+    final LongAdder leaseConfirmations = new LongAdder();
+    /** PUTs sent again because the lease confirmation found their object no longer current. */
+    final LongAdder putRetries = new LongAdder();
+    /** Connections replaced after a fabric error. */
+    final LongAdder reconnects = new LongAdder();
+    /** HEADS refreshes (a region not in the cached head array). */
+    final LongAdder headRefreshes = new LongAdder();
+
+    /** A snapshot, names as in the field comments. */
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("gets", gets.sum());
+        m.put("puts", puts.sum());
+        m.put("deletes", deletes.sum());
+        m.put("one_sided_reads", oneSidedReads.sum());
+        m.put("object_tail_reads", objectTailReads.sum());
+        m.put("previous_version_reads", previousVersionReads.sum());
+        m.put("get_retries", getRetries.sum());
+        m.put("miss_confirmations", missConfirmations.sum());
+        m.put("two_sided_gets", twoSidedGets.sum());
+        m.put("lease_confirmations", leaseConfirmations.sum());
+        m.put("put_retries", putRetries.sum());
+        m.put("reconnects", reconnects.sum());
+        m.put("head_refreshes", headRefreshes.sum());
+        return m;
+    }
+
+    public long get(String name) {
+        Long v = snapshot().get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no client statistic named " + name + "; known: " + snapshot().keySet());
+        }
+        return v;
+    }
+
+    @Override
+    public String toString() {
+        return snapshot().toString();
+    }
+}

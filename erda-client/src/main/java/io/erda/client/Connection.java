@@ -1,0 +1,186 @@
+package io.erda.client;
+
+import io.erda.core.wire.ConnectData;
+import io.erda.core.wire.ErrorReply;
+import io.erda.core.wire.HeadArray;
+import io.erda.core.wire.MessageHeader;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.StoreInfo;
+import io.erda.core.wire.WireFormatException;
+import io.erda.core.wire.WireStatus;
+import io.erda.fabric.Completion;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.RecvRequest;
+import io.erda.fabric.SyncEndpoint;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One connection to the server: an endpoint with its own completion queues, registered buffers, and the store
+ * view its HELLO returned. Used by one thread at a time (the pool hands it out), so every operation is
+ * synchronous: post, wait for the completion.
+ */
+final class Connection implements AutoCloseable {
+    /** Requests: the largest is a PUT with a 64 KiB key. */
+    private static final int SEND_BUFFER = 128 << 10;
+    /** Two receives stay posted: one for the reply, one for an unsolicited HEAD_STATE racing it. */
+    private static final int RECEIVE_SLOTS = 2;
+
+    /** Writes a request body at {@code offset} and returns its length. */
+    @FunctionalInterface
+    interface Body {
+        int encode(MemorySegment segment, long offset);
+    }
+
+    /** Reads a reply body (valid only inside the call: the receive is reposted afterwards). */
+    @FunctionalInterface
+    interface ReplyReader<T> {
+        T read(Reply reply);
+    }
+
+    /** A received reply: its type, status and body (a slice of the receive buffer). */
+    record Reply(MessageType type, WireStatus status, MemorySegment body) {
+        /** Throws the server's refusal as an {@link ErdaException} unless this is an OK reply of {@code expected}. */
+        Reply expect(MessageType expected) {
+            if (status != WireStatus.OK || type == MessageType.ERROR) {
+                WireStatus s = status == WireStatus.OK ? WireStatus.INTERNAL : status;
+                throw new ErdaException(s, ErrorReply.decode(body, 0, (int) body.byteSize()));
+            }
+            if (type != expected) {
+                throw new ErdaException(WireStatus.INTERNAL, "server answered " + type + " where " + expected + " was due");
+            }
+            return this;
+        }
+    }
+
+    private final Endpoint endpoint;
+    private final SyncEndpoint sync;
+    private final LocalBuffer send;
+    private final LocalBuffer receive;
+    private final int slotSize;
+    /** READ destination (windows, versions, objects). */
+    final LocalBuffer reads;
+    /** Objects being written. */
+    final LocalBuffer writes;
+    private final StoreView view;
+    private int nextRequestId;
+
+    private Connection(Fabric fabric, ClientOptions options, Endpoint endpoint) {
+        this.endpoint = endpoint;
+        this.slotSize = options.replyBufferBytes();
+        LocalBuffer s = null;
+        LocalBuffer r = null;
+        LocalBuffer rd = null;
+        LocalBuffer w = null;
+        SyncEndpoint se = null;
+        try {
+            s = new LocalBuffer(fabric, SEND_BUFFER);
+            r = new LocalBuffer(fabric, (long) slotSize * RECEIVE_SLOTS);
+            rd = new LocalBuffer(fabric, 4096);
+            w = new LocalBuffer(fabric, 4096);
+            for (int slot = 0; slot < RECEIVE_SLOTS; slot++) {
+                endpoint.postRecv(new RecvRequest(slot, r.region(), (long) slot * slotSize, slotSize));
+            }
+            endpoint.connect(options.uri(), new ConnectData(ConnectData.PROTOCOL_ERDA).encode());
+            se = new SyncEndpoint(endpoint, options.operationTimeout());
+        } catch (RuntimeException e) {
+            closeAll(e, endpoint, se, w, rd, r, s);
+            throw e;
+        }
+        this.send = s;
+        this.receive = r;
+        this.reads = rd;
+        this.writes = w;
+        this.sync = se;
+        try {
+            this.view = new StoreView(call(MessageType.HELLO, (seg, off) -> 0,
+                    reply -> StoreInfo.decode(reply.expect(MessageType.HELLO_REPLY).body(), 0, (int) reply.body().byteSize())));
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Creates an endpoint, applies the decorator, posts receives, connects and says HELLO. */
+    static Connection open(Fabric fabric, ClientOptions options) {
+        Endpoint endpoint = options.endpointDecorator().apply(fabric.createEndpoint());
+        return new Connection(fabric, options, endpoint);
+    }
+
+    StoreView view() {
+        return view;
+    }
+
+    SyncEndpoint sync() {
+        return sync;
+    }
+
+    /**
+     * Sends one request and returns what {@code reader} makes of the reply. An unsolicited HEAD_STATE that arrives
+     * first updates the head array. A {@link WireFormatException} in a reply becomes an {@link ErdaException}.
+     */
+    <T> T call(MessageType type, Body body, ReplyReader<T> reader) {
+        int requestId = ++nextRequestId;
+        MemorySegment s = send.segment();
+        int bodyLength = body.encode(s, MessageHeader.LENGTH);
+        MessageHeader.write(s, 0, type, requestId, WireStatus.OK, 0, bodyLength);
+        sync.send(send.region(), 0, MessageHeader.LENGTH + bodyLength);
+        while (true) {
+            Completion c = sync.receive();
+            int slot = (int) c.wrId();
+            long offset = (long) slot * slotSize;
+            try {
+                MemorySegment buffer = receive.segment();
+                MessageType replyType = MessageHeader.check(buffer, offset, c.byteLength());
+                MemorySegment replyBody = buffer.asSlice(offset + MessageHeader.LENGTH, MessageHeader.bodyLength(buffer, offset));
+                if (replyType == MessageType.HEAD_STATE) {
+                    view.updateHeads(HeadArray.decode(replyBody, 0, (int) replyBody.byteSize()));
+                    continue;
+                }
+                int id = MessageHeader.requestId(buffer, offset);
+                if (id != requestId) {
+                    throw new ErdaException(WireStatus.INTERNAL, "reply to request " + id + " while waiting for " + requestId);
+                }
+                return reader.read(new Reply(replyType, WireStatus.of(MessageHeader.status(buffer, offset)), replyBody));
+            } catch (WireFormatException e) {
+                throw new ErdaException(WireStatus.INTERNAL, "malformed reply to " + type + ": " + e.getMessage(), e);
+            } finally {
+                endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
+            }
+        }
+    }
+
+    /** Largest request body the server's receive buffers take. */
+    int maxRequestBody() {
+        return Math.min(SEND_BUFFER, view.info().maxMessageLength()) - MessageHeader.LENGTH;
+    }
+
+    /** One-sided READ of {@code length} bytes at {@code remote} into {@link #reads} at {@code localOffset}. */
+    void read(long localOffset, int length, long remote, int rkey) {
+        sync.read(reads.region(), localOffset, length, remote, rkey);
+    }
+
+    boolean isBroken() {
+        return endpoint.state() != Endpoint.State.CONNECTED;
+    }
+
+    @Override
+    public void close() {
+        closeAll(null, endpoint, sync, writes, reads, receive, send);
+    }
+
+    private static void closeAll(RuntimeException primary, AutoCloseable... resources) {
+        for (AutoCloseable r : resources) {
+            if (r == null) {
+                continue;
+            }
+            try {
+                r.close();
+            } catch (Exception e) {
+                if (primary != null) {
+                    primary.addSuppressed(e);
+                }
+            }
+        }
+    }
+}

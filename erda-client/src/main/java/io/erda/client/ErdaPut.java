@@ -1,0 +1,107 @@
+package io.erda.client;
+
+import io.erda.core.layout.LogAddress;
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.wire.FlushRequest;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.PutReply;
+import io.erda.core.wire.PutRequest;
+import io.erda.core.wire.WireStatus;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The Erda PUT and DELETE (paper §3.3, Fig. 7; ARCHITECTURE "Remote persistence" and rule 1), on one connection:
+ * encode the object into registered memory (the only copy of the caller's bytes), SEND the reservation request,
+ * WRITE the object one-sided to the address the server reserved, apply the server's persistence method, and if
+ * the whole took longer than the lease, confirm by re-reading the entry and PUT again if the object is no longer
+ * current.
+ */
+final class ErdaPut {
+    /** A PUT whose writes keep outliving the lease fails after this many attempts rather than loop forever. */
+    static final int MAX_ATTEMPTS = 4;
+
+    private final ClientStats stats;
+    private final ErdaGet entries;
+
+    ErdaPut(ClientStats stats, ErdaGet entries) {
+        this.stats = stats;
+        this.entries = entries;
+    }
+
+    /** Stores {@code value} under {@code key}, or a tombstone when {@code value} is null. */
+    void put(Connection c, Key key, MemorySegment value) {
+        boolean delete = value == null;
+        int valueLength = delete ? 0 : checkValueLength(c, key, value.byteSize());
+        checkRequestLength(c, key);
+        long objectLength = ObjectLayout.length(key.length(), valueLength);
+        c.writes.ensure(objectLength);
+        ObjectLayout.encode(c.writes.segment(), 0, key.bytes(), delete ? MemorySegment.NULL : value, delete);
+        PutRequest request = new PutRequest(delete, valueLength, key.bytes());
+        for (int attempt = 1; ; attempt++) {
+            long start = System.nanoTime();
+            PutReply reply;
+            try {
+                reply = c.call(MessageType.PUT, request::encode,
+                        r -> PutReply.decode(r.expect(MessageType.PUT_REPLY).body(), 0, (int) r.body().byteSize()));
+            } catch (ErdaException e) {
+                if (delete && e.status() == WireStatus.NOT_FOUND) {
+                    return; // deleting a missing key
+                }
+                throw e;
+            }
+            if (reply.objectLength() != objectLength) {
+                throw new ErdaException(WireStatus.INTERNAL, "server reserved " + reply.objectLength()
+                        + " bytes for an object of " + objectLength);
+            }
+            c.sync().write(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey());
+            persist(c, reply);
+            if (System.nanoTime() - start <= reply.leaseNanos()) {
+                return;
+            }
+            stats.leaseConfirmations.increment();
+            if (entries.currentOrSuperseded(c, key, reply.head(), LogAddress.unitsForBytes(reply.chainOffset()))) {
+                return;
+            }
+            if (attempt == MAX_ATTEMPTS) {
+                throw new ErdaException(WireStatus.INTERNAL, "PUT of a " + objectLength + "-byte object outlived its "
+                        + reply.leaseNanos() / 1_000_000 + " ms lease and was rolled back " + attempt + " times");
+            }
+            stats.putRetries.increment();
+        }
+    }
+
+    /** Makes the WRITE persistent the way the server advertised (ARCHITECTURE "Remote persistence"). */
+    private static void persist(Connection c, PutReply reply) {
+        switch (c.view().info().persistence()) {
+            case WSP -> { }
+            // a FLUSH (emulated by a READ where the provider has none) completes after every earlier WRITE
+            case READ_AFTER_WRITE -> c.sync().flush(reply.address(), reply.objectLength(), reply.rkey());
+            case SERVER_FLUSH -> c.call(MessageType.FLUSH,
+                    new FlushRequest(reply.head(), reply.chainOffset(), reply.objectLength())::encode,
+                    r -> r.expect(MessageType.FLUSH_REPLY));
+        }
+    }
+
+    /** The value limit: what fits a segment after the object header and key, and what the server accepts. */
+    private static int checkValueLength(Connection c, Key key, long valueLength) {
+        StoreView view = c.view();
+        long fits = view.maxObjectLength() - ObjectLayout.HEADER_LENGTH - key.length();
+        long limit = Math.min(fits, view.info().maxValueLength());
+        if (valueLength > limit) {
+            throw new IllegalArgumentException("value length " + valueLength + " exceeds the limit " + limit
+                    + " for a " + key.length() + "-byte key (segment " + view.info().segmentSize() + " bytes minus "
+                    + (view.info().segmentSize() - view.maxObjectLength()) + "-byte segment header, "
+                    + ObjectLayout.HEADER_LENGTH + "-byte object header and key; server maximum "
+                    + view.info().maxValueLength() + ")");
+        }
+        return (int) valueLength;
+    }
+
+    private static void checkRequestLength(Connection c, Key key) {
+        int limit = Math.min(c.maxRequestBody() - PutRequest.KEY_OFFSET, c.view().info().maxKeyLength());
+        if (key.length() > limit) {
+            throw new IllegalArgumentException("key length " + key.length() + " exceeds the limit " + limit
+                    + " of this server");
+        }
+    }
+}

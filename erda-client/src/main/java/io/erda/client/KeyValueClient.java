@@ -1,0 +1,38 @@
+package io.erda.client;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A key-value store client: GET, PUT and DELETE on byte keys and values. Erda ({@link ErdaClient}) is one
+ * implementation; the baselines (Redo Logging, Read After Write) are others, so benchmarks and tests drive every
+ * protocol through this one interface.
+ *
+ * <p>Keys are 1 to 65535 bytes. A PUT or DELETE that returns has reached the server's persistence domain. Every
+ * implementation is thread-safe; see the implementation for its threading model.
+ */
+public interface KeyValueClient extends AutoCloseable {
+
+    /** The value of {@code key}, or null if the key does not exist (or was deleted). */
+    byte[] get(byte[] key);
+
+    /** Stores {@code value} under {@code key}, replacing any earlier value. */
+    void put(byte[] key, byte[] value);
+
+    /** Deletes {@code key}; deleting a missing key is not an error. */
+    void delete(byte[] key);
+
+    /**
+     * Copy-avoiding GET: copies the value into {@code valueOut} if it fits and returns its length; returns -1 if
+     * the key does not exist. If the value is longer than {@code valueOut}, nothing is copied and the length is
+     * returned, so the caller can retry with a larger segment (as {@code snprintf} does).
+     */
+    long get(MemorySegment key, MemorySegment valueOut);
+
+    /** Copy-avoiding PUT: the value is read straight from {@code value} (heap or native) into registered memory. */
+    void put(MemorySegment key, MemorySegment value);
+
+    void delete(MemorySegment key);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,100 @@
+package io.erda.client;
+
+import io.erda.core.layout.LogAddress;
+import io.erda.core.layout.ObjectCheck;
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.pm.Words;
+import io.erda.core.wire.RegionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * READs one object whose length is not known in advance (the entry holds only its offset): one READ of a guess,
+ * and a second READ when the header says the object is longer. The guess is the size of the last object this
+ * client saw, rounded up to 64 bytes and at least {@link #MIN_GUESS}, clamped to the end of the segment (an object
+ * never spans two), so a workload of one value size costs one READ per object.
+ */
+final class ObjectReader {
+    static final int MIN_GUESS = 256;
+    private static final int CACHE_LINE = 64;
+
+    private final ClientStats stats;
+    /** Size of the last complete object seen by any thread: a hint, races are harmless. */
+    private volatile long lastObjectLength = MIN_GUESS;
+
+    ObjectReader(ClientStats stats) {
+        this.stats = stats;
+    }
+
+    /**
+     * READs the object at chain offset {@code units} (8-byte units) of {@code head} into the connection's read
+     * buffer at 0 and checks it against {@code key}. Never throws on garbage; an address the head array does not
+     * know even after a refresh reads as {@link ObjectCheck#TRUNCATED} (nothing complete there for this client).
+     */
+    ObjectCheck read(Connection c, int head, long units, Key key) {
+        StoreView view = c.view();
+        long chainOffset = LogAddress.bytesForUnits(units);
+        RegionDescriptor region = view.region(head, chainOffset);
+        if (region == null) {
+            stats.headRefreshes.increment();
+            HeadRefresh.refresh(c);
+            region = view.region(head, chainOffset);
+            if (region == null) {
+                return ObjectCheck.TRUNCATED;
+            }
+        }
+        long inRegion = LogAddress.offsetInRegion(chainOffset, view.info().regionSize());
+        long limit = Math.min(view.bytesToSegmentEnd(chainOffset), region.length() - inRegion);
+        long wanted = Math.max(Math.max(MIN_GUESS, roundUp(lastObjectLength)),
+                ObjectLayout.align(ObjectLayout.HEADER_LENGTH + (long) key.length()));
+        int guess = (int) Math.min(limit, wanted);
+        long address = view.address(region, chainOffset);
+        c.reads.ensure(guess);
+        c.read(0, guess, address, region.rkey());
+        stats.oneSidedReads.increment();
+        long available = guess;
+        long total = claimedLength(c.reads.segment());
+        if (total > guess && total <= limit) {
+            stats.objectTailReads.increment();
+            stats.oneSidedReads.increment();
+            if (c.reads.segment().byteSize() >= total) {
+                c.read(guess, (int) (total - guess), address + guess, region.rkey());
+            } else {
+                c.reads.ensure(total);
+                c.read(0, (int) total, address, region.rkey());
+            }
+            available = total;
+        }
+        ObjectCheck check = ObjectLayout.validate(c.reads.segment(), 0, available, key.bytes());
+        if (check.isValid()) {
+            lastObjectLength = claimedLength(c.reads.segment());
+        }
+        return check;
+    }
+
+    /** The value of the object {@link #read} validated, as a slice of the read buffer; null for a tombstone. */
+    static MemorySegment value(Connection c) {
+        MemorySegment s = c.reads.segment();
+        if (s.get(ValueLayout.JAVA_BYTE, ObjectLayout.TYPE_OFFSET) == ObjectLayout.TYPE_TOMBSTONE) {
+            return null;
+        }
+        int keyLength = Short.toUnsignedInt(s.get(Words.SHORT_U, ObjectLayout.KEY_LENGTH_OFFSET));
+        int valueLength = s.get(Words.INT_U, ObjectLayout.VALUE_LENGTH_OFFSET);
+        return s.asSlice(ObjectLayout.HEADER_LENGTH + keyLength, valueLength);
+    }
+
+    /** Padded length the header at 0 claims, or 0 if the header is not an object header. */
+    private static long claimedLength(MemorySegment s) {
+        byte type = s.get(ValueLayout.JAVA_BYTE, ObjectLayout.TYPE_OFFSET);
+        if (type != ObjectLayout.TYPE_OBJECT && type != ObjectLayout.TYPE_TOMBSTONE) {
+            return 0;
+        }
+        long keyLength = Short.toUnsignedInt(s.get(Words.SHORT_U, ObjectLayout.KEY_LENGTH_OFFSET));
+        long valueLength = Integer.toUnsignedLong(s.get(Words.INT_U, ObjectLayout.VALUE_LENGTH_OFFSET));
+        return ObjectLayout.align(ObjectLayout.HEADER_LENGTH + keyLength + valueLength);
+    }
+
+    private static long roundUp(long length) {
+        return (length + CACHE_LINE - 1) & -CACHE_LINE;
+    }
+}

@@ -1,0 +1,112 @@
+package io.erda.client.cli;
+
+import io.erda.client.ErdaClient;
+import io.erda.client.ErdaException;
+import io.erda.client.ClientOptions;
+import io.erda.fabric.FabricException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code erda-cli URI put KEY VALUE | get KEY | delete KEY | stats}, used like redis-cli: a value is printed raw
+ * (UTF-8) with a newline; a missing key prints {@code (not found)} and exits 1; errors go to stderr with exit 2.
+ */
+@Command(name = "erda-cli", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Talks to an Erda server: put KEY VALUE | get KEY | delete KEY | stats",
+        exitCodeOnInvalidInput = ErdaCli.EXIT_ERROR, exitCodeOnExecutionException = ErdaCli.EXIT_ERROR)
+public final class ErdaCli implements Callable<Integer> {
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_NOT_FOUND = 1;
+    public static final int EXIT_ERROR = 2;
+
+    @Parameters(index = "0", paramLabel = "URI", description = "server, e.g. tcp://127.0.0.1:7000 or shm:///dev/shm/erda")
+    URI uri;
+
+    @Parameters(index = "1", paramLabel = "COMMAND", description = "put, get, delete or stats")
+    String command;
+
+    @Parameters(index = "2..*", paramLabel = "ARG", description = "KEY [VALUE]")
+    List<String> args = List.of();
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    ErdaCli(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] argv) {
+        System.exit(run(System.out, System.err, argv));
+    }
+
+    /** Runs one command; returns the exit code. */
+    public static int run(PrintStream out, PrintStream err, String... argv) {
+        CommandLine cl = new CommandLine(new ErdaCli(out, err));
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(err, true));
+        cl.setExecutionExceptionHandler((e, line, parsed) -> {
+            err.println("error: " + e.getMessage());
+            return EXIT_ERROR;
+        });
+        return cl.execute(argv);
+    }
+
+    @Override
+    public Integer call() {
+        int expected = switch (command) {
+            case "put" -> 2;
+            case "get", "delete" -> 1;
+            case "stats" -> 0;
+            default -> -1;
+        };
+        if (expected < 0) {
+            err.println("error: unknown command '" + command + "'; expected put, get, delete or stats");
+            return EXIT_ERROR;
+        }
+        if (args.size() != expected) {
+            err.println("error: " + command + " takes " + expected + " argument(s), got " + args.size());
+            return EXIT_ERROR;
+        }
+        try (ErdaClient client = ErdaClient.connect(ClientOptions.of(uri).withPoolSize(1))) {
+            switch (command) {
+                case "put" -> {
+                    client.put(bytes(args.get(0)), bytes(args.get(1)));
+                    out.println("OK");
+                }
+                case "get" -> {
+                    byte[] value = client.get(bytes(args.get(0)));
+                    if (value == null) {
+                        out.println("(not found)");
+                        return EXIT_NOT_FOUND;
+                    }
+                    out.println(new String(value, StandardCharsets.UTF_8));
+                }
+                case "delete" -> {
+                    client.delete(bytes(args.get(0)));
+                    out.println("OK");
+                }
+                default -> {
+                    for (Map.Entry<String, String> e : client.serverStats().entrySet()) {
+                        out.println(e.getKey() + "=" + e.getValue());
+                    }
+                }
+            }
+            return EXIT_OK;
+        } catch (ErdaException | FabricException | IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            return EXIT_ERROR;
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

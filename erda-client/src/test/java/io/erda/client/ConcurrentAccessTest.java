@@ -1,0 +1,101 @@
+package io.erda.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Eight threads on a few hot keys mixing PUT, GET and DELETE for five seconds per fabric (ten across the suite):
+ * every GET returns whole some value that was PUT for that key, or not found.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConcurrentAccessTest {
+    private static final int THREADS = 8;
+    private static final int HOT_KEYS = 4;
+    private static final Duration DURATION = Duration.ofSeconds(5);
+    private final Servers servers = new Servers("concurrent", ServerArgs.small());
+
+    @AfterAll
+    void stopServers() {
+        servers.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestFabric.class)
+    void everyGetReturnsAWholeValuePutForThatKey(TestFabric fabric) throws InterruptedException {
+        byte[][] keys = new byte[HOT_KEYS][];
+        // sequence numbers issued per key before their PUT starts: a GET may see any of them
+        List<Set<Long>> issued = new ArrayList<>();
+        for (int k = 0; k < HOT_KEYS; k++) {
+            keys[k] = ("hot-" + fabric + "-" + k).getBytes(StandardCharsets.UTF_8);
+            issued.add(ConcurrentHashMap.newKeySet());
+        }
+        AtomicLong sequences = new AtomicLong();
+        LongAdder puts = new LongAdder();
+        LongAdder gets = new LongAdder();
+        LongAdder found = new LongAdder();
+        LongAdder deletes = new LongAdder();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        // two clients sharing the threads: several connections per client and several clients per server
+        try (ErdaClient a = ErdaClient.connect(ClientOptions.of(servers.get(fabric).uri()).withPoolSize(THREADS / 2));
+             ErdaClient b = ErdaClient.connect(ClientOptions.of(servers.get(fabric).uri()).withPoolSize(2))) {
+            long end = System.nanoTime() + DURATION.toNanos();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                ErdaClient client = t % 2 == 0 ? a : b;
+                SplittableRandom random = new SplittableRandom(t);
+                threads.add(Thread.ofPlatform().name("stress-" + t).start(() -> {
+                    try {
+                        while (System.nanoTime() < end && failures.isEmpty()) {
+                            int k = random.nextInt(HOT_KEYS);
+                            int op = random.nextInt(100);
+                            if (op < 45) {
+                                long seq = sequences.incrementAndGet();
+                                issued.get(k).add(seq);
+                                // sizes vary so readers meet objects longer and shorter than their guess
+                                client.put(keys[k], CheckedValue.of(keys[k], seq, 16 + random.nextInt(3000)));
+                                puts.increment();
+                            } else if (op < 95) {
+                                byte[] value = client.get(keys[k]);
+                                gets.increment();
+                                if (value != null) {
+                                    long seq = CheckedValue.sequence(keys[k], value);
+                                    if (!issued.get(k).contains(seq)) {
+                                        throw new AssertionError("GET of " + CheckedValue.str(keys[k]) + " returned sequence "
+                                                + seq + ", never PUT for that key");
+                                    }
+                                    found.increment();
+                                }
+                            } else {
+                                client.delete(keys[k]);
+                                deletes.increment();
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            assertThat(failures).isEmpty();
+            assertThat(puts.sum()).isGreaterThan(100);
+            assertThat(found.sum()).isGreaterThan(100);
+            assertThat(deletes.sum()).isGreaterThan(0);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.erda.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.client.cli.ErdaCli;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** erda-cli the way redis-cli is used: values raw on stdout, "(not found)" with exit 1, errors on stderr with exit 2. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ErdaCliTest {
+    private final Servers servers = new Servers("cli", ServerArgs.small());
+
+    @AfterAll
+    void stopServers() {
+        servers.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestFabric.class)
+    void putGetDeleteAndStats(TestFabric fabric) {
+        var uri = servers.get(fabric).uri();
+        CliRun put = CliRun.run(uri, "put", "greeting", "hello wörld");
+        put.assertExit(ErdaCli.EXIT_OK);
+        CliRun get = CliRun.run(uri, "get", "greeting");
+        get.assertExit(ErdaCli.EXIT_OK);
+        assertThat(get.out).isEqualTo("hello wörld\n");
+        CliRun.run(uri, "delete", "greeting").assertExit(ErdaCli.EXIT_OK);
+        CliRun missing = CliRun.run(uri, "get", "greeting");
+        missing.assertExit(ErdaCli.EXIT_NOT_FOUND);
+        assertThat(missing.out).isEqualTo("(not found)\n");
+        CliRun stats = CliRun.run(uri, "stats");
+        stats.assertExit(ErdaCli.EXIT_OK);
+        assertThat(stats.out).contains("=");
+    }
+
+    @Test
+    void usageErrorsGoToStderrWithExitTwo() {
+        var uri = servers.get(TestFabric.TCP).uri();
+        CliRun unknown = CliRun.run(uri, "frobnicate", "x");
+        unknown.assertExit(ErdaCli.EXIT_ERROR);
+        assertThat(unknown.err).contains("unknown command 'frobnicate'");
+        assertThat(unknown.out).isEmpty();
+        CliRun missingValue = CliRun.run(uri, "put", "only-key");
+        missingValue.assertExit(ErdaCli.EXIT_ERROR);
+        assertThat(missingValue.err).contains("put takes 2 argument(s), got 1");
+    }
+
+    @Test
+    void unreachableServerIsAnErrorOnStderr() {
+        CliRun run = CliRun.run(java.net.URI.create("tcp://127.0.0.1:1"), "get", "k");
+        run.assertExit(ErdaCli.EXIT_ERROR);
+        assertThat(run.err).startsWith("error: ");
+    }
+}

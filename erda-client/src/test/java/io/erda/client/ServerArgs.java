@@ -1,0 +1,55 @@
+package io.erda.client;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Command-line options of ErdaServerMain, in one place. */
+final class ServerArgs {
+    private final List<String> args = new ArrayList<>();
+
+    static ServerArgs small() {
+        // small regions and segments so tests chain regions and fill segments quickly; room for a 1 MiB value
+        return new ServerArgs().heads(4).capacity(1 << 14).regionSize(4 << 20).segmentSize(2 << 20)
+                .lease(Duration.ofMillis(500));
+    }
+
+    ServerArgs heads(int n) {
+        return add("--heads", Integer.toString(n));
+    }
+
+    ServerArgs capacity(long buckets) {
+        return add("--table-capacity", Long.toString(buckets));
+    }
+
+    ServerArgs regionSize(long bytes) {
+        return add("--region-size", Long.toString(bytes));
+    }
+
+    ServerArgs segmentSize(long bytes) {
+        return add("--segment-size", Long.toString(bytes));
+    }
+
+    ServerArgs lease(Duration lease) {
+        return add("--lease-ms", Long.toString(lease.toMillis()));
+    }
+
+    ServerArgs persistence(String method) {
+        return add("--persistence", method);
+    }
+
+    private ServerArgs add(String option, String value) {
+        int at = args.indexOf(option);
+        if (at >= 0) {
+            args.set(at + 1, value);
+        } else {
+            args.add(option);
+            args.add(value);
+        }
+        return this;
+    }
+
+    String[] toArray() {
+        return args.toArray(String[]::new);
+    }
+}
