@@ -48,6 +48,11 @@ final class Reservations {
         return r != null && newest(r.key()) == r ? r : null;
     }
 
+    /** Every pending record (of keys not settled yet). */
+    List<Reservation> all() {
+        return byKey.values().stream().flatMap(ArrayDeque::stream).toList();
+    }
+
     int keys() {
         return byKey.size();
     }

@@ -223,10 +223,10 @@ public final class Store implements AutoCloseable {
             throw new RequestException(WireStatus.UNKNOWN_ADDRESS, "head " + head + " outside [0, " + heads + ")");
         }
         LogHead log = directory.head(head);
-        long tail = log.tail();
-        if (chainOffset < 0 || length < 0 || chainOffset > tail - length) {
+        if (!log.isReserved(chainOffset, length)) {
             throw new RequestException(WireStatus.UNKNOWN_ADDRESS, "range of " + length + " bytes at chain offset "
-                    + chainOffset + " of head " + head + " lies outside its log [0, " + tail + ")");
+                    + chainOffset + " of head " + head + " lies outside its log (reserved ranges of the regions at slots "
+                    + log.describe().regions().stream().map(r -> r.regionIndex()).toList() + ")");
         }
         ChainPosition where = log.resolve(chainOffset);
         long regionSize = log.geometry().regionSize();
@@ -301,6 +301,35 @@ public final class Store implements AutoCloseable {
             } else if (nanos > 0) {
                 reserved.await(nanos, TimeUnit.NANOSECONDS);
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs {@code action} under the store lock (the log cleaner's changes to table and heads). */
+    <T> T locked(java.util.function.Supplier<T> action) {
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether every reservation of {@code head} issued before {@code issuedBeforeNanos} is settled: its object is
+     * complete, or the validator has rolled its key back (the cleaner's wait before retiring a chain).
+     */
+    boolean settledBefore(int head, long issuedBeforeNanos) {
+        lock.lock();
+        try {
+            for (Reservation r : reservations.all()) {
+                if (r.head() == head && r.deadline() - leaseNanos - issuedBeforeNanos < 0
+                        && !objects.isComplete(head, LogAddress.unitsForBytes(r.chainOffset()), r.key().segment())) {
+                    return false;
+                }
+            }
+            return true;
         } finally {
             lock.unlock();
         }

@@ -296,6 +296,34 @@ public final class LogHead implements AutoCloseable {
                 && LogAddress.offsetInRegion(chainOffset, regionSize) + length <= regionSize;
     }
 
+    /**
+     * Whether {@code [chainOffset, chainOffset+length)} was handed out by a reservation: inside one
+     * region of a chain of the head and below that chain's tail.
+     */
+    public boolean isReserved(long chainOffset, long length) {
+        LogChain chain = chainOf(chainOffset);
+        if (chain == null || length < 0 || !isMapped(chainOffset, length)) {
+            return false;
+        }
+        return chain.logical(chainOffset) + length <= chain.logicalTail();
+    }
+
+    /**
+     * A key that orders the head's objects as they were appended: the current chain's in chain
+     * order, then the new chain's (the cleaner's copies and later writes); chains may sit at any
+     * slots, so offsets alone do not order them. {@link Long#MAX_VALUE} for an offset in no chain.
+     */
+    public long logOrder(long chainOffset) {
+        LogChain c = current;
+        long logical = c.logical(chainOffset);
+        if (logical >= 0) {
+            return logical;
+        }
+        LogChain n = next;
+        logical = n == null ? -1 : n.logical(chainOffset);
+        return logical >= 0 ? LogAddress.MAX_CHAIN_BYTES + logical : Long.MAX_VALUE;
+    }
+
     /** The bytes {@code [chainOffset, chainOffset+length)}, which must lie in one region. */
     public MemorySegment slice(long chainOffset, long length) {
         ChainPosition position = resolve(chainOffset);
