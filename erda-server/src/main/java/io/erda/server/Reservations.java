@@ -48,9 +48,9 @@ final class Reservations {
         return r != null && newest(r.key()) == r ? r : null;
     }
 
-    /** Every pending record (of keys not settled yet). */
-    List<Reservation> all() {
-        return byKey.values().stream().flatMap(ArrayDeque::stream).toList();
+    /** For every key with pending records: its oldest and newest record. */
+    List<Reservation[]> oldestAndNewest() {
+        return byKey.values().stream().map(records -> new Reservation[] {records.peekFirst(), records.peekLast()}).toList();
     }
 
     int keys() {

@@ -317,15 +317,19 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Whether every reservation of {@code head} issued before {@code issuedBeforeNanos} is settled: its object is
-     * complete, or the validator has rolled its key back (the cleaner's wait before retiring a chain).
+     * Whether every key of {@code head} with a reservation issued before {@code issuedBeforeNanos} is settled: its
+     * newest reservation (the entry's current version, by the invariant above) is complete, so no rollback will
+     * consult its older records, or the validator has settled the key (the cleaner's wait before retiring a chain).
+     * Older records of a key whose newest is complete are ignored: they may name slots a cleaning has since freed.
      */
     boolean settledBefore(int head, long issuedBeforeNanos) {
         lock.lock();
         try {
-            for (Reservation r : reservations.all()) {
-                if (r.head() == head && r.deadline() - leaseNanos - issuedBeforeNanos < 0
-                        && !objects.isComplete(head, LogAddress.unitsForBytes(r.chainOffset()), r.key().segment())) {
+            for (Reservation[] key : reservations.oldestAndNewest()) {
+                Reservation oldest = key[0];
+                Reservation newest = key[1];
+                if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0
+                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()), newest.key().segment())) {
                     return false;
                 }
             }
