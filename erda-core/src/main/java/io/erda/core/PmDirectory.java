@@ -173,7 +173,7 @@ public final class PmDirectory implements AutoCloseable {
             LogHead.ChainRegions next = phase.hasNewChain()
                     ? chainRegions(head, generation + 1, byGeneration.remove(generation + 1), log) : null;
             for (PmRegion region : stray) {
-                retireStray(region);
+                LogHead.zeroAndDelete(region); // a region of no chain (rule 5)
             }
             if (phase == CleaningPhase.RETIRE) {
                 records.set(head, CleaningPhase.IDLE, generation); // the old chain is gone: rule 5 done
@@ -202,17 +202,6 @@ public final class PmDirectory implements AutoCloseable {
             }
         }
         return new LogHead.ChainRegions(generation, slots, regions);
-    }
-
-    /** A region of no chain: zeroed up to its high-water mark (rule 5), unmapped and deleted. */
-    private static void retireStray(PmRegion region) {
-        region.zeroForReuse(LogHead.highWater(region));
-        region.close();
-        try {
-            Files.deleteIfExists(region.path());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete region file of no chain " + region.path(), e);
-        }
     }
 
     private static PmRegion openRegion(Path file, int head, LogGeometry log, WriteLatencyModel latency) {

@@ -256,15 +256,28 @@ public final class LogHead implements AutoCloseable {
             PmRegion region = old.regions().get(i);
             region.zeroForReuse(highWater(region));
             retiredBytesWritten.add(region.localBytesWritten());
-            region.close();
-            try {
-                Files.deleteIfExists(region.path());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot delete retired region " + region.path(), e);
-            }
-            synchronized (this) {
+            synchronized (this) { // the file is gone before a reservation may take the slot and create it anew
+                closeAndDelete(region);
                 bySlot.remove(slot, region);
             }
+        }
+    }
+
+    /**
+     * Zeroes a region no chain uses up to its high-water mark (rule 5; above it nothing was ever
+     * reserved), unmaps it and deletes its file (also for region files open finds in no chain).
+     */
+    public static void zeroAndDelete(PmRegion region) {
+        region.zeroForReuse(highWater(region));
+        closeAndDelete(region);
+    }
+
+    private static void closeAndDelete(PmRegion region) {
+        region.close();
+        try {
+            Files.deleteIfExists(region.path());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete retired region " + region.path(), e);
         }
     }
 
