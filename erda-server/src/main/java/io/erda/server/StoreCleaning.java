@@ -112,6 +112,13 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     @Override
     public void retiring(int headId, List<PmRegion> regions) {
         registry.retiring(headId, regions);
+        // a NIC-engine operation that looked the region up just before the deregistration must be done before the
+        // cleaner zeroes and unmaps it: the tcp responder drops the connection on an access to an unmapped segment
+        try {
+            Thread.sleep(MAX_ROUND_TRIP);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
