@@ -60,7 +60,8 @@ final class StoreView {
         }
         int index = LogAddress.regionIndexForOffset(chainOffset, info.regionSize());
         RegionDescriptor[] regions = regionsByHead[head];
-        return index < regions.length ? regions[index] : null;
+        // a zero-length descriptor is a slot the cleaner freed (its old chain was retired): no region there
+        return index < regions.length && regions[index].length() > 0 ? regions[index] : null;
     }
 
     /** Remote address of {@code chainOffset} inside {@code region}. */

@@ -1,6 +1,9 @@
 package io.erda.core;
 
+import io.erda.core.log.CleaningPhase;
 import io.erda.core.log.HeadDescriptor;
+import io.erda.core.log.HeadRecords;
+import io.erda.core.log.LogChain;
 import io.erda.core.log.LogGeometry;
 import io.erda.core.log.LogHead;
 import io.erda.core.pm.PmFileHeader;
@@ -20,32 +23,48 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The PM layout of one store in a directory: {@code table.pm} and, per head, its chain of
- * {@code head-HHHHH-region-RRRRR.pm} files. Every file's header records the geometry; opening a
- * directory created with another format version or geometry fails naming found vs expected.
+ * The PM layout of one store in a directory: {@code table.pm}, {@code heads.pm} (one
+ * {@link io.erda.core.log.HeadRecord} per head: served chain generation and cleaning phase) and,
+ * per head, its region files {@code head-HHHHH-region-SSSSS.pm} named by slot ({@link LogChain}).
+ * Every file's header records the geometry; opening a directory created with another format version
+ * or geometry fails naming found vs expected.
  *
  * <p>Header geometry slots: table 3 heads, 4 region size, 5 segment size (after the table's own);
- * region 0 head id, 1 region index, 2 segment size, 3 high-water granule (data length = region size).
+ * region 0 head id, 1 slot (region index in the head's offset space), 2 segment size, 3 high-water
+ * granule, 4 chain generation, 5 position in its chain (data length = region size).
+ *
+ * <p><b>Which files form a head</b> (paper §4.4 cleaning, crash at any point): the head record says
+ * generation {@code g} and a phase. The head serves the regions of generation {@code g} in position
+ * order; while the phase has a new chain (MERGE..SWITCH) the regions of {@code g+1} are opened as the
+ * new chain. Any other region file (the old chain of a RETIRE, or a new chain's first region created
+ * just before a crash ended the IDLE phase) is referenced by no entry: open zeroes and deletes it and
+ * finishes a RETIRE by recording IDLE.
  */
 public final class PmDirectory implements AutoCloseable {
     public static final String TABLE_FILE = "table.pm";
-    private static final Pattern REGION_FILE = Pattern.compile("head-(\\d{5})-region-(\\d{5})\\.pm");
+    private static final int GEOMETRY_SLOT = 1;
+    private static final int GEOMETRY_GENERATION = 4;
+    private static final int GEOMETRY_POSITION = 5;
+    private static final Pattern REGION_FILE = Pattern.compile("head-(\\d{5,})-region-(\\d{5,})\\.pm");
 
     private final Path directory;
     private final StoreGeometry geometry;
     private final HopscotchTable table;
+    private final HeadRecords records;
     private final List<LogHead> heads;
 
-    private PmDirectory(Path directory, StoreGeometry geometry, HopscotchTable table, List<LogHead> heads) {
+    private PmDirectory(Path directory, StoreGeometry geometry, HopscotchTable table, HeadRecords records,
+                        List<LogHead> heads) {
         this.directory = directory;
         this.geometry = geometry;
         this.table = table;
+        this.records = records;
         this.heads = List.copyOf(heads);
     }
 
-    /** File name of region {@code regionIndex} of head {@code headId}. */
-    public static String regionFileName(int headId, int regionIndex) {
-        return String.format("head-%05d-region-%05d.pm", headId, regionIndex);
+    /** File name of the region at slot {@code slot} of head {@code headId}. */
+    public static String regionFileName(int headId, int slot) {
+        return String.format("head-%05d-region-%05d.pm", headId, slot);
     }
 
     /** Creates a new store in {@code directory} (created if missing; must not already hold a table). */
@@ -58,17 +77,20 @@ public final class PmDirectory implements AutoCloseable {
         LogGeometry log = geometry.log();
         HopscotchTable table = HopscotchTable.create(directory.resolve(TABLE_FILE), geometry.table(), latency,
                 geometry.heads(), log.regionSize(), log.segmentSize());
+        HeadRecords records = HeadRecords.create(directory.resolve(HeadRecords.FILE), geometry.heads(), latency);
         List<LogHead> heads = new ArrayList<>();
         for (int head = 0; head < geometry.heads(); head++) {
-            heads.add(new LogHead(head, log, List.of(), regionCreator(directory, head, log, latency)));
+            heads.add(new LogHead(head, log, new LogHead.ChainRegions(0, List.of(), List.of()), null,
+                    regionCreator(directory, head, log, latency)));
         }
-        return new PmDirectory(directory, geometry, table, heads);
+        return new PmDirectory(directory, geometry, table, records, heads);
     }
 
     /** Opens an existing store, refusing one whose geometry differs from {@code expected}. */
     public static PmDirectory open(Path directory, StoreGeometry expected, WriteLatencyModel latency) {
         HopscotchTable table = HopscotchTable.open(directory.resolve(TABLE_FILE), latency);
         List<LogHead> heads = new ArrayList<>();
+        HeadRecords records = null;
         try {
             if (!table.geometry().equals(expected.table())) {
                 throw new PmFormatException(directory.resolve(TABLE_FILE) + ": table geometry " + table.geometry()
@@ -79,17 +101,17 @@ public final class PmDirectory implements AutoCloseable {
             tableFile.requireGeometry(HopscotchTable.FIRST_OWNER_SLOT, "head count", expected.heads());
             tableFile.requireGeometry(HopscotchTable.FIRST_OWNER_SLOT + 1, "region size", log.regionSize());
             tableFile.requireGeometry(HopscotchTable.FIRST_OWNER_SLOT + 2, "segment size", log.segmentSize());
+            records = HeadRecords.open(directory.resolve(HeadRecords.FILE), expected.heads(), latency);
             List<List<Path>> files = regionFiles(directory, expected.heads());
             for (int head = 0; head < expected.heads(); head++) {
-                List<PmRegion> regions = new ArrayList<>();
-                for (int index = 0; index < files.get(head).size(); index++) {
-                    regions.add(openRegion(files.get(head).get(index), head, index, log, latency));
-                }
-                heads.add(new LogHead(head, log, regions, regionCreator(directory, head, log, latency)));
+                heads.add(openHead(head, files.get(head), records, log, regionCreator(directory, head, log, latency), latency));
             }
-            return new PmDirectory(directory, expected, table, heads);
+            return new PmDirectory(directory, expected, table, records, heads);
         } catch (RuntimeException e) {
             heads.forEach(LogHead::close);
+            if (records != null) {
+                records.close();
+            }
             table.close();
             throw e;
         }
@@ -116,20 +138,78 @@ public final class PmDirectory implements AutoCloseable {
             segmentSize = tableFile.geometry(HopscotchTable.FIRST_OWNER_SLOT + 2);
         }
         long granule = LogGeometry.DEFAULT_HIGH_WATER_GRANULE;
-        Path firstRegion = directory.resolve(regionFileName(0, 0));
-        if (Files.exists(firstRegion)) {
-            try (PmRegion region = PmRegion.open(firstRegion, PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
+        // any region file will do: after a cleaning, slot 0 may hold none
+        List<Path> firstHead = regionFiles(directory, heads).get(0);
+        if (!firstHead.isEmpty()) {
+            try (PmRegion region = PmRegion.open(firstHead.get(0), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
                 granule = region.geometry(3);
             }
         }
         return new StoreGeometry(heads, tableGeometry, new LogGeometry(regionSize, segmentSize, granule));
     }
 
-    private static PmRegion openRegion(Path file, int head, int index, LogGeometry log, WriteLatencyModel latency) {
+    /** Opens the regions of one head and sorts them into chains by the head record (see class comment). */
+    private static LogHead openHead(int head, List<Path> files, HeadRecords records, LogGeometry log,
+                                    LogHead.RegionFactory factory, WriteLatencyModel latency) {
+        CleaningPhase phase = records.phase(head);
+        int generation = records.generation(head);
+        java.util.Map<Integer, java.util.TreeMap<Long, PmRegion>> byGeneration = new java.util.HashMap<>();
+        List<PmRegion> stray = new ArrayList<>();
+        try {
+            for (Path file : files) {
+                PmRegion region = openRegion(file, head, log, latency);
+                int chain = (int) region.geometry(GEOMETRY_GENERATION);
+                boolean kept = chain == generation || (chain == generation + 1 && phase.hasNewChain());
+                if (!kept) {
+                    stray.add(region);
+                } else if (byGeneration.computeIfAbsent(chain, g -> new java.util.TreeMap<>())
+                        .putIfAbsent(region.geometry(GEOMETRY_POSITION), region) != null) {
+                    stray.add(region);
+                    throw new PmFormatException(file + ": position " + region.geometry(GEOMETRY_POSITION) + " of chain "
+                            + chain + " of head " + head + " is held by another region file too");
+                }
+            }
+            LogHead.ChainRegions current = chainRegions(head, generation, byGeneration.remove(generation), log);
+            LogHead.ChainRegions next = phase.hasNewChain()
+                    ? chainRegions(head, generation + 1, byGeneration.remove(generation + 1), log) : null;
+            for (PmRegion region : stray) {
+                LogHead.zeroAndDelete(region); // a region of no chain (rule 5)
+            }
+            if (phase == CleaningPhase.RETIRE) {
+                records.set(head, CleaningPhase.IDLE, generation); // the old chain is gone: rule 5 done
+            }
+            return new LogHead(head, log, current, next, factory);
+        } catch (RuntimeException e) {
+            stray.forEach(PmRegion::close);
+            byGeneration.values().forEach(chain -> chain.values().forEach(PmRegion::close));
+            throw e;
+        }
+    }
+
+    private static LogHead.ChainRegions chainRegions(int head, int generation, java.util.TreeMap<Long, PmRegion> byPosition,
+                                                     LogGeometry log) {
+        List<Integer> slots = new ArrayList<>();
+        List<PmRegion> regions = new ArrayList<>();
+        if (byPosition != null) {
+            for (var e : byPosition.entrySet()) {
+                if (e.getKey() != regions.size()) {
+                    throw new PmFormatException(e.getValue().path() + ": region index " + e.getKey() + ", expected "
+                            + regions.size() + " (regions of a chain are numbered without gaps; head " + head
+                            + ", chain generation " + Integer.toUnsignedString(generation) + ")");
+                }
+                slots.add((int) e.getValue().geometry(GEOMETRY_SLOT));
+                regions.add(e.getValue());
+            }
+        }
+        return new LogHead.ChainRegions(generation, slots, regions);
+    }
+
+    private static PmRegion openRegion(Path file, int head, LogGeometry log, WriteLatencyModel latency) {
         PmRegion region = PmRegion.open(file, PmFileHeader.KIND_LOG_REGION, latency);
         try {
             region.requireGeometry(0, "head id", head);
-            region.requireGeometry(1, "region index", index);
+            Matcher name = REGION_FILE.matcher(file.getFileName().toString());
+            region.requireGeometry(GEOMETRY_SLOT, "slot", name.matches() ? Integer.parseInt(name.group(2)) : -1);
             region.requireGeometry(2, "segment size", log.segmentSize());
             region.requireGeometry(3, "high-water granule", log.highWaterGranule());
             PmFormatException.requireEqual(file, "region size", region.dataLength(), log.regionSize());
@@ -140,7 +220,7 @@ public final class PmDirectory implements AutoCloseable {
         }
     }
 
-    /** Region files per head, checked to be numbered 0..n-1 without gaps. */
+    /** Region files per head. */
     private static List<List<Path>> regionFiles(Path directory, int headCount) {
         List<List<Path>> files = new ArrayList<>();
         for (int head = 0; head < headCount; head++) {
@@ -153,13 +233,8 @@ public final class PmDirectory implements AutoCloseable {
                     continue;
                 }
                 int head = Integer.parseInt(m.group(1));
-                int index = Integer.parseInt(m.group(2));
                 if (head >= headCount) {
                     throw new PmFormatException(file + ": head " + head + " but the store has " + headCount + " heads");
-                }
-                if (index != files.get(head).size()) {
-                    throw new PmFormatException(file + ": region index " + index + ", expected " + files.get(head).size()
-                            + " (regions of a chain are numbered without gaps)");
                 }
                 files.get(head).add(file);
             }
@@ -169,10 +244,10 @@ public final class PmDirectory implements AutoCloseable {
         return files;
     }
 
-    private static java.util.function.IntFunction<PmRegion> regionCreator(Path directory, int head, LogGeometry log,
-                                                                         WriteLatencyModel latency) {
-        return index -> PmRegion.create(directory.resolve(regionFileName(head, index)), PmFileHeader.KIND_LOG_REGION,
-                log.regionSize(), new long[] {head, index, log.segmentSize(), log.highWaterGranule()}, latency);
+    private static LogHead.RegionFactory regionCreator(Path directory, int head, LogGeometry log, WriteLatencyModel latency) {
+        return (slot, generation, position) -> PmRegion.create(directory.resolve(regionFileName(head, slot)),
+                PmFileHeader.KIND_LOG_REGION, log.regionSize(), new long[] {head, slot, log.segmentSize(),
+                        log.highWaterGranule(), Integer.toUnsignedLong(generation), position}, latency);
     }
 
     public Path directory() {
@@ -185,6 +260,11 @@ public final class PmDirectory implements AutoCloseable {
 
     public HopscotchTable table() {
         return table;
+    }
+
+    /** Each head's durable record: served chain generation and cleaning phase. */
+    public HeadRecords headRecords() {
+        return records;
     }
 
     public LogHead head(int headId) {
@@ -212,6 +292,7 @@ public final class PmDirectory implements AutoCloseable {
     @Override
     public void close() {
         heads.forEach(LogHead::close);
+        records.close();
         table.close();
     }
 

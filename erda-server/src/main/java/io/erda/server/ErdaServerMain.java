@@ -83,6 +83,11 @@ public final class ErdaServerMain implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     long pmWriteLatencyNanos;
 
+    @Option(names = "--clean-threshold", paramLabel = "BYTES", converter = SizeConverter.class, defaultValue = "0",
+            description = "Clean a head once its chain occupies more than this (paper §4.4; 0, the default: never; "
+                    + "an interrupted cleaning is always resumed at start).")
+    long cleanThreshold;
+
     @Option(names = "--workers", paramLabel = "N", defaultValue = "1",
             description = "Request threads. Default: ${DEFAULT-VALUE}.")
     int workers;
@@ -93,6 +98,7 @@ public final class ErdaServerMain implements Callable<Integer> {
         ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize,
                 PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers);
         RequestServer server = RequestServer.start(config);
+        server.startCleaning(cleanThreshold);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

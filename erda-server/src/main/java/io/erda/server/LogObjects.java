@@ -57,9 +57,10 @@ final class LogObjects {
      */
     long newestCompleteBefore(int head, MemorySegment key, long beforeUnits) {
         long[] newest = {AtomicWord.NONE};
-        long limit = LogAddress.bytesForUnits(beforeUnits);
+        LogHead logHead = directory.head(head);
+        long limit = logHead.logOrder(LogAddress.bytesForUnits(beforeUnits));
         scan(head, object -> object.key().mismatch(key) == -1, (chainOffset, object) -> {
-            if (chainOffset < limit) {
+            if (logHead.logOrder(chainOffset) < limit) { // chains may sit at any slots: compare log order, not offsets
                 newest[0] = LogAddress.unitsForBytes(chainOffset);
             }
         });

@@ -86,14 +86,18 @@ final class Recovery {
     private long newestOrphanVersion(Entry e, long torn) {
         Map<Key, Long> newest = new HashMap<>();
         long limit = LogAddress.bytesForUnits(torn == AtomicWord.NONE ? AtomicWord.MAX_OFFSET : torn);
+        io.erda.core.log.LogHead head = directory.head(e.head());
+        long limitOrder = head.logOrder(limit); // chains may sit at any slots: compare log order, not offsets
         objects.scan(e.head(), object -> belongs(object.key(), e), (chainOffset, object) -> {
-            if (chainOffset < limit) {
+            if (head.logOrder(chainOffset) < limitOrder) {
                 newest.put(Key.of(object.key()), LogAddress.unitsForBytes(chainOffset));
             }
         });
         long best = AtomicWord.NONE;
         for (Map.Entry<Key, Long> candidate : newest.entrySet()) {
-            if (candidate.getValue() > best && !hasOtherEntry(candidate.getKey(), e.position())) {
+            boolean newer = best == AtomicWord.NONE || head.logOrder(LogAddress.bytesForUnits(candidate.getValue()))
+                    > head.logOrder(LogAddress.bytesForUnits(best));
+            if (newer && !hasOtherEntry(candidate.getKey(), e.position())) {
                 best = candidate.getValue();
             }
         }

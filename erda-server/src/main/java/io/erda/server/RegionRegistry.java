@@ -26,14 +26,20 @@ import java.util.List;
  * {@code stripes.address + stripe * 8} name the same word.
  *
  * <p>A chain that grows gets its new region registered by {@link #chainGrew} and its head's generation bumped.
+ *
+ * <p>Regions are keyed by slot (core's {@code LogChain}): region {@code i} of the head array covers chain offsets
+ * {@code [i*regionSize, (i+1)*regionSize)}, and a slot with no region (freed by the cleaner) is a zero-length
+ * descriptor that every access fails against. While a head is being cleaned its flag is set (paper §4.4: clients
+ * use two-sided requests for it); {@link #retiring} deregisters the cleaner's old chain before it is zeroed.
  */
 final class RegionRegistry implements AutoCloseable {
     private final Fabric fabric;
     private final PmDirectory directory;
     private final long writeDelayNanos;
     private final MemoryRegion table;
-    private final List<List<MemoryRegion>> heads = new ArrayList<>();
+    private final List<java.util.TreeMap<Integer, MemoryRegion>> heads = new ArrayList<>();
     private final int[] generations;
+    private final boolean[] cleaning;
 
     RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos) {
         this.fabric = fabric;
@@ -43,8 +49,9 @@ final class RegionRegistry implements AutoCloseable {
         this.table = fabric.register(tableFile.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ))
                 .withBacking(new Backing(tableFile.path(), tableFile.dataFileOffset())));
         this.generations = new int[directory.heads().size()];
+        this.cleaning = new boolean[directory.heads().size()];
         for (LogHead head : directory.heads()) {
-            heads.add(new ArrayList<>());
+            heads.add(new java.util.TreeMap<>());
             chainGrew(head.headId());
             generations[head.headId()] = 0;
         }
@@ -52,17 +59,45 @@ final class RegionRegistry implements AutoCloseable {
 
     /** Registers the regions of {@code head} not registered yet, and bumps its generation if there were any. */
     synchronized void chainGrew(int head) {
-        List<MemoryRegion> registered = heads.get(head);
-        List<PmRegion> regions = directory.head(head).regions();
-        for (int i = registered.size(); i < regions.size(); i++) {
-            PmRegion region = regions.get(i);
-            registered.add(fabric.register(region.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE))
-                    .withBacking(new Backing(region.path(), region.dataFileOffset())).withWriteDelay(writeDelayNanos)));
-            generations[head]++;
+        java.util.TreeMap<Integer, MemoryRegion> registered = heads.get(head);
+        LogHead log = directory.head(head);
+        for (var described : log.describe().regions()) {
+            int slot = described.regionIndex();
+            if (!registered.containsKey(slot)) {
+                PmRegion region = log.resolve(slot * log.geometry().regionSize()).region();
+                registered.put(slot, fabric.register(region.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ,
+                        Access.REMOTE_WRITE)).withBacking(new Backing(region.path(), region.dataFileOffset()))
+                        .withWriteDelay(writeDelayNanos)));
+                generations[head]++;
+            }
         }
     }
 
-    /** The registration of region {@code index} of {@code head}. */
+    /** Deregisters regions the cleaner is about to zero and delete (before it does). */
+    synchronized void retiring(int head, List<PmRegion> regions) {
+        long regionSize = directory.head(head).geometry().regionSize();
+        for (PmRegion region : regions) {
+            java.util.Map.Entry<Integer, MemoryRegion> match = null;
+            for (var e : heads.get(head).entrySet()) {
+                if (directory.head(head).isMapped(e.getKey() * regionSize, 0)
+                        && directory.head(head).resolve(e.getKey() * regionSize).region() == region) {
+                    match = e;
+                }
+            }
+            if (match != null) {
+                heads.get(head).remove(match.getKey()).close();
+                generations[head]++;
+            }
+        }
+    }
+
+    /** Marks a head as being cleaned or not (a new head array generation either way). */
+    synchronized void cleaning(int head, boolean on) {
+        cleaning[head] = on;
+        generations[head]++;
+    }
+
+    /** The registration of the region at slot {@code index} of {@code head}. */
     synchronized MemoryRegion region(int head, int index) {
         return heads.get(head).get(index);
     }
@@ -70,8 +105,14 @@ final class RegionRegistry implements AutoCloseable {
     synchronized HeadArray headArray() {
         List<HeadArray.Head> described = new ArrayList<>();
         for (int head = 0; head < heads.size(); head++) {
-            described.add(new HeadArray.Head(head, generations[head], false,
-                    heads.get(head).stream().map(RegionRegistry::descriptor).toList()));
+            java.util.TreeMap<Integer, MemoryRegion> registered = heads.get(head);
+            List<RegionDescriptor> regions = new ArrayList<>();
+            int slots = registered.isEmpty() ? 0 : registered.lastKey() + 1;
+            for (int slot = 0; slot < slots; slot++) {
+                MemoryRegion r = registered.get(slot);
+                regions.add(r == null ? new RegionDescriptor(0, 0, 0) : descriptor(r));
+            }
+            described.add(new HeadArray.Head(head, generations[head], cleaning[head], regions));
         }
         return new HeadArray(described);
     }
@@ -89,8 +130,8 @@ final class RegionRegistry implements AutoCloseable {
     /** Bytes peers wrote one-sided into the store (0 where the provider cannot see them, as with verbs). */
     synchronized long remoteBytesWritten() {
         long sum = table.remoteBytesWritten();
-        for (List<MemoryRegion> chain : heads) {
-            for (MemoryRegion r : chain) {
+        for (java.util.TreeMap<Integer, MemoryRegion> chain : heads) {
+            for (MemoryRegion r : chain.values()) {
                 sum += r.remoteBytesWritten();
             }
         }
@@ -103,7 +144,7 @@ final class RegionRegistry implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        heads.forEach(chain -> chain.forEach(MemoryRegion::close));
+        heads.forEach(chain -> chain.values().forEach(MemoryRegion::close));
         table.close();
     }
 }

@@ -57,6 +57,7 @@ public final class RequestServer implements AutoCloseable {
     private final LeaseValidator validator;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
+    private volatile StoreCleaning cleaning;
 
     private RequestServer(ServerConfig config, StoreStats stats, Store store, Fabric fabric) {
         this.config = config;
@@ -98,6 +99,26 @@ public final class RequestServer implements AutoCloseable {
             threads.add(Thread.ofPlatform().name("erda-worker-" + i).daemon().start(this::workLoop));
         }
         threads.add(Thread.ofPlatform().name("erda-lease-validator").daemon().start(validator::run));
+    }
+
+    /**
+     * Starts the log cleaner (paper §4.4): rolls forward a cleaning run a crash interrupted, then cleans every head
+     * whose chain occupies more than {@code thresholdBytes} (0: only the roll-forward).
+     */
+    public synchronized void startCleaning(long thresholdBytes) {
+        if (cleaning == null) {
+            cleaning = new StoreCleaning(store, registry, thresholdBytes);
+            cleaning.start();
+        }
+    }
+
+    /** Cleans one head now and returns what the run did (the admin request; the cleaner must be started). */
+    public io.erda.cleaner.CleaningReport clean(int head) throws InterruptedException {
+        StoreCleaning c = cleaning;
+        if (c == null) {
+            throw new IllegalStateException("the log cleaner is not started");
+        }
+        return c.clean(head);
     }
 
     /** The URI clients connect to (a port of 0 resolved). */
@@ -261,6 +282,9 @@ public final class RequestServer implements AutoCloseable {
             return;
         }
         running = false;
+        if (cleaning != null) {
+            cleaning.close();
+        }
         validator.stop();
         threads.forEach(Thread::interrupt);
         for (Thread t : threads) {

@@ -48,6 +48,11 @@ final class Reservations {
         return r != null && newest(r.key()) == r ? r : null;
     }
 
+    /** For every key with pending records: its oldest and newest record. */
+    List<Reservation[]> oldestAndNewest() {
+        return byKey.values().stream().map(records -> new Reservation[] {records.peekFirst(), records.peekLast()}).toList();
+    }
+
     int keys() {
         return byKey.size();
     }

@@ -223,10 +223,10 @@ public final class Store implements AutoCloseable {
             throw new RequestException(WireStatus.UNKNOWN_ADDRESS, "head " + head + " outside [0, " + heads + ")");
         }
         LogHead log = directory.head(head);
-        long tail = log.tail();
-        if (chainOffset < 0 || length < 0 || chainOffset > tail - length) {
+        if (!log.isReserved(chainOffset, length)) {
             throw new RequestException(WireStatus.UNKNOWN_ADDRESS, "range of " + length + " bytes at chain offset "
-                    + chainOffset + " of head " + head + " lies outside its log [0, " + tail + ")");
+                    + chainOffset + " of head " + head + " lies outside its log (reserved ranges of the regions at slots "
+                    + log.describe().regions().stream().map(r -> r.regionIndex()).toList() + ")");
         }
         ChainPosition where = log.resolve(chainOffset);
         long regionSize = log.geometry().regionSize();
@@ -301,6 +301,39 @@ public final class Store implements AutoCloseable {
             } else if (nanos > 0) {
                 reserved.await(nanos, TimeUnit.NANOSECONDS);
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs {@code action} under the store lock (the log cleaner's changes to table and heads). */
+    <T> T locked(java.util.function.Supplier<T> action) {
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether every key of {@code head} with a reservation issued before {@code issuedBeforeNanos} is settled: its
+     * newest reservation (the entry's current version, by the invariant above) is complete, so no rollback will
+     * consult its older records, or the validator has settled the key (the cleaner's wait before retiring a chain).
+     * Older records of a key whose newest is complete are ignored: they may name slots a cleaning has since freed.
+     */
+    boolean settledBefore(int head, long issuedBeforeNanos) {
+        lock.lock();
+        try {
+            for (Reservation[] key : reservations.oldestAndNewest()) {
+                Reservation oldest = key[0];
+                Reservation newest = key[1];
+                if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0
+                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()), newest.key().segment())) {
+                    return false;
+                }
+            }
+            return true;
         } finally {
             lock.unlock();
         }

@@ -77,9 +77,10 @@ final class StoreVerifier {
                 }
                 long previous = AtomicWord.previous(word);
                 long tail = store.head(head).tail();
-                if (LogAddress.bytesForUnits(previous) >= tail) {
+                if (previous != AtomicWord.NONE && !store.head(head).isReserved(LogAddress.bytesForUnits(previous), 0)) {
                     problems.add("entry at bucket " + position + ": previous chain offset "
-                            + LogAddress.bytesForUnits(previous) + " is past the tail " + tail + " of head " + head);
+                            + LogAddress.bytesForUnits(previous) + " is past the tail " + tail + " of head " + head
+                            + " (or in no chain of it)");
                 }
             });
             long[] log = {0, 0, 0};

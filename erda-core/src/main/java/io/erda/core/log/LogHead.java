@@ -2,22 +2,30 @@ package io.erda.core.log;
 
 import io.erda.core.layout.LogAddress;
 import io.erda.core.pm.PmRegion;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
 
 /**
- * One head of the log: an ordered chain of regions (paper §3.2.2, Fig. 5) in which the server
- * reserves space that clients then fill with one-sided WRITEs (§3.3, §4.3).
+ * One head of the log: a {@link LogChain} of regions (paper §3.2.2, Fig. 5) in which the server
+ * reserves space that clients then fill with one-sided WRITEs (§3.3, §4.3), and, while the head is
+ * being cleaned (§4.4), a second, new chain.
  *
- * <p><b>Chain offsets.</b> Region {@code i} covers chain bytes {@code [i*regionSize, (i+1)*regionSize)};
- * splitting goes through {@link LogAddress}. Segments are aligned in the chain; the first
- * {@link LogGeometry#SEGMENT_HEADER_LENGTH} bytes of each are never an object, so chain offset 0 is
- * never an object and an entry offset of 0 can mean "none". A reservation that does not fit the
- * rest of its segment starts at the next segment; one that passes the region's end gets a successor
- * region file.
+ * <p><b>Chain offsets.</b> Each region sits at a slot of the head's offset space: slot {@code s}
+ * covers chain offsets {@code [s*regionSize, (s+1)*regionSize)} (see {@link LogChain} for why).
+ * Segments are aligned in regions; the first {@link LogGeometry#SEGMENT_HEADER_LENGTH} bytes of each
+ * are never an object, so chain offset 0 is never an object and an entry offset of 0 can mean
+ * "none". A reservation that does not fit the rest of its segment starts at the next segment; one
+ * that passes the region's end gets a successor region at the lowest free slot. A head that was
+ * never cleaned uses slots 0, 1, 2, ... in order, as before slots existed.
  *
  * <p><b>Tail recovery</b> (ARCHITECTURE rule 4). The tail is volatile. Each region persists a
  * "reserved up to" high-water mark (header mutable word {@link #HIGH_WATER_SLOT}, offset in the
@@ -28,33 +36,78 @@ import java.util.function.IntFunction;
  * at most one granule of slack per restart is lost. A forward scan could not do this: a reservation
  * whose client died leaves garbage lengths that cannot be skipped.
  *
- * <p><b>Threads.</b> {@link #reserve} is synchronized (many request threads of one server);
- * resolution and slices are safe from any thread.
+ * <p><b>Cleaning</b> (driven by erda-cleaner): {@link #beginNewChain} creates the new chain,
+ * {@link #reserveInNewChain} places the cleaner's copies, {@link #redirectWritesToNewChain} sends
+ * {@link #reserve} there (replicate phase), {@link #switchToNewChain} makes it the head's chain and
+ * {@link #retire} zeroes and deletes the old one (rule 5) and frees its slots.
+ *
+ * <p><b>Threads.</b> Reservations and chain changes are synchronized (many request threads of one
+ * server, one cleaner); resolution and slices are safe from any thread.
  */
 public final class LogHead implements AutoCloseable {
     /** Header mutable word of each region holding its high-water mark. */
     public static final int HIGH_WATER_SLOT = 0;
 
+    /** Creates the region file of a chain at a slot. */
+    @FunctionalInterface
+    public interface RegionFactory {
+        PmRegion create(int slot, int generation, int position);
+    }
+
+    /** Existing regions of one chain, in chain order, as found on open. */
+    public record ChainRegions(int generation, List<Integer> slots, List<PmRegion> regions) {
+        public ChainRegions {
+            slots = List.copyOf(slots);
+            regions = List.copyOf(regions);
+        }
+    }
+
     private final int headId;
     private final LogGeometry geometry;
-    private final IntFunction<PmRegion> newRegion;
-    private final List<PmRegion> regions;
-    private long tail;
+    private final RegionFactory factory;
+    private final int maxSlots;
+    private final Map<Integer, PmRegion> bySlot = new ConcurrentSkipListMap<>();
+    private final LongAdder retiredBytesWritten = new LongAdder();
+    private volatile LogChain current;
+    private volatile LogChain next;
+    private volatile LogChain writes;
 
     /**
-     * Opens a head over its existing regions in chain order (none for a new head), creating regions
-     * with {@code newRegion} (argument: region index) as the chain grows.
+     * Opens a head over its existing regions at slots 0.. in chain order (none for a new head),
+     * creating regions with {@code newRegion} (argument: slot) as the chain grows.
      */
     public LogHead(int headId, LogGeometry geometry, List<PmRegion> existing, IntFunction<PmRegion> newRegion) {
+        this(headId, geometry, new ChainRegions(0, java.util.stream.IntStream.range(0, existing.size()).boxed().toList(),
+                existing), null, (slot, generation, position) -> newRegion.apply(slot));
+    }
+
+    /**
+     * Opens a head over the chain it serves ({@code current}; no regions for a new head) and, when it
+     * was being cleaned, the new chain ({@code newChain}, else null).
+     */
+    public LogHead(int headId, LogGeometry geometry, ChainRegions current, ChainRegions newChain, RegionFactory factory) {
         this.headId = headId;
         this.geometry = geometry;
-        this.newRegion = newRegion;
-        this.regions = new CopyOnWriteArrayList<>(existing);
-        if (regions.isEmpty()) {
-            regions.add(newRegion.apply(0));
+        this.factory = factory;
+        this.maxSlots = (int) Math.min(geometry.maxRegions(), Integer.MAX_VALUE);
+        this.current = open(current);
+        this.next = newChain == null ? null : open(newChain);
+        this.writes = this.current;
+    }
+
+    private LogChain open(ChainRegions chain) {
+        if (chain.regions().isEmpty()) {
+            int slot = lowestFreeSlot(chain.generation());
+            PmRegion region = factory.create(slot, chain.generation(), 0);
+            bySlot.put(slot, region);
+            return new LogChain(chain.generation(), geometry.regionSize(), List.of(slot), List.of(region));
         }
-        int last = regions.size() - 1;
-        this.tail = LogAddress.chainOffset(last, highWater(regions.get(last)), geometry.regionSize());
+        for (int i = 0; i < chain.slots().size(); i++) {
+            if (bySlot.putIfAbsent(chain.slots().get(i), chain.regions().get(i)) != null) {
+                throw new IllegalArgumentException("head " + headId + ": slot " + chain.slots().get(i) + " is in two chains");
+            }
+        }
+        return new LogChain(chain.generation(), geometry.regionSize(), chain.slots(), chain.regions());
     }
 
     public int headId() {
@@ -65,16 +118,53 @@ public final class LogHead implements AutoCloseable {
         return geometry;
     }
 
+    /** The chain the head serves. */
+    public LogChain currentChain() {
+        return current;
+    }
+
+    /** The new chain while the head is being cleaned, else null. */
+    public LogChain newChain() {
+        return next;
+    }
+
+    /** The chain {@link #reserve} places objects in: the current one, or the new one during replication. */
+    public LogChain writeChain() {
+        return writes;
+    }
+
+    /** The chain holding {@code chainOffset}, or null if none does. */
+    public LogChain chainOf(long chainOffset) {
+        LogChain c = current;
+        if (c.contains(chainOffset)) {
+            return c;
+        }
+        LogChain n = next;
+        return n != null && n.contains(chainOffset) ? n : null;
+    }
+
     /** Chain offset of the next reservation (volatile state; see class comment). */
     public synchronized long tail() {
-        return tail;
+        return writes.tail();
     }
 
     /**
-     * Reserves {@code objectLength} bytes (8-byte aligned) and returns their chain offset. The
-     * high-water mark is persisted before returning if the reservation passes it.
+     * Reserves {@code objectLength} bytes (8-byte aligned) in the write chain and returns their chain
+     * offset. The high-water mark is persisted before returning if the reservation passes it.
      */
     public synchronized long reserve(long objectLength) {
+        return reserveIn(writes, objectLength);
+    }
+
+    /** Reserves in the new chain (the cleaner's copies). */
+    public synchronized long reserveInNewChain(long objectLength) {
+        if (next == null) {
+            throw new IllegalStateException("head " + headId + " has no new chain: it is not being cleaned");
+        }
+        return reserveIn(next, objectLength);
+    }
+
+    private long reserveIn(LogChain chain, long objectLength) {
         if (objectLength <= 0 || objectLength % 8 != 0) {
             throw new IllegalArgumentException("object length " + objectLength + " is not a positive multiple of 8");
         }
@@ -82,30 +172,113 @@ public final class LogHead implements AutoCloseable {
             throw new IllegalArgumentException("object length " + objectLength + " exceeds segment size "
                     + geometry.segmentSize() + " minus segment header " + LogGeometry.SEGMENT_HEADER_LENGTH);
         }
-        long offset = tail;
+        long regionSize = geometry.regionSize();
+        long offset = chain.logicalTail();
         long segmentEnd = geometry.segmentStart(offset) + geometry.segmentSize();
         if (offset + objectLength > segmentEnd) {
             offset = segmentEnd; // paper §3.3: an object never spans two segments
         }
+        if (offset >= chain.size() * regionSize) {
+            int slot = lowestFreeSlot(chain.generation());
+            PmRegion region = factory.create(slot, chain.generation(), chain.size()); // paper §3.2.2 Fig. 5
+            bySlot.put(slot, region);
+            chain.append(slot, region);
+        }
         if (offset == geometry.segmentStart(offset)) {
             offset += LogGeometry.SEGMENT_HEADER_LENGTH;
         }
-        if (offset + objectLength > LogAddress.MAX_CHAIN_BYTES) {
-            throw new IllegalStateException("head " + headId + " chain full: " + objectLength + " bytes at chain offset "
-                    + offset + " pass the " + LogAddress.MAX_CHAIN_BYTES + "-byte limit");
-        }
-        int index = LogAddress.regionIndexForOffset(offset, geometry.regionSize());
-        while (regions.size() <= index) {
-            regions.add(newRegion.apply(regions.size())); // paper §3.2.2 Fig. 5: link a successor region
-        }
-        PmRegion region = regions.get(index);
-        long end = LogAddress.offsetInRegion(offset, geometry.regionSize()) + objectLength;
+        PmRegion region = chain.regions().get(LogAddress.regionIndexForOffset(offset, regionSize));
+        long end = LogAddress.offsetInRegion(offset, regionSize) + objectLength;
         if (end > highWater(region)) {
             long granule = geometry.highWaterGranule();
-            region.setMutableWord(HIGH_WATER_SLOT, Math.min((end + granule - 1) / granule * granule, geometry.regionSize()));
+            region.setMutableWord(HIGH_WATER_SLOT, Math.min((end + granule - 1) / granule * granule, regionSize));
         }
-        tail = offset + objectLength;
-        return offset;
+        chain.setLogicalTail(offset + objectLength);
+        return chain.physical(offset);
+    }
+
+    private int lowestFreeSlot(int generation) {
+        for (int slot = 0; slot < maxSlots; slot++) {
+            if (!bySlot.containsKey(slot)) {
+                return slot;
+            }
+        }
+        throw new IllegalStateException("head " + headId + " chain full: all " + maxSlots + " region slots of the "
+                + LogAddress.MAX_CHAIN_BYTES + "-byte offset space are in use (growing chain generation " + generation + ")");
+    }
+
+    /** Starts cleaning: creates the new chain (generation + 1) at the lowest free slot. */
+    public synchronized LogChain beginNewChain() {
+        if (next != null) {
+            throw new IllegalStateException("head " + headId + " already has a new chain " + next);
+        }
+        int generation = current.generation() + 1;
+        int slot = lowestFreeSlot(generation);
+        PmRegion region = factory.create(slot, generation, 0);
+        bySlot.put(slot, region);
+        next = new LogChain(generation, geometry.regionSize(), List.of(slot), List.of(region));
+        return next;
+    }
+
+    /** Replication phase: from now on {@link #reserve} places objects in the new chain. */
+    public synchronized void redirectWritesToNewChain() {
+        if (next == null) {
+            throw new IllegalStateException("head " + headId + " has no new chain to redirect writes to");
+        }
+        writes = next;
+    }
+
+    /** Makes the new chain the head's chain; returns the old one, still mapped until {@link #retire}. */
+    public synchronized LogChain switchToNewChain() {
+        if (next == null) {
+            throw new IllegalStateException("head " + headId + " has no new chain to switch to");
+        }
+        LogChain old = current;
+        current = next;
+        writes = next;
+        next = null;
+        return old;
+    }
+
+    /**
+     * Zeroes every region of a chain the head no longer uses up to its high-water mark (rule 5: above
+     * it nothing was ever reserved, and a sparse file reads zero), persists that, unmaps and deletes
+     * the files and frees the slots. A region at a freed slot is later created afresh, zero-filled.
+     */
+    public void retire(LogChain old) {
+        synchronized (this) {
+            if (old == current || old == next) {
+                throw new IllegalStateException("head " + headId + " still uses " + old);
+            }
+        }
+        for (int i = 0; i < old.size(); i++) {
+            int slot = old.slots().get(i);
+            PmRegion region = old.regions().get(i);
+            region.zeroForReuse(highWater(region));
+            retiredBytesWritten.add(region.localBytesWritten());
+            synchronized (this) { // the file is gone before a reservation may take the slot and create it anew
+                closeAndDelete(region);
+                bySlot.remove(slot, region);
+            }
+        }
+    }
+
+    /**
+     * Zeroes a region no chain uses up to its high-water mark (rule 5; above it nothing was ever
+     * reserved), unmaps it and deletes its file (also for region files open finds in no chain).
+     */
+    public static void zeroAndDelete(PmRegion region) {
+        region.zeroForReuse(highWater(region));
+        closeAndDelete(region);
+    }
+
+    private static void closeAndDelete(PmRegion region) {
+        region.close();
+        try {
+            Files.deleteIfExists(region.path());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete retired region " + region.path(), e);
+        }
     }
 
     /** The persisted high-water mark of a region: every reserved byte of it lies below. */
@@ -113,19 +286,55 @@ public final class LogHead implements AutoCloseable {
         return region.mutableWord(HIGH_WATER_SLOT);
     }
 
-    /** Regions of the chain, in order. */
+    /** Every mapped region of the head (both chains while cleaning), in slot order. */
     public List<PmRegion> regions() {
-        return List.copyOf(regions);
+        return List.copyOf(bySlot.values());
     }
 
-    /** Resolves a chain offset to its region and offset in region. */
+    /** Resolves a chain offset to its slot (reported as region index) and offset in region. */
     public ChainPosition resolve(long chainOffset) {
-        int index = LogAddress.regionIndexForOffset(chainOffset, geometry.regionSize());
-        if (chainOffset < 0 || index >= regions.size()) {
-            throw new IllegalArgumentException("chain offset " + chainOffset + " of head " + headId + " outside ["
-                    + 0 + ", " + regions.size() * geometry.regionSize() + ")");
+        int slot = chainOffset < 0 ? -1 : LogAddress.regionIndexForOffset(chainOffset, geometry.regionSize());
+        PmRegion region = slot < 0 ? null : bySlot.get(slot);
+        if (region == null) {
+            throw new IllegalArgumentException("chain offset " + chainOffset + " of head " + headId
+                    + " lies in no region (mapped slots " + bySlot.keySet() + " of " + geometry.regionSize() + " bytes)");
         }
-        return new ChainPosition(index, LogAddress.offsetInRegion(chainOffset, geometry.regionSize()), regions.get(index));
+        return new ChainPosition(slot, LogAddress.offsetInRegion(chainOffset, geometry.regionSize()), region);
+    }
+
+    /** Whether {@code [chainOffset, chainOffset+length)} lies inside one mapped region. */
+    public boolean isMapped(long chainOffset, long length) {
+        long regionSize = geometry.regionSize();
+        return chainOffset >= 0 && length >= 0 && bySlot.containsKey(LogAddress.regionIndexForOffset(chainOffset, regionSize))
+                && LogAddress.offsetInRegion(chainOffset, regionSize) + length <= regionSize;
+    }
+
+    /**
+     * Whether {@code [chainOffset, chainOffset+length)} was handed out by a reservation: inside one
+     * region of a chain of the head and below that chain's tail.
+     */
+    public boolean isReserved(long chainOffset, long length) {
+        LogChain chain = chainOf(chainOffset);
+        if (chain == null || length < 0 || !isMapped(chainOffset, length)) {
+            return false;
+        }
+        return chain.logical(chainOffset) + length <= chain.logicalTail();
+    }
+
+    /**
+     * A key that orders the head's objects as they were appended: the current chain's in chain
+     * order, then the new chain's (the cleaner's copies and later writes); chains may sit at any
+     * slots, so offsets alone do not order them. {@link Long#MAX_VALUE} for an offset in no chain.
+     */
+    public long logOrder(long chainOffset) {
+        LogChain c = current;
+        long logical = c.logical(chainOffset);
+        if (logical >= 0) {
+            return logical;
+        }
+        LogChain n = next;
+        logical = n == null ? -1 : n.logical(chainOffset);
+        return logical >= 0 ? LogAddress.MAX_CHAIN_BYTES + logical : Long.MAX_VALUE;
     }
 
     /** The bytes {@code [chainOffset, chainOffset+length)}, which must lie in one region. */
@@ -138,23 +347,24 @@ public final class LogHead implements AutoCloseable {
         return position.region().data().asSlice(position.offsetInRegion(), length);
     }
 
-    /** The head array entry a server sends to clients (without remote keys). */
+    /** The head array entry a server sends to clients (without remote keys): every mapped region by slot. */
     public HeadDescriptor describe() {
         List<HeadDescriptor.Region> described = new ArrayList<>();
-        for (int i = 0; i < regions.size(); i++) {
-            PmRegion region = regions.get(i);
-            described.add(new HeadDescriptor.Region(i, region.path(), region.dataFileOffset(), region.dataLength()));
+        for (Map.Entry<Integer, PmRegion> e : bySlot.entrySet()) {
+            PmRegion region = e.getValue();
+            described.add(new HeadDescriptor.Region(e.getKey(), region.path(), region.dataFileOffset(), region.dataLength()));
         }
+        described.sort(Comparator.comparingInt(HeadDescriptor.Region::regionIndex));
         return new HeadDescriptor(headId, described);
     }
 
     /** Bytes the server stored into this head's regions (high-water marks, cleaner copies, zeroing). */
     public long localBytesWritten() {
-        return regions.stream().mapToLong(PmRegion::localBytesWritten).sum();
+        return retiredBytesWritten.sum() + bySlot.values().stream().mapToLong(PmRegion::localBytesWritten).sum();
     }
 
     @Override
     public void close() {
-        regions.forEach(PmRegion::close);
+        bySlot.values().forEach(PmRegion::close);
     }
 }

@@ -6,6 +6,7 @@ import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.PmRegion;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
  * Forward scan of a head's objects for verify, rebuild and the cleaner.
@@ -32,23 +33,46 @@ public final class LogScanner {
     private LogScanner() {
     }
 
-    /** Scans every segment of {@code head} in chain order; returns the number of valid objects visited. */
+    /**
+     * Scans every segment of {@code head} in chain order, the current chain first, then the new chain
+     * while the head is being cleaned; returns the number of valid objects visited.
+     */
     public static long scan(LogHead head, Mode mode, ObjectVisitor visitor) {
-        LogGeometry geometry = head.geometry();
-        ObjectFlyweight object = new ObjectFlyweight();
         long visited = 0;
-        var regions = head.regions();
-        for (int index = 0; index < regions.size(); index++) {
+        for (LogChain chain : new LogChain[] {head.currentChain(), head.newChain()}) {
+            if (chain != null) {
+                visited += scan(chain, head.geometry(), 0, Long.MAX_VALUE, mode, visitor);
+            }
+        }
+        return visited;
+    }
+
+    /**
+     * Scans the objects of {@code chain} between logical offsets {@code from} (an object boundary or a
+     * segment start) and {@code to}, each region up to its high-water mark; the visitor gets physical
+     * chain offsets. Returns the number of valid objects visited.
+     */
+    public static long scan(LogChain chain, LogGeometry geometry, long from, long to, Mode mode, ObjectVisitor visitor) {
+        ObjectFlyweight object = new ObjectFlyweight();
+        long regionSize = geometry.regionSize();
+        long visited = 0;
+        List<PmRegion> regions = chain.regions();
+        for (int index = Math.max(0, LogAddress.regionIndexForOffset(from, regionSize)); index < regions.size(); index++) {
+            long regionStart = LogAddress.chainOffset(index, 0, regionSize);
+            if (regionStart >= to) {
+                break;
+            }
             PmRegion region = regions.get(index);
             MemorySegment data = region.data();
-            long limit = LogHead.highWater(region);
-            for (long segment = 0; segment < limit; segment += geometry.segmentSize()) {
+            long limit = Math.min(LogHead.highWater(region), to - regionStart);
+            long first = Math.max(0, from - regionStart);
+            for (long segment = geometry.segmentStart(first); segment < limit; segment += geometry.segmentSize()) {
                 long end = Math.min(segment + geometry.segmentSize(), limit);
-                long position = segment + LogGeometry.SEGMENT_HEADER_LENGTH;
+                long position = Math.max(segment + LogGeometry.SEGMENT_HEADER_LENGTH, first);
                 while (position + ObjectLayout.HEADER_LENGTH <= end) {
                     ObjectCheck check = object.wrap(data, position).validate(end - position, null);
                     if (check.isValid()) {
-                        visitor.visit(LogAddress.chainOffset(index, position, geometry.regionSize()), object);
+                        visitor.visit(chain.physical(regionStart + position), object);
                         visited++;
                         position += object.totalLength();
                     } else if (mode == Mode.RESYNC) {

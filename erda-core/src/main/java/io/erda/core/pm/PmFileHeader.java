@@ -56,6 +56,7 @@ public final class PmFileHeader {
     /** File kinds; the value is stored in the header. */
     public static final int KIND_TABLE = 1;
     public static final int KIND_LOG_REGION = 2;
+    public static final int KIND_HEAD_RECORDS = 3;
 
     private PmFileHeader() {
     }

@@ -204,9 +204,24 @@ public final class PmRegion implements AutoCloseable {
      * recycled region must not hold an object that could validate at a new reservation).
      */
     public void zeroForReuse() {
-        data.fill((byte) 0);
-        recordWrite(0, data.byteSize());
-        data.force();
+        zeroForReuse(data.byteSize());
+    }
+
+    /**
+     * Like {@link #zeroForReuse()} for a region known to be zero from {@code length} on (a log region
+     * above its high-water mark was never handed out): zeroes only {@code [0, length)}, so a sparse
+     * file is not filled in.
+     */
+    public void zeroForReuse(long length) {
+        if (length < 0 || length > data.byteSize()) {
+            throw new IllegalArgumentException("zero length " + length + " outside [0, " + data.byteSize() + "]");
+        }
+        MemorySegment used = data.asSlice(0, length);
+        if (length > 0) {
+            used.fill((byte) 0);
+            recordWrite(0, length);
+            used.force();
+        }
         for (int slot = 0; slot < PmFileHeader.MUTABLE_SLOTS; slot++) {
             setMutableWord(slot, 0);
         }

@@ -276,7 +276,15 @@ public final class HopscotchTable implements AutoCloseable {
 
     /** Visits every valid entry in bucket order (recovery, verify, rebuild, cleaner). */
     public synchronized void forEach(EntryVisitor visitor) {
-        for (long home = 0; home < geometry.capacity(); home++) {
+        forEach(0, geometry.capacity(), visitor);
+    }
+
+    /**
+     * Visits the valid entries whose home bucket lies in {@code [fromHome, toHome)} (a pass over the
+     * table in chunks, e.g. the cleaner's, which must tolerate entries moved between chunks).
+     */
+    public synchronized void forEach(long fromHome, long toHome, EntryVisitor visitor) {
+        for (long home = Math.max(0, fromHome); home < Math.min(toHome, geometry.capacity()); home++) {
             for (long bits = hopInfo[(int) home]; bits != 0; bits &= bits - 1) {
                 long position = home + Long.numberOfTrailingZeros(bits);
                 long meta = meta(position);

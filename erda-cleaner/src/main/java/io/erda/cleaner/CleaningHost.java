@@ -1,0 +1,56 @@
+package io.erda.cleaner;
+
+import io.erda.core.pm.PmRegion;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * What the cleaner needs from the process that serves the store (the server, or a test standing in
+ * for it). The cleaner never talks to clients or the fabric itself ("cleaner → core").
+ */
+public interface CleaningHost {
+    /**
+     * Runs {@code action} under the store's mutation lock: the lock the PUT path holds while it
+     * reserves and flips an entry. Table and head changes by the cleaner happen only in here.
+     */
+    <T> T locked(Supplier<T> action);
+
+    default void locked(Runnable action) {
+        locked(() -> {
+            action.run();
+            return null;
+        });
+    }
+
+    /**
+     * The head started ({@code cleaning}) or finished being cleaned: tell its clients, with the
+     * head array (generation from the head record, regions of every chain), so they switch to
+     * two-sided requests for it (paper §4.4) or back.
+     */
+    void headStateChanged(int headId, boolean cleaning);
+
+    /** Regions were added to a head (the new chain grew under the cleaner's copies): register them. Called locked. */
+    void regionsAdded(int headId);
+
+    /** These regions are about to be zeroed and deleted: deregister them from the fabric first. */
+    void retiring(int headId, List<PmRegion> regions);
+
+    /**
+     * Returns once every reservation (lease) of {@code headId} issued before {@code issuedBeforeNanos}
+     * ({@link #nanoTime()} clock) is settled: its object is complete or its entry was rolled back
+     * (ARCHITECTURE rule 1). Must not be called holding the lock.
+     */
+    void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException;
+
+    /** The longest a client's round trip may take: the wait after telling clients (paper §4.4). */
+    Duration maxRoundTrip();
+
+    default long nanoTime() {
+        return System.nanoTime();
+    }
+
+    default void sleep(Duration duration) throws InterruptedException {
+        Thread.sleep(duration);
+    }
+}

@@ -1,0 +1,283 @@
+package io.erda.cleaner;
+
+import io.erda.core.PmDirectory;
+import io.erda.core.log.CleaningPhase;
+import io.erda.core.log.HeadRecords;
+import io.erda.core.log.LogChain;
+import io.erda.core.log.LogHead;
+import io.erda.core.log.LogScanner;
+import io.erda.core.table.HopscotchTable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The log cleaner (paper §4.4, Figs. 9-13): compacts one head at a time while the server keeps
+ * serving it, driven by the server through a {@link CleaningHost}.
+ *
+ * <ol>
+ *   <li><b>Begin</b> (locked): create the new chain, remember the old chain's tail, record MERGE;
+ *       tell the head's clients (two-sided mode) and wait the maximum round trip.</li>
+ *   <li><b>Merge</b>: scan the old chain up to that tail; copy each object that is still its key's
+ *       current version and record the copy in the entry's other slot without flipping; drop stale
+ *       versions; remove entries whose current version is a tombstone. Where the paper scans in
+ *       reverse and keeps the first version of each key it meets, the entry decides liveness here
+ *       (the same answer, and right under concurrent PUTs and torn gaps), so the scan runs forward.</li>
+ *   <li><b>Replicate</b> (locked start): writes go to the new chain; record REPLICATE; copy what was
+ *       written to the old chain during the merge; wait until every reservation made in the old
+ *       chain is settled (complete or rolled back, rule 1).</li>
+ *   <li><b>Switch</b>: record SWITCH; flip the tags of the head's entries in locked chunks, then full
+ *       locked passes until no entry references the old chain (waiting out reservations whose
+ *       rollback target is still there); in the same lock hold record RETIRE(g+1) and make the new
+ *       chain the head's. Tell clients. Once the reservations issued before the switch are settled,
+ *       a last pass catches rollbacks to old versions; after a round trip the old regions are
+ *       deregistered, zeroed and deleted (rule 5); record IDLE.</li>
+ * </ol>
+ *
+ * <p><b>Crash consistency.</b> The head record ({@link HeadRecords}) changes with single persisted
+ * stores; copies are persisted before an entry points at them; offsets are self-describing. So at
+ * every instant every entry's versions resolve in the chains open will map for the recorded phase,
+ * and every durable PUT is reachable from its entry. Recovery ({@link #resume}) rolls forward from
+ * any phase: the table, not a saved scan position, says what is left to copy.
+ */
+public final class LogCleaner {
+    private static final long SWITCH_CHUNK_BUCKETS = 4096;
+    private static final int MAX_DETACH_PASSES = 1000;
+
+    private final PmDirectory store;
+    private final CleaningHost host;
+    private final CleaningHook hook;
+
+    public LogCleaner(PmDirectory store, CleaningHost host, CleaningHook hook) {
+        this.store = store;
+        this.host = host;
+        this.hook = hook;
+    }
+
+    /** Bytes the head's chain occupies (what the cleaning threshold is compared with). */
+    public long occupiedBytes(int headId) {
+        return store.head(headId).currentChain().logicalTail();
+    }
+
+    /** Heads whose chain occupies more than {@code thresholdBytes} and that are not being cleaned. */
+    public List<Integer> headsOver(long thresholdBytes) {
+        List<Integer> over = new ArrayList<>();
+        for (int h = 0; h < store.heads().size(); h++) {
+            if (store.headRecords().phase(h) == CleaningPhase.IDLE && occupiedBytes(h) > thresholdBytes) {
+                over.add(h);
+            }
+        }
+        return over;
+    }
+
+    /** Heads whose record says a cleaning run was cut short (by a crash): {@link #resume} each. */
+    public List<Integer> interruptedHeads() {
+        List<Integer> interrupted = new ArrayList<>();
+        for (int h = 0; h < store.heads().size(); h++) {
+            if (store.headRecords().phase(h).hasNewChain()) {
+                interrupted.add(h);
+            }
+        }
+        return interrupted;
+    }
+
+    /** Cleans one head; the head must be IDLE. Concurrent PUTs and GETs go on meanwhile. */
+    public CleaningReport clean(int headId) throws InterruptedException {
+        LogHead head = store.head(headId);
+        HeadRecords records = store.headRecords();
+        Run run = new Run(headId, head);
+        long[] mergeEnd = new long[1];
+        host.locked(() -> {
+            CleaningPhase phase = records.phase(headId);
+            if (phase != CleaningPhase.IDLE) {
+                throw new IllegalStateException("head " + headId + " is in cleaning phase " + phase + ", expected IDLE");
+            }
+            head.beginNewChain();
+            mergeEnd[0] = head.currentChain().logicalTail();
+            records.set(headId, CleaningPhase.MERGE, run.generation);
+            host.regionsAdded(headId);
+        });
+        run.old = head.currentChain();
+        run.occupiedBefore = mergeEnd[0];
+        hook.reached(headId, CleaningPoint.BEGUN);
+        run.tellClients(true);
+        host.sleep(host.maxRoundTrip()); // paper §4.4: in-flight one-sided requests finish first
+
+        long mergeStart = host.nanoTime();
+        run.relocate(0, mergeEnd[0], CleaningPoint.MERGE_MIDWAY);
+        run.merge = Duration.ofNanos(host.nanoTime() - mergeStart);
+        hook.reached(headId, CleaningPoint.MERGED);
+
+        long replicateStart = host.nanoTime();
+        long replicateEnd = run.redirectWrites(CleaningPhase.REPLICATE);
+        hook.reached(headId, CleaningPoint.REPLICATE_STARTED);
+        run.relocate(mergeEnd[0], replicateEnd, CleaningPoint.REPLICATE_MIDWAY);
+        host.awaitSettled(headId, run.redirectNanos);
+        run.replicate = Duration.ofNanos(host.nanoTime() - replicateStart);
+        hook.reached(headId, CleaningPoint.REPLICATED);
+        return run.finish();
+    }
+
+    /**
+     * Rolls an interrupted run forward (after a crash; the host has done its own recovery, so no
+     * reservation from before the crash is pending): writes to the new chain, copies whatever the
+     * old chain still holds that an entry needs, then switches and retires as {@link #clean} does.
+     */
+    public CleaningReport resume(int headId) throws InterruptedException {
+        LogHead head = store.head(headId);
+        HeadRecords records = store.headRecords();
+        if (!records.phase(headId).hasNewChain()) {
+            throw new IllegalStateException("head " + headId + " is in cleaning phase " + records.phase(headId)
+                    + ": nothing to resume");
+        }
+        Run run = new Run(headId, head);
+        run.old = head.currentChain();
+        run.occupiedBefore = run.old.logicalTail();
+        run.tellClients(true);
+        long start = host.nanoTime();
+        long end = run.redirectWrites(records.phase(headId) == CleaningPhase.MERGE ? CleaningPhase.REPLICATE : null);
+        run.relocate(0, end, CleaningPoint.REPLICATE_MIDWAY);
+        host.awaitSettled(headId, run.redirectNanos);
+        run.replicate = Duration.ofNanos(host.nanoTime() - start);
+        return run.finish();
+    }
+
+    /** One cleaning run of one head. */
+    private final class Run {
+        final int headId;
+        final LogHead head;
+        final HopscotchTable table = store.table();
+        final Relocation relocation;
+        final int generation;
+        final long started = host.nanoTime();
+        LogChain old;
+        long occupiedBefore;
+        long redirectNanos;
+        long toldNanos;
+        Duration merge = Duration.ZERO;
+        Duration replicate = Duration.ZERO;
+
+        Run(int headId, LogHead head) {
+            this.headId = headId;
+            this.head = head;
+            this.relocation = new Relocation(host, head, table);
+            this.generation = store.headRecords().generation(headId);
+        }
+
+        void tellClients(boolean cleaning) {
+            host.headStateChanged(headId, cleaning);
+            if (cleaning) {
+                toldNanos = host.nanoTime();
+            }
+        }
+
+        /** Locked: writes go to the new chain from now on; returns the old chain's final tail. */
+        long redirectWrites(CleaningPhase record) {
+            return host.locked(() -> {
+                head.redirectWritesToNewChain();
+                if (record != null) {
+                    store.headRecords().set(headId, record, generation);
+                }
+                redirectNanos = host.nanoTime();
+                return old.logicalTail();
+            });
+        }
+
+        /** Merge or replicate: relocates the live objects of the old chain in logical {@code [from, to)}. */
+        void relocate(long from, long to, CleaningPoint midway) {
+            long half = from + (to - from) / 2;
+            boolean[] toldMidway = {false};
+            LogScanner.scan(old, head.geometry(), from, to, LogScanner.Mode.RESYNC, (offset, object) -> {
+                if (!toldMidway[0] && old.logical(offset) >= half) {
+                    toldMidway[0] = true;
+                    hook.reached(headId, midway);
+                }
+                host.locked(() -> relocation.relocateIfCurrent(offset, object));
+            });
+            if (!toldMidway[0]) {
+                hook.reached(headId, midway);
+            }
+        }
+
+        CleaningReport finish() throws InterruptedException {
+            long switchStart = host.nanoTime();
+            store.headRecords().set(headId, CleaningPhase.SWITCH, generation);
+            hook.reached(headId, CleaningPoint.SWITCH_STARTED);
+            long capacity = table.geometry().capacity();
+            for (long from = 0; from < capacity; from += SWITCH_CHUNK_BUCKETS) {
+                long chunkStart = from;
+                host.locked(() -> detach(chunkStart, chunkStart + SWITCH_CHUNK_BUCKETS));
+                if (from < capacity / 2 && from + SWITCH_CHUNK_BUCKETS >= capacity / 2) {
+                    hook.reached(headId, CleaningPoint.SWITCH_MIDWAY);
+                }
+            }
+            long[] occupiedAfter = new long[1];
+            long switchNanos = detachUntilClean(() -> {
+                store.headRecords().set(headId, CleaningPhase.RETIRE, generation + 1); // the commit point
+                head.switchToNewChain();
+                occupiedAfter[0] = head.currentChain().logicalTail();
+            });
+            Duration switchOver = Duration.ofNanos(host.nanoTime() - switchStart);
+            hook.reached(headId, CleaningPoint.SWITCHED);
+            tellClients(false);
+            Duration twoSided = Duration.ofNanos(host.nanoTime() - toldNanos);
+
+            long retireStart = host.nanoTime();
+            host.awaitSettled(headId, switchNanos);
+            detachUntilClean(() -> { }); // rollbacks of pre-switch reservations may have returned to old versions
+            host.sleep(host.maxRoundTrip()); // one-sided readers that read an old word are done with the old chain
+            host.retiring(headId, old.regions());
+            head.retire(old);
+            store.headRecords().set(headId, CleaningPhase.IDLE, generation + 1);
+            Duration retire = Duration.ofNanos(host.nanoTime() - retireStart);
+            hook.reached(headId, CleaningPoint.DONE);
+            return new CleaningReport(headId, generation, generation + 1, occupiedBefore, occupiedAfter[0],
+                    relocation.bytesCopied, relocation.objectsCopied, relocation.staleSkipped, relocation.entriesRemoved,
+                    merge, replicate, switchOver, retire, twoSided, Duration.ofNanos(host.nanoTime() - started));
+        }
+
+        /** Locked: detaches the head's entries with home buckets in the range; returns how many are pending. */
+        int detach(long fromHome, long toHome) {
+            List<long[]> referencing = new ArrayList<>();
+            table.forEach(fromHome, toHome, (position, word, fingerprint, h) -> {
+                if (h == headId && Relocation.references(word, old)) {
+                    referencing.add(new long[] {position, word});
+                }
+            });
+            int pending = 0;
+            for (long[] entry : referencing) {
+                if (relocation.detachFromOldChain((int) entry[0], entry[1], old) == Relocation.Outcome.PENDING) {
+                    pending++;
+                }
+            }
+            return pending;
+        }
+
+        /**
+         * Full locked passes until no entry of the head references the old chain; {@code whenClean}
+         * runs in the lock hold of the clean pass. Returns the host time of that pass.
+         */
+        long detachUntilClean(Runnable whenClean) throws InterruptedException {
+            int[] pending = {0};
+            for (int pass = 0; pass < MAX_DETACH_PASSES; pass++) {
+                long[] cleanAt = {-1};
+                host.locked(() -> {
+                    pending[0] = detach(0, Long.MAX_VALUE);
+                    if (pending[0] == 0) {
+                        whenClean.run();
+                        cleanAt[0] = host.nanoTime();
+                    }
+                });
+                if (cleanAt[0] >= 0) {
+                    return cleanAt[0];
+                }
+                // an entry detached in one pass cannot reference the old chain again, so this converges
+                // within a lease unless reservations never settle
+                host.awaitSettled(headId, host.nanoTime());
+            }
+            throw new IllegalStateException("head " + headId + ": " + pending[0] + " entries still need the old chain "
+                    + old + " after " + MAX_DETACH_PASSES + " passes; cleaning stays in phase "
+                    + store.headRecords().phase(headId) + " (resume it once reservations settle)");
+        }
+    }
+}

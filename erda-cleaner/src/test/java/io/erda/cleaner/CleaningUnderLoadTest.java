@@ -1,0 +1,86 @@
+package io.erda.cleaner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.core.PmDirectory;
+import io.erda.core.log.CleaningPhase;
+import io.erda.core.pm.WriteLatencyModel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Cleaning under a YCSB-A-like load (50% GET, 45% PUT, 5% DELETE, 80% of operations on 20 hot keys). */
+class CleaningUnderLoadTest {
+    static final int THREADS = 4;
+    static final int KEYS = 400;
+    static final int HOT = 20;
+
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    @Test
+    void getsNeverReturnOlderThanAcknowledgedWhileHeadsAreCleanedRepeatedly() throws Exception {
+        try (PmDirectory store = PmDirectory.create(dir, LogCleanerTest.GEOMETRY, WriteLatencyModel.OFF);
+             ExecutorService pool = Executors.newFixedThreadPool(THREADS)) {
+            SimulatedServer server = new SimulatedServer(store);
+            Checker checker = new Checker();
+            for (int i = 0; i < KEYS; i++) {
+                checker.acknowledged("key-" + i, server.put("key-" + i, false), false);
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong operations = new AtomicLong();
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                SplittableRandom random = new SplittableRandom(t);
+                workers.add(pool.submit(() -> {
+                    while (!stop.get() || operations.get() < 20_000) {
+                        String key = "key-" + (random.nextInt(10) < 8 ? random.nextInt(HOT) : random.nextInt(KEYS));
+                        int op = random.nextInt(100);
+                        if (op < 50) {
+                            checker.checkedGet(server, key);
+                        } else {
+                            boolean delete = op >= 95;
+                            long version = server.put(key, delete);
+                            if (version > 0) {
+                                checker.acknowledged(key, version, delete);
+                            }
+                        }
+                        operations.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            LogCleaner cleaner = new LogCleaner(store, server, CleaningHook.NONE);
+            List<CleaningReport> reports = new ArrayList<>();
+            try {
+                for (int run = 0; run < 6; run++) {
+                    while (operations.get() < 3_000L * (run + 1)) {
+                        Thread.sleep(1);
+                    }
+                    reports.add(cleaner.clean(run % 2));
+                }
+            } finally {
+                stop.set(true);
+            }
+            for (Future<?> worker : workers) {
+                worker.get();
+            }
+            assertThat(reports).allMatch(r -> r.objectsCopied() > 0);
+            for (int i = 0; i < KEYS; i++) {
+                checker.checkedGet(server, "key-" + i);
+            }
+            assertThat(LogCleanerTest.everyEntryPointsIntoItsCurrentChain(store)).isTrue();
+            assertThat(store.headRecords().phase(0)).isEqualTo(CleaningPhase.IDLE);
+            assertThat(store.headRecords().generation(0)).isEqualTo(3);
+            assertThat(store.headRecords().generation(1)).isEqualTo(3);
+        }
+    }
+}

@@ -1,0 +1,257 @@
+package io.erda.cleaner;
+
+import io.erda.core.PmDirectory;
+import io.erda.core.hash.KeyHash;
+import io.erda.core.layout.AtomicWord;
+import io.erda.core.layout.LogAddress;
+import io.erda.core.layout.ObjectFlyweight;
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.log.ChainPosition;
+import io.erda.core.log.LogHead;
+import io.erda.core.pm.PmRegion;
+import io.erda.core.table.HopscotchTable;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * Stands in for the server at the core level: the PUT path the server uses (locked: find the entry,
+ * reserve, flip or insert; then the "client" writes the object), a one-sided GET (no lock: word, then
+ * current else previous object, key and CRC checked) and leases reduced to "pending until written".
+ *
+ * <p>Values are {@code version (8 bytes) | filler derived from key and version}, so a reader can tell
+ * a torn or mixed value and how new it is. Versions are taken under the lock, so version order is
+ * flip order.
+ */
+final class SimulatedServer implements CleaningHost {
+    /** Thrown by a write that a simulated crash stopped between reservation and WRITE. */
+    static final class Crashed extends RuntimeException {
+        Crashed() {
+            super("simulated crash", null, false, false);
+        }
+    }
+
+    final PmDirectory store;
+    final HopscotchTable table;
+    final ReentrantLock lock = new ReentrantLock();
+    private final AtomicLong versions = new AtomicLong();
+    /** Pending reservations: chain offset (with head in the high bits) -> issue time. */
+    private final ConcurrentSkipListMap<Long, Long> pending = new ConcurrentSkipListMap<>();
+    private final ConcurrentHashMap<String, Long> pendingByKey = new ConcurrentHashMap<>();
+    final AtomicReference<Boolean> crashed = new AtomicReference<>(false);
+    volatile int headStateChanges;
+    volatile int regionsAdded;
+
+    SimulatedServer(PmDirectory store) {
+        this.store = store;
+        this.table = store.table();
+    }
+
+    // ------------------------------------------------------------------ CleaningHost
+
+    @Override
+    public <T> T locked(Supplier<T> action) {
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void headStateChanged(int headId, boolean cleaning) {
+        headStateChanges++;
+    }
+
+    @Override
+    public void regionsAdded(int headId) {
+        regionsAdded++;
+    }
+
+    @Override
+    public void retiring(int headId, List<PmRegion> regions) {
+    }
+
+    @Override
+    public void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException {
+        while (pending.values().stream().anyMatch(issued -> issued < issuedBeforeNanos)) {
+            Thread.sleep(1);
+        }
+    }
+
+    @Override
+    public Duration maxRoundTrip() {
+        return Duration.ofMillis(2);
+    }
+
+    // ------------------------------------------------------------------ the store's operations
+
+    static int headOf(String key, int heads) {
+        return KeyHash.headId(KeyHash.hash(bytes(key)), heads);
+    }
+
+    /** PUT (or DELETE when {@code value} is null); returns the version, or -1 for a DELETE of an absent key. */
+    long put(String key, boolean delete) {
+        byte[] k = bytes(key);
+        long hash = KeyHash.hash(k);
+        int headId = KeyHash.headId(hash, store.heads().size());
+        LogHead head = store.head(headId);
+        long version;
+        long offset;
+        long length;
+        lock.lock();
+        try {
+            int position = find(key, hash, headId);
+            if (position < 0 && delete) {
+                return -1;
+            }
+            version = versions.incrementAndGet();
+            length = ObjectLayout.length(k.length, delete ? 0 : valueLength(version));
+            offset = head.reserve(length);
+            long units = LogAddress.unitsForBytes(offset);
+            if (position >= 0) {
+                table.updateAtomicWord(position, AtomicWord.withNewVersion(table.atomicWord(position), units));
+            } else {
+                table.insert(hash, headId, AtomicWord.initial(units));
+            }
+            pending.put(pendingKey(headId, offset), System.nanoTime());
+            pendingByKey.put(key, units);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            if (crashed.get()) {
+                throw new Crashed(); // reserved and flipped, never written: a torn PUT
+            }
+            MemorySegment target = head.slice(offset, length);
+            ObjectLayout.encode(target, 0, MemorySegment.ofArray(k),
+                    MemorySegment.ofArray(delete ? new byte[0] : value(key, version)), delete);
+            ChainPosition at = head.resolve(offset);
+            at.region().recordWrite(at.offsetInRegion(), length);
+            at.region().persist(at.offsetInRegion(), length);
+        } finally {
+            if (!crashed.get()) {
+                pending.remove(pendingKey(headId, offset));
+                pendingByKey.remove(key, LogAddress.unitsForBytes(offset));
+            }
+        }
+        return version;
+    }
+
+    /**
+     * One-sided style GET without the lock: the version read, 0 if the key is absent or deleted, or
+     * -1 when neither version is complete yet (caller retries). Throws on a torn or mixed value.
+     */
+    long get(String key) {
+        byte[] k = bytes(key);
+        long hash = KeyHash.hash(k);
+        int headId = KeyHash.headId(hash, store.heads().size());
+        LogHead head = store.head(headId);
+        MemorySegment expected = MemorySegment.ofArray(k);
+        ObjectFlyweight object = new ObjectFlyweight();
+        int position = table.lookup(hash, (p, word, h) -> h == headId
+                && (holds(head, AtomicWord.current(word), expected, object) || holds(head, AtomicWord.previous(word), expected, object)
+                || pendingByKey.getOrDefault(key, -1L) == AtomicWord.current(word)));
+        if (position < 0) {
+            return 0;
+        }
+        long word = table.atomicWord(position);
+        for (long units : new long[] {AtomicWord.current(word), AtomicWord.previous(word)}) {
+            if (holds(head, units, expected, object)) {
+                if (object.isTombstone()) {
+                    return 0;
+                }
+                return checkedVersion(key, object.value());
+            }
+        }
+        return -1;
+    }
+
+    private static boolean holds(LogHead head, long units, MemorySegment key, ObjectFlyweight object) {
+        long offset = LogAddress.bytesForUnits(units);
+        if (units == AtomicWord.NONE || !head.isMapped(offset, 0)) {
+            return false;
+        }
+        try {
+            ChainPosition at = head.resolve(offset);
+            MemorySegment data = at.region().data();
+            return object.wrap(data, at.offsetInRegion()).validate(data.byteSize() - at.offsetInRegion(), key).isValid();
+        } catch (IllegalArgumentException | IllegalStateException retired) {
+            return false; // the region was retired under this stale word: a client's READ would fail and retry
+        }
+    }
+
+    /** Server-side lookup (locked): the key's entry position or -1. */
+    private int find(String key, long hash, int headId) {
+        LogHead head = store.head(headId);
+        MemorySegment expected = MemorySegment.ofArray(bytes(key));
+        ObjectFlyweight object = new ObjectFlyweight();
+        return table.lookup(hash, (p, word, h) -> h == headId
+                && (holds(head, AtomicWord.current(word), expected, object)
+                || pendingByKey.getOrDefault(key, -1L) == AtomicWord.current(word)
+                || holds(head, AtomicWord.previous(word), expected, object)));
+    }
+
+    /**
+     * Rule 4 after a restart: every entry whose current object is incomplete rolls back to its
+     * previous version, or goes if it has none. Returns the entries rolled back.
+     */
+    int rollBackIncomplete() {
+        int[] rolled = {0};
+        ObjectFlyweight object = new ObjectFlyweight();
+        List<long[]> entries = new java.util.ArrayList<>();
+        table.forEach((position, word, fingerprint, headId) -> entries.add(new long[] {position, word, headId}));
+        for (long[] e : entries) {
+            LogHead head = store.head((int) e[2]);
+            if (!holds(head, AtomicWord.current(e[1]), null, object)) {
+                rolled[0]++;
+                if (holds(head, AtomicWord.previous(e[1]), null, object)) {
+                    table.updateAtomicWord((int) e[0], AtomicWord.withCurrent(e[1], AtomicWord.previous(e[1])));
+                } else {
+                    table.remove((int) e[0]);
+                }
+            }
+        }
+        return rolled[0];
+    }
+
+    private static long pendingKey(int headId, long offset) {
+        return ((long) headId << 40) | offset;
+    }
+
+    static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static int valueLength(long version) {
+        return 8 + (int) (version * 37 % 200);
+    }
+
+    static byte[] value(String key, long version) {
+        byte[] v = new byte[valueLength(version)];
+        ByteBuffer.wrap(v).putLong(version);
+        int seed = key.hashCode() * 31 + (int) version;
+        for (int i = 8; i < v.length; i++) {
+            v[i] = (byte) (seed + i);
+        }
+        return v;
+    }
+
+    private static long checkedVersion(String key, MemorySegment value) {
+        byte[] v = value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        long version = ByteBuffer.wrap(v).getLong();
+        if (!java.util.Arrays.equals(v, value(key, version))) {
+            throw new AssertionError("torn or mixed value for " + key + " version " + version);
+        }
+        return version;
+    }
+}

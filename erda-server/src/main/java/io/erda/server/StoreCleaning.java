@@ -1,0 +1,148 @@
+package io.erda.server;
+
+import io.erda.cleaner.CleaningHook;
+import io.erda.cleaner.CleaningHost;
+import io.erda.cleaner.CleaningPoint;
+import io.erda.cleaner.CleaningReport;
+import io.erda.cleaner.LogCleaner;
+import io.erda.core.pm.PmRegion;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The server side of log cleaning (paper §4.4): the {@link CleaningHost} over the store's lock, leases and region
+ * registry, and the background thread that cleans a head once its chain passes the threshold and, at start, rolls
+ * forward a run a crash cut short.
+ *
+ * <p>Crash testing: the environment variable {@value #HALT_AT} names a {@link CleaningPoint}; when a run reaches it
+ * the process halts at once (no shutdown hooks), as a kill -9 there would.
+ */
+final class StoreCleaning implements CleaningHost, AutoCloseable {
+    static final String HALT_AT = "ERDA_CLEANER_HALT_AT";
+    private static final Logger LOG = Logger.getLogger(StoreCleaning.class.getName());
+    private static final Duration MAX_ROUND_TRIP = Duration.ofMillis(10);
+    private static final long POLL_MILLIS = 50;
+
+    private final Store store;
+    private final RegionRegistry registry;
+    private final LogCleaner cleaner;
+    private final long thresholdBytes;
+    private volatile boolean running = true;
+    private volatile CleaningReport last;
+    private Thread thread;
+
+    StoreCleaning(Store store, RegionRegistry registry, long thresholdBytes) {
+        this.store = store;
+        this.registry = registry;
+        this.thresholdBytes = thresholdBytes;
+        this.cleaner = new LogCleaner(store.directory(), this, haltHook(System.getenv(HALT_AT)));
+    }
+
+    private static CleaningHook haltHook(String point) {
+        if (point == null || point.isBlank()) {
+            return CleaningHook.NONE;
+        }
+        CleaningPoint at = CleaningPoint.valueOf(point.trim());
+        return (head, reached) -> {
+            if (reached == at) {
+                System.out.println("erda-server: cleaning of head " + head + " reached " + at + ", halting");
+                System.out.flush();
+                Runtime.getRuntime().halt(137);
+            }
+        };
+    }
+
+    /** Starts the thread: resumes interrupted runs, then cleans heads over the threshold (never if it is 0). */
+    void start() {
+        thread = Thread.ofPlatform().name("erda-cleaner").daemon().start(this::run);
+    }
+
+    private void run() {
+        try {
+            for (int head : cleaner.interruptedHeads()) {
+                report(cleaner.resume(head));
+            }
+            while (running && thresholdBytes > 0) {
+                for (int head : cleaner.headsOver(thresholdBytes)) {
+                    report(cleaner.clean(head));
+                }
+                Thread.sleep(POLL_MILLIS);
+            }
+        } catch (InterruptedException stop) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "log cleaner stopped; the head resumes cleaning at the next start", e);
+        }
+    }
+
+    /** Cleans one head now (admin request); blocks until done. */
+    CleaningReport clean(int head) throws InterruptedException {
+        return report(cleaner.clean(head));
+    }
+
+    CleaningReport lastReport() {
+        return last;
+    }
+
+    private CleaningReport report(CleaningReport r) {
+        last = r;
+        LOG.info(() -> "cleaned " + r);
+        return r;
+    }
+
+    @Override
+    public <T> T locked(Supplier<T> action) {
+        return store.locked(action);
+    }
+
+    @Override
+    public void headStateChanged(int headId, boolean cleaning) {
+        registry.chainGrew(headId);
+        registry.cleaning(headId, cleaning);
+    }
+
+    @Override
+    public void regionsAdded(int headId) {
+        registry.chainGrew(headId);
+    }
+
+    @Override
+    public void retiring(int headId, List<PmRegion> regions) {
+        registry.retiring(headId, regions);
+        // a NIC-engine operation that looked the region up just before the deregistration must be done before the
+        // cleaner zeroes and unmaps it: the tcp responder drops the connection on an access to an unmapped segment
+        try {
+            Thread.sleep(MAX_ROUND_TRIP);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException {
+        while (!store.settledBefore(headId, issuedBeforeNanos)) {
+            Thread.sleep(1);
+        }
+    }
+
+    @Override
+    public Duration maxRoundTrip() {
+        return MAX_ROUND_TRIP;
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        if (thread != null) {
+            thread.interrupt();
+            try {
+                thread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
