@@ -40,6 +40,12 @@ final class RegionRegistry implements AutoCloseable {
     private final List<java.util.TreeMap<Integer, MemoryRegion>> heads = new ArrayList<>();
     private final int[] generations;
     private final boolean[] cleaning;
+    /**
+     * Regions handed to {@link #retiring}: never registered again. Without this a chain growing while the cleaner
+     * retires would see the old regions still listed by the head (they leave it only when their file is deleted)
+     * and register them again, racing the deletion.
+     */
+    private final java.util.Set<PmRegion> retired = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos) {
         this.fabric = fabric;
@@ -64,7 +70,15 @@ final class RegionRegistry implements AutoCloseable {
         for (var described : log.describe().regions()) {
             int slot = described.regionIndex();
             if (!registered.containsKey(slot)) {
-                PmRegion region = log.resolve(slot * log.geometry().regionSize()).region();
+                PmRegion region;
+                try {
+                    region = log.resolve(slot * log.geometry().regionSize()).region();
+                } catch (IllegalArgumentException retiredMeanwhile) {
+                    continue; // the cleaner freed the slot after describe() listed it
+                }
+                if (retired.contains(region)) {
+                    continue;
+                }
                 registered.put(slot, fabric.register(region.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ,
                         Access.REMOTE_WRITE)).withBacking(new Backing(region.path(), region.dataFileOffset()))
                         .withWriteDelay(writeDelayNanos)));
@@ -76,6 +90,7 @@ final class RegionRegistry implements AutoCloseable {
     /** Deregisters regions the cleaner is about to zero and delete (before it does). */
     synchronized void retiring(int head, List<PmRegion> regions) {
         long regionSize = directory.head(head).geometry().regionSize();
+        retired.addAll(regions);
         for (PmRegion region : regions) {
             java.util.Map.Entry<Integer, MemoryRegion> match = null;
             for (var e : heads.get(head).entrySet()) {
