@@ -167,6 +167,65 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ baselines: server-side apply (paper §5.1)
+
+    /**
+     * Writes a complete object (a tombstone when {@code value} is null) at the tail of the key's head and flips
+     * the key's entry to it, all by the server and under the store lock: the destination write of the Redo
+     * Logging and Read After Write baselines. The object is in {@link ObjectLayout} and the entry update is the
+     * same 8-byte word as Erda's (a create inserts an entry), so the destination's NVM bytes equal Erda's. The
+     * object is persisted before the entry flips. A delete of a key without an entry writes nothing.
+     *
+     * @return whether anything was written
+     */
+    boolean apply(MemorySegment keyBytes, MemorySegment value, boolean delete) {
+        long objectLength = checkedObjectLength(keyBytes.byteSize(), delete ? 0 : value.byteSize());
+        Key key = Key.of(keyBytes);
+        int head = key.head(directory.heads().size());
+        LogHead log = directory.head(head);
+        lock.lock();
+        try {
+            int position = find(key);
+            if (position < 0 && delete) {
+                return false;
+            }
+            int regionsBefore = log.regions().size();
+            long chainOffset;
+            try {
+                chainOffset = log.reserve(objectLength);
+            } catch (IllegalStateException chainFull) {
+                throw new RequestException(WireStatus.LOG_FULL, chainFull.getMessage());
+            }
+            if (log.regions().size() != regionsBefore) {
+                chainListener.chainGrew(head);
+            }
+            ChainPosition where = log.resolve(chainOffset);
+            ObjectLayout.encode(where.region().data(), where.offsetInRegion(), keyBytes,
+                    delete ? MemorySegment.NULL : value, delete);
+            where.region().recordWrite(where.offsetInRegion(), objectLength);
+            where.region().persist(where.offsetInRegion(), objectLength);
+            long units = LogAddress.unitsForBytes(chainOffset);
+            if (position >= 0) {
+                table.updateAtomicWord(position, AtomicWord.withNewVersion(table.atomicWord(position), units));
+            } else {
+                try {
+                    table.insert(key.hash(), head, AtomicWord.initial(units));
+                } catch (TableFullException full) {
+                    throw new RequestException(WireStatus.TABLE_FULL, full.getMessage());
+                }
+            }
+            (delete ? stats.deletes : stats.puts).increment();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Refuses (naming value and limit) a pair {@link #apply} could not store: checked before a baseline acknowledges. */
+    void requireAppliable(long keyLength, long valueLength) {
+        checkedObjectLength(keyLength, valueLength);
+    }
+
     private long checkedObjectLength(long keyLength, long valueLength) {
         if (keyLength > ObjectLayout.MAX_KEY_LENGTH) {
             throw new RequestException(WireStatus.KEY_TOO_LONG, "key length " + keyLength + " exceeds "
