@@ -228,6 +228,9 @@ final class RedoLog implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
+            if (!running) {
+                return; // what is left is replayed at the next open, as after a crash
+            }
             long start = CPU.getCurrentThreadCpuTime();
             batch.add(first);
             queue.drainTo(batch, MAX_BATCH - 1);
