@@ -139,7 +139,9 @@ final class ReadAfterWriteRing implements AutoCloseable {
             zero(offset);
             mark = position + 1;
         }
-        file.setMutableWord(APPLIED_SLOT, mark);
+        if (!found.isEmpty()) {
+            file.setMutableWord(APPLIED_SLOT, mark);
+        }
         next = mark;
         persistedMark = mark;
         return found.size();
@@ -280,6 +282,11 @@ final class ReadAfterWriteRing implements AutoCloseable {
     /** Bytes in the ring: clients' one-sided WRITEs (counted by the fabric) plus the server's zeroing and marks. */
     long bytesWritten() {
         return file.localBytesWritten() + registration.remoteBytesWritten();
+    }
+
+    /** The clients' part of {@link #bytesWritten}. */
+    long remoteBytesWritten() {
+        return registration.remoteBytesWritten();
     }
 
     synchronized void stop() {

@@ -28,8 +28,9 @@ final class StatsReport {
     }
 
     String text() {
-        long local = store.directory().localBytesWritten();
         long baselines = redoLog.bytesWritten() + ring.bytesWritten();
+        long local = store.directory().localBytesWritten() + baselines - ring.remoteBytesWritten();
+        long remote = registry.remoteBytesWritten() + ring.remoteBytesWritten();
         StringBuilder b = new StringBuilder();
         line(b, "puts", stats.puts.sum());
         line(b, "deletes", stats.deletes.sum());
@@ -39,7 +40,7 @@ final class StatsReport {
         line(b, "rollbacks", stats.rollbacks.sum());
         line(b, "removed_entries", stats.removedEntries.sum());
         line(b, "errors", stats.errors.sum());
-        line(b, "nvm_bytes_written", local + registry.remoteBytesWritten() + baselines);
+        line(b, "nvm_bytes_written", local + remote);
         line(b, "nvm_bytes_local", local);
         line(b, "nvm_bytes_reserved", stats.bytesReserved.sum());
         line(b, "nvm_bytes_baseline_logs", baselines);
