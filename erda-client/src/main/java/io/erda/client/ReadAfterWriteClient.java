@@ -11,10 +11,10 @@ import java.lang.foreign.MemorySegment;
  * The Read After Write baseline (paper §5.1): a PUT asks for a slot of the server's PM ring (RAW_RESERVE, two-sided),
  * WRITEs the object ({@link ObjectLayout}, carrying its CRC) there one-sided and READs it back to force it; it is
  * durable when that READ completes, and the server's poller applies it asynchronously. A DELETE writes a tombstone
- * the same way. GETs are two-sided: the server looks at pending ring slots first, then the table. Pooling,
- * threading and failures: {@link PooledClient}.
+ * the same way. GETs are two-sided ({@link BaselineClient}). Pooling, threading
+ * and failures: {@link PooledClient}.
  */
-public final class ReadAfterWriteClient extends PooledClient {
+public final class ReadAfterWriteClient extends BaselineClient {
     /** A PUT whose WRITE keeps outliving the slot's lease fails after this many reservations. */
     static final int MAX_ATTEMPTS = 4;
 
@@ -24,12 +24,6 @@ public final class ReadAfterWriteClient extends PooledClient {
 
     public static ReadAfterWriteClient connect(ClientOptions options) {
         return connected(new ReadAfterWriteClient(options.withProtocol(ClientOptions.Protocol.READ_AFTER_WRITE)));
-    }
-
-    @Override
-    MemorySegment read(Connection c, Key key) {
-        stats.twoSidedGets.increment();
-        return c.getTwoSided(key);
     }
 
     @Override

@@ -7,10 +7,10 @@ import java.lang.foreign.MemorySegment;
 /**
  * The Redo Logging baseline (paper §5.1): a PUT is one SEND of key, value and CRC32C ({@link RedoPutRequest}) into
  * the server's PM redo log, acknowledged once the entry is persistent; the server applies it to the table
- * asynchronously. A DELETE is a REDO_PUT with the delete flag. GETs are two-sided: the server looks in the redo
- * log first, then in the table. Pooling, threading and failures: {@link PooledClient}.
+ * asynchronously. A DELETE is a REDO_PUT with the delete flag. GETs are two-sided ({@link BaselineClient}). Pooling,
+ * threading and failures: {@link PooledClient}.
  */
-public final class RedoLogClient extends PooledClient {
+public final class RedoLogClient extends BaselineClient {
 
     private RedoLogClient(ClientOptions options) {
         super(options);
@@ -18,12 +18,6 @@ public final class RedoLogClient extends PooledClient {
 
     public static RedoLogClient connect(ClientOptions options) {
         return connected(new RedoLogClient(options.withProtocol(ClientOptions.Protocol.REDO_LOG)));
-    }
-
-    @Override
-    MemorySegment read(Connection c, Key key) {
-        stats.twoSidedGets.increment();
-        return c.getTwoSided(key);
     }
 
     @Override

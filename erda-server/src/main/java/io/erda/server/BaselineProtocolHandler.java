@@ -24,7 +24,7 @@ abstract class BaselineProtocolHandler implements ProtocolHandler {
     }
 
     /** The not-yet-applied write of {@code key} in this protocol's PM log, if any. */
-    abstract RedoLog.Lookup pending(MemorySegment key);
+    abstract PendingWrite pending(MemorySegment key);
 
     /** Handles this protocol's write request; false if {@code request} is not one. */
     abstract boolean write(Request request, Replies replies);
@@ -44,7 +44,7 @@ abstract class BaselineProtocolHandler implements ProtocolHandler {
             }
             case GET -> {
                 MemorySegment key = ErdaProtocolHandler.key(request);
-                RedoLog.Lookup pending = pending(key);
+                PendingWrite pending = pending(key);
                 ErdaProtocolHandler.replyValue(replies, pending.pending() ? pending.value() : store.get(key));
             }
             case STATS -> common.handle(request, replies);

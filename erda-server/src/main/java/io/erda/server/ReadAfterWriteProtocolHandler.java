@@ -23,7 +23,7 @@ final class ReadAfterWriteProtocolHandler extends BaselineProtocolHandler {
     }
 
     @Override
-    RedoLog.Lookup pending(MemorySegment key) {
+    PendingWrite pending(MemorySegment key) {
         return ring.lookup(key);
     }
 

@@ -181,19 +181,19 @@ final class ReadAfterWriteRing implements AutoCloseable {
         }
     }
 
-    /** The newest pending position of {@code key} that validates: its value, null for a tombstone; else NOT_PENDING. */
-    synchronized RedoLog.Lookup lookup(MemorySegment key) {
+    /** The newest pending position of {@code key} that validates: its value, null for a tombstone; else NONE. */
+    synchronized PendingWrite lookup(MemorySegment key) {
         List<Slot> slots = byKey.get(Key.of(key));
         if (slots == null) {
-            return RedoLog.Lookup.NOT_PENDING;
+            return PendingWrite.NONE;
         }
         ObjectFlyweight object = new ObjectFlyweight();
         for (int i = slots.size() - 1; i >= 0; i--) {
             if (complete(slots.get(i), object)) {
-                return new RedoLog.Lookup(true, object.isTombstone() ? null : object.value().toArray(ValueLayout.JAVA_BYTE));
+                return new PendingWrite(true, object.isTombstone() ? null : object.value().toArray(ValueLayout.JAVA_BYTE));
             }
         }
-        return RedoLog.Lookup.NOT_PENDING;
+        return PendingWrite.NONE;
     }
 
     private boolean complete(Slot slot, ObjectFlyweight object) {

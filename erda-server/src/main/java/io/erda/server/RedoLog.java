@@ -79,11 +79,6 @@ final class RedoLog implements AutoCloseable {
                          MemorySegment value, boolean delete) {
     }
 
-    /** What the redo log knows of a key: {@code pending} false means ask the table. */
-    record Lookup(boolean pending, byte[] value) {
-        static final Lookup NOT_PENDING = new Lookup(false, null);
-    }
-
     private final PmRegion file;
     private final MemoryRegion registration;
     private final Store store;
@@ -205,13 +200,13 @@ final class RedoLog implements AutoCloseable {
         file.persist(bufferOffset, placed);
     }
 
-    /** The newest unapplied entry of {@code key}: its value, null if it is a delete, or NOT_PENDING. */
-    synchronized Lookup lookup(MemorySegment key) {
+    /** The newest unapplied entry of {@code key}: its value, null if it is a delete, or NONE. */
+    synchronized PendingWrite lookup(MemorySegment key) {
         Entry e = pending.get(Key.of(key));
         if (e == null) {
-            return Lookup.NOT_PENDING;
+            return PendingWrite.NONE;
         }
-        return new Lookup(true, e.delete() ? null : e.value().toArray(ValueLayout.JAVA_BYTE));
+        return new PendingWrite(true, e.delete() ? null : e.value().toArray(ValueLayout.JAVA_BYTE));
     }
 
     /** The applier thread's body. */

@@ -19,7 +19,7 @@ final class RedoLogProtocolHandler extends BaselineProtocolHandler {
     }
 
     @Override
-    RedoLog.Lookup pending(MemorySegment key) {
+    PendingWrite pending(MemorySegment key) {
         return log.lookup(key);
     }
 
