@@ -1,5 +1,6 @@
 package io.erda.client;
 
+import io.erda.core.wire.ConnectData;
 import io.erda.fabric.Endpoint;
 import java.net.URI;
 import java.time.Duration;
@@ -10,7 +11,7 @@ import java.util.function.Function;
  * How to connect.
  *
  * @param uri               the server: {@code tcp://host:port} or {@code shm:///dir}
- * @param protocol          which protocol to speak (only Erda so far)
+ * @param protocol          which protocol to speak: Erda, or a baseline of paper §5.1
  * @param poolSize          most connections held at once; a call blocks while all are in use
  * @param endpointDecorator applied to every endpoint right after it is created, before it connects (tests wrap
  *                          endpoints in a {@code FaultInjectingEndpoint})
@@ -23,8 +24,26 @@ import java.util.function.Function;
 public record ClientOptions(URI uri, Protocol protocol, int poolSize, Function<Endpoint, Endpoint> endpointDecorator,
                             Duration operationTimeout, Duration readRetryBudget, int replyBufferBytes) {
 
-    /** Client protocols; the baselines come as further constants with their own {@link KeyValueClient}. */
-    public enum Protocol { ERDA }
+    /** Client protocols, each with its own {@link KeyValueClient} (see {@link KeyValueClient#connect}). */
+    public enum Protocol {
+        /** {@link ErdaClient}. */
+        ERDA(ConnectData.PROTOCOL_ERDA),
+        /** {@link RedoLogClient}. */
+        REDO_LOG(ConnectData.PROTOCOL_REDO_LOG),
+        /** {@link ReadAfterWriteClient}. */
+        READ_AFTER_WRITE(ConnectData.PROTOCOL_READ_AFTER_WRITE);
+
+        private final int code;
+
+        Protocol(int code) {
+            this.code = code;
+        }
+
+        /** The protocol number in the connect private data. */
+        public int code() {
+            return code;
+        }
+    }
 
     public static final int DEFAULT_POOL_SIZE = 4;
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(30);
@@ -47,6 +66,11 @@ public record ClientOptions(URI uri, Protocol protocol, int poolSize, Function<E
     public static ClientOptions of(URI uri) {
         return new ClientOptions(uri, Protocol.ERDA, DEFAULT_POOL_SIZE, Function.identity(), DEFAULT_OPERATION_TIMEOUT,
                 null, DEFAULT_REPLY_BUFFER_BYTES);
+    }
+
+    public ClientOptions withProtocol(Protocol newProtocol) {
+        return new ClientOptions(uri, newProtocol, poolSize, endpointDecorator, operationTimeout, readRetryBudget,
+                replyBufferBytes);
     }
 
     public ClientOptions withPoolSize(int size) {

@@ -2,7 +2,9 @@ package io.erda.client;
 
 import io.erda.core.wire.ConnectData;
 import io.erda.core.wire.ErrorReply;
+import io.erda.core.wire.GetReply;
 import io.erda.core.wire.HeadArray;
+import io.erda.core.wire.KeyRequest;
 import io.erda.core.wire.MessageHeader;
 import io.erda.core.wire.MessageType;
 import io.erda.core.wire.StoreInfo;
@@ -10,6 +12,7 @@ import io.erda.core.wire.WireFormatException;
 import io.erda.core.wire.WireStatus;
 import io.erda.fabric.Completion;
 import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.SyncEndpoint;
@@ -63,10 +66,12 @@ final class Connection implements AutoCloseable {
     /** Objects being written. */
     final LocalBuffer writes;
     private final StoreView view;
+    private final ClientOptions.Protocol protocol;
     private int nextRequestId;
 
     private Connection(Fabric fabric, ClientOptions options, Endpoint endpoint) {
         this.endpoint = endpoint;
+        this.protocol = options.protocol();
         this.slotSize = options.replyBufferBytes();
         LocalBuffer s = null;
         LocalBuffer r = null;
@@ -81,7 +86,7 @@ final class Connection implements AutoCloseable {
             for (int slot = 0; slot < RECEIVE_SLOTS; slot++) {
                 endpoint.postRecv(new RecvRequest(slot, r.region(), (long) slot * slotSize, slotSize));
             }
-            endpoint.connect(options.uri(), new ConnectData(ConnectData.PROTOCOL_ERDA).encode());
+            endpoint.connect(options.uri(), new ConnectData(options.protocol().code()).encode());
             se = new SyncEndpoint(endpoint, options.operationTimeout());
         } catch (RuntimeException e) {
             closeAll(e, endpoint, se, w, rd, r, s);
@@ -95,16 +100,31 @@ final class Connection implements AutoCloseable {
         try {
             this.view = new StoreView(call(MessageType.HELLO, (seg, off) -> 0,
                     reply -> StoreInfo.decode(reply.expect(MessageType.HELLO_REPLY).body(), 0, (int) reply.body().byteSize())));
+            if (view.info().protocol() != options.protocol().code()) {
+                throw new ErdaException(WireStatus.INTERNAL, "server described protocol " + view.info().protocol()
+                        + " to a " + options.protocol() + " connection");
+            }
         } catch (RuntimeException e) {
             close();
             throw e;
         }
     }
 
-    /** Creates an endpoint, applies the decorator, posts receives, connects and says HELLO. */
+    /**
+     * Creates an endpoint, applies the decorator, posts receives, connects and says HELLO. A baseline's SEND may
+     * meet no posted receive while the server's applier catches up (the redo log recycles a receive buffer only
+     * once its entry is applied): those endpoints wait for one as long as for any reply, like verbs' rnr_retry 7.
+     */
     static Connection open(Fabric fabric, ClientOptions options) {
-        Endpoint endpoint = options.endpointDecorator().apply(fabric.createEndpoint());
+        EndpointOptions endpointOptions = options.protocol() == ClientOptions.Protocol.ERDA ? EndpointOptions.defaults()
+                : EndpointOptions.defaults().withRnrTimeout(options.operationTimeout());
+        Endpoint endpoint = options.endpointDecorator().apply(fabric.createEndpoint(endpointOptions));
         return new Connection(fabric, options, endpoint);
+    }
+
+    /** The protocol this connection speaks, as its option name ({@code REDO_LOG}). */
+    String protocolName() {
+        return protocol.name();
     }
 
     StoreView view() {
@@ -148,6 +168,23 @@ final class Connection implements AutoCloseable {
                 endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
             }
         }
+    }
+
+    /**
+     * The two-sided GET (GET request, GET_REPLY): Erda's fallback and the baselines' only GET. The value is
+     * copied into {@link #reads} (the reply's receive buffer is reposted), valid until the next request.
+     */
+    MemorySegment getTwoSided(Key key) {
+        return call(MessageType.GET, new KeyRequest(key.bytes())::encode, reply -> {
+            if (reply.status() == WireStatus.NOT_FOUND) {
+                return null;
+            }
+            GetReply r = GetReply.decode(reply.expect(MessageType.GET_REPLY).body(), 0, (int) reply.body().byteSize());
+            reads.ensure(r.value().byteSize());
+            MemorySegment value = reads.segment().asSlice(0, r.value().byteSize());
+            MemorySegment.copy(r.value(), 0, value, 0, value.byteSize());
+            return value;
+        });
     }
 
     /** Largest request body the server's receive buffers take. */

@@ -5,8 +5,6 @@ import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.ObjectCheck;
 import io.erda.core.table.NeighbourhoodWindow;
 import io.erda.core.table.TableGeometry;
-import io.erda.core.wire.GetReply;
-import io.erda.core.wire.KeyRequest;
 import io.erda.core.wire.MessageType;
 import io.erda.core.wire.WireStatus;
 import java.lang.foreign.MemorySegment;
@@ -174,16 +172,6 @@ final class ErdaGet {
     /** Server-side GET: the fallback once one-sided reads ran out of budget, and the path for heads being cleaned. */
     private MemorySegment twoSided(Connection c, Key key) {
         stats.twoSidedGets.increment();
-        return c.call(MessageType.GET, new KeyRequest(key.bytes())::encode, reply -> {
-            if (reply.status() == WireStatus.NOT_FOUND) {
-                return null;
-            }
-            GetReply r = GetReply.decode(reply.expect(MessageType.GET_REPLY).body(), 0, (int) reply.body().byteSize());
-            // the reply lives in a receive buffer that is reposted on return: copy into the read buffer
-            c.reads.ensure(r.value().byteSize());
-            MemorySegment value = c.reads.segment().asSlice(0, r.value().byteSize());
-            MemorySegment.copy(r.value(), 0, value, 0, value.byteSize());
-            return value;
-        });
+        return c.getTwoSided(key);
     }
 }

@@ -4,13 +4,22 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A key-value store client: GET, PUT and DELETE on byte keys and values. Erda ({@link ErdaClient}) is one
- * implementation; the baselines (Redo Logging, Read After Write) are others, so benchmarks and tests drive every
- * protocol through this one interface.
+ * implementation; the baselines ({@link RedoLogClient}, {@link ReadAfterWriteClient}) are others, so benchmarks and
+ * tests drive every protocol through this one interface.
  *
  * <p>Keys are 1 to 65535 bytes. A PUT or DELETE that returns has reached the server's persistence domain. Every
  * implementation is thread-safe; see the implementation for its threading model.
  */
 public interface KeyValueClient extends AutoCloseable {
+
+    /** Connects with the client of {@link ClientOptions#protocol()}. */
+    static KeyValueClient connect(ClientOptions options) {
+        return switch (options.protocol()) {
+            case ERDA -> ErdaClient.connect(options);
+            case REDO_LOG -> RedoLogClient.connect(options);
+            case READ_AFTER_WRITE -> ReadAfterWriteClient.connect(options);
+        };
+    }
 
     /** The value of {@code key}, or null if the key does not exist (or was deleted). */
     byte[] get(byte[] key);

@@ -9,22 +9,29 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * kill -9 of the server process in the middle of a PUT load, then a restart on the same directory: every PUT that
- * was reported durable reads back with its value, nothing torn is visible, and the offline verify is clean.
+ * was reported durable reads back with its value, nothing torn is visible, and the offline verify is clean. For
+ * every protocol: the baselines acknowledge before they apply, so their restart must replay the redo log or ring.
  */
 class ServerRestartTest {
     private static final int WRITERS = 2;
     private static final int KEYS_PER_WRITER = 300;
     private static final long ACKED_BEFORE_KILL = 3000;
 
+    static Stream<Arguments> fabricsAndProtocols() {
+        return Stream.of(TestFabric.values()).flatMap(f -> Stream.of(ClientOptions.Protocol.values()).map(p -> Arguments.of(f, p)));
+    }
+
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
-    void everyDurablePutSurvivesKillMinusNine(TestFabric fabric) throws Exception {
-        Path dir = ServerProcess.newStoreDir("restart-" + fabric.name().toLowerCase());
+    @MethodSource("fabricsAndProtocols")
+    void everyDurablePutSurvivesKillMinusNine(TestFabric fabric, ClientOptions.Protocol protocol) throws Exception {
+        Path dir = ServerProcess.newStoreDir("restart-" + fabric.name().toLowerCase() + "-" + protocol.code());
         String[] args = ServerArgs.small().persistence("read-after-write").toArray();
         // per key: the sequence acknowledged last, and the one in flight (at most one: one writer per key)
         Map<String, Long> acked = new ConcurrentHashMap<>();
@@ -36,7 +43,8 @@ class ServerRestartTest {
             for (int w = 0; w < WRITERS; w++) {
                 int writer = w;
                 writers.add(Thread.ofPlatform().start(() -> {
-                    try (ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {
+                    try (KeyValueClient client = KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1)
+                            .withProtocol(protocol))) {
                         for (long seq = 1; ; seq++) {
                             String key = "restart-" + writer + "-" + seq % KEYS_PER_WRITER;
                             byte[] k = key.getBytes(StandardCharsets.UTF_8);

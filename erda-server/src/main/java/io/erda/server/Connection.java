@@ -13,13 +13,17 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.Function;
 
 /**
  * One client connection: its endpoint, its receive buffers and its reply buffers, and the protocol handler chosen
  * at connect time.
  *
- * <p><b>Buffers.</b> {@code slots} receive buffers of {@code slotSize} bytes are posted at accept; a request in
- * receive slot {@code i} is answered from reply slot {@code i}, then receive slot {@code i} is posted again. A reply
+ * <p><b>Buffers.</b> The {@link ReceiveBuffers} are posted at accept; a request in receive slot {@code i} is answered
+ * from reply slot {@code i} (of {@code replySize} bytes), then receive slot {@code i} is posted again once nobody
+ * holds it: the dispatcher holds a slot while it handles the message, and a handler may {@link #retain} it longer
+ * (a redo entry lives in its receive buffer until it is applied) and {@link #release} it later, from any thread. A reply
  * slot is reused only once the SEND that last used it has completed (signalled SENDs; any worker draining the shared
  * send queue marks slots free). A reply larger than a slot (a big two-sided GET value) goes out of a buffer
  * registered for it alone and released on completion.
@@ -38,22 +42,26 @@ final class Connection implements AutoCloseable {
     private final int slots;
     private final int slotSize;
     private final Arena arena = Arena.ofShared();
-    private final MemoryRegion receives;
+    private final ReceiveBuffers receives;
     private final MemoryRegion replies;
     private final boolean[] replyBusy;
+    /** Holders of each receive slot (dispatcher, handler); the slot is posted again when the count drops to 0. */
+    private final AtomicIntegerArray holds;
     private final Map<Long, Arena> oversized = new HashMap<>();
     private final Map<Long, MemoryRegion> oversizedRegions = new HashMap<>();
     private long nextOversized = OVERSIZED_WR_BASE;
     private boolean closed;
 
-    Connection(Fabric fabric, Endpoint endpoint, ProtocolHandler handler, int slots, int slotSize) {
+    Connection(Fabric fabric, Endpoint endpoint, Function<Connection, ProtocolHandler> handler, ReceiveBuffers receives,
+               int replySize) {
         this.endpoint = endpoint;
-        this.handler = handler;
-        this.slots = slots;
-        this.slotSize = slotSize;
-        this.receives = fabric.registerLocal(arena.allocate((long) slots * slotSize, 64));
+        this.slots = receives.count();
+        this.slotSize = replySize;
+        this.receives = receives;
         this.replies = fabric.registerLocal(arena.allocate((long) slots * slotSize, 64));
         this.replyBusy = new boolean[slots];
+        this.holds = new AtomicIntegerArray(slots);
+        this.handler = handler.apply(this);
     }
 
     Endpoint endpoint() {
@@ -66,17 +74,40 @@ final class Connection implements AutoCloseable {
 
     void postReceives() {
         for (int slot = 0; slot < slots; slot++) {
-            repost(slot);
+            post(slot);
         }
     }
 
     /** The bytes received into receive slot {@code slot}. */
     MemorySegment received(int slot) {
-        return receives.segment().asSlice((long) slot * slotSize, slotSize);
+        return receives.region().segment().asSlice(receives.offset(slot), receives.size());
     }
 
+    /** The dispatcher is done with receive slot {@code slot}: posted again unless a handler retained it. */
     void repost(int slot) {
-        endpoint.postRecv(new RecvRequest(slot, receives, (long) slot * slotSize, slotSize));
+        release(slot);
+    }
+
+    /** Keeps receive slot {@code slot} from being posted again until {@link #release}. */
+    void retain(int slot) {
+        holds.incrementAndGet(slot);
+    }
+
+    /** Drops one hold of receive slot {@code slot}; the last one posts it again (not on a closed connection). */
+    void release(int slot) {
+        if (holds.decrementAndGet(slot) == 0) {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                post(slot);
+            }
+        }
+    }
+
+    private void post(int slot) {
+        holds.set(slot, 1); // the dispatcher's, for the message that will arrive in it
+        endpoint.postRecv(new RecvRequest(slot, receives.region(), receives.offset(slot), receives.size()));
     }
 
     synchronized boolean replySlotFree(int slot) {

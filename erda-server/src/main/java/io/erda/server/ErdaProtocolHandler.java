@@ -60,13 +60,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
                 replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
             }
             case GET -> {
-                byte[] value = store.get(key(request));
-                if (value == null) {
-                    replies.reply(MessageType.GET_REPLY, WireStatus.NOT_FOUND, 0, (t, o) -> 0);
-                } else {
-                    GetReply reply = new GetReply(MemorySegment.ofArray(value));
-                    replies.reply(MessageType.GET_REPLY, WireStatus.OK, GetReply.VALUE_OFFSET + value.length, reply::encode);
-                }
+                replyValue(replies, store.get(key(request)));
             }
             case FLUSH -> {
                 FlushRequest flush = FlushRequest.decode(s, body, request.bodyLength());
@@ -94,7 +88,17 @@ final class ErdaProtocolHandler implements ProtocolHandler {
         }
     }
 
-    private static MemorySegment key(Request request) {
+    /** GET_REPLY with the value, or NOT_FOUND and no body for null. */
+    static void replyValue(Replies replies, byte[] value) {
+        if (value == null) {
+            replies.reply(MessageType.GET_REPLY, WireStatus.NOT_FOUND, 0, (t, o) -> 0);
+        } else {
+            GetReply reply = new GetReply(MemorySegment.ofArray(value));
+            replies.reply(MessageType.GET_REPLY, WireStatus.OK, GetReply.VALUE_OFFSET + value.length, reply::encode);
+        }
+    }
+
+    static MemorySegment key(Request request) {
         requireKeyLength(request.message(), Request.BODY_OFFSET + KeyRequest.KEY_LENGTH_OFFSET, request.bodyLength(),
                 KeyRequest.KEY_OFFSET);
         return KeyRequest.decode(request.message(), Request.BODY_OFFSET, request.bodyLength(),
@@ -102,7 +106,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
     }
 
     /** KEY_TOO_LONG for a key length field over the limit, before the body decoder calls it malformed. */
-    private static void requireKeyLength(MemorySegment s, long fieldOffset, int bodyLength, int fixedPart) {
+    static void requireKeyLength(MemorySegment s, long fieldOffset, int bodyLength, int fixedPart) {
         if (bodyLength >= fixedPart) {
             long keyLength = Integer.toUnsignedLong(s.get(INT, fieldOffset));
             if (keyLength > ObjectLayout.MAX_KEY_LENGTH) {
@@ -112,7 +116,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
         }
     }
 
-    private StoreInfo storeInfo() {
+    StoreInfo storeInfo() {
         TableGeometry table = store.directory().table().geometry();
         var log = store.directory().geometry().log();
         return new StoreInfo(persistence, ConnectData.PROTOCOL_ERDA, store.directory().heads().size(),

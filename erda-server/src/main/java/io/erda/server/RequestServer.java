@@ -4,6 +4,7 @@ import io.erda.core.wire.ConnectData;
 import io.erda.core.wire.MessageHeader;
 import io.erda.core.wire.PutRequest;
 import io.erda.core.layout.ObjectLayout;
+import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.wire.WireFormatException;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
@@ -21,12 +22,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
  * A running server: the store, its registrations on the fabric, the listener and its threads.
  *
- * <p><b>Threads.</b> One acceptor (waits on the listener), {@code workers} request threads and the lease validator.
+ * <p><b>Threads.</b> One acceptor (waits on the listener), {@code workers} request threads, the lease validator, and
+ * the baselines' redo-log applier and ring poller (paper §5.1: they apply asynchronously).
  * Every connection shares one receive and one send completion queue; workers wait on the receive queue with
  * {@link CompletionQueue#take} (spins briefly, then parks), so an idle server burns no CPU, and drain the send
  * queue to free reply buffers. Server CPU time is each thread's CPU time measured around the work it does (a
@@ -38,6 +41,8 @@ public final class RequestServer implements AutoCloseable {
     /** Largest request: a header and a PUT of the longest key, rounded up to a cache line. */
     static final int MAX_MESSAGE_LENGTH = (MessageHeader.LENGTH + PutRequest.KEY_OFFSET + ObjectLayout.MAX_KEY_LENGTH
             + 63) & -64;
+    /** Reply buffers of a redo-log connection (one per PM receive buffer); larger replies get a buffer of their own. */
+    private static final int REDO_REPLY_SIZE = 16 << 10;
     private static final int QUEUE_CAPACITY = 1 << 16;
     private static final long IDLE_WAIT_MILLIS = 500;
     private static final Logger LOG = Logger.getLogger(RequestServer.class.getName());
@@ -55,6 +60,8 @@ public final class RequestServer implements AutoCloseable {
     private final RequestDispatcher dispatcher;
     private final StatsReport statsReport;
     private final LeaseValidator validator;
+    private final RedoLog redoLog;
+    private final ReadAfterWriteRing ring;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
     private volatile StoreCleaning cleaning;
@@ -70,8 +77,11 @@ public final class RequestServer implements AutoCloseable {
         this.sendQueue = fabric.createCompletionQueue(QUEUE_CAPACITY);
         this.listener = fabric.listen(config.listen());
         this.dispatcher = new RequestDispatcher(stats, this::drainUntil);
-        this.statsReport = new StatsReport(store, stats, registry, fabric);
         this.validator = new LeaseValidator(store, stats);
+        WriteLatencyModel latency = new WriteLatencyModel(config.pmWriteLatencyNanos());
+        this.redoLog = RedoLog.open(config.directory(), latency, fabric, store, stats);
+        this.ring = ReadAfterWriteRing.open(config.directory(), latency, fabric, store, stats);
+        this.statsReport = new StatsReport(store, stats, registry, fabric, redoLog, ring);
     }
 
     /** Opens (or creates) the store, recovers it, registers it and starts serving. */
@@ -99,6 +109,8 @@ public final class RequestServer implements AutoCloseable {
             threads.add(Thread.ofPlatform().name("erda-worker-" + i).daemon().start(this::workLoop));
         }
         threads.add(Thread.ofPlatform().name("erda-lease-validator").daemon().start(validator::run));
+        threads.add(Thread.ofPlatform().name("erda-redo-applier").daemon().start(redoLog::run));
+        threads.add(Thread.ofPlatform().name("erda-ring-poller").daemon().start(ring::run));
     }
 
     /**
@@ -168,10 +180,14 @@ public final class RequestServer implements AutoCloseable {
             return;
         }
         Connection connection = null;
+        ReceiveBuffers buffers = null;
         try {
+            boolean redo = connect.protocol() == ConnectData.PROTOCOL_REDO_LOG;
+            buffers = redo ? redoLog.takeLane() : ReceiveBuffers.dram(fabric, RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
             Endpoint endpoint = fabric.createEndpoint(EndpointOptions.defaults().withQueues(sendQueue, recvQueue)
-                    .withDepth(2 * RECEIVE_SLOTS + 64, RECEIVE_SLOTS));
-            connection = new Connection(fabric, endpoint, handlerFor(connect.protocol()), RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
+                    .withDepth(2 * buffers.count() + 64, buffers.count()));
+            connection = new Connection(fabric, endpoint, handlerFor(connect.protocol(), buffers), buffers,
+                    redo ? REDO_REPLY_SIZE : MAX_MESSAGE_LENGTH);
             connections.put(endpoint, connection);
             connection.postReceives();
             request.accept(endpoint, new ConnectData(connect.protocol()).encode());
@@ -180,18 +196,33 @@ public final class RequestServer implements AutoCloseable {
             if (connection != null) {
                 connections.remove(connection.endpoint());
                 connection.close();
+            } else if (buffers != null) {
+                buffers.close();
             }
         }
     }
 
-    private ProtocolHandler handlerFor(int protocol) {
+    private Function<Connection, ProtocolHandler> handlerFor(int protocol, ReceiveBuffers buffers) {
+        ErdaProtocolHandler erda = new ErdaProtocolHandler(store, registry, config.persistence(), MAX_MESSAGE_LENGTH,
+                this::stats);
         return switch (protocol) {
-            case ConnectData.PROTOCOL_ERDA -> new ErdaProtocolHandler(store, registry, config.persistence(),
-                    MAX_MESSAGE_LENGTH, this::stats);
-            case ConnectData.PROTOCOL_REDO_LOG -> new UnsupportedProtocolHandler("redo-log");
-            case ConnectData.PROTOCOL_READ_AFTER_WRITE -> new UnsupportedProtocolHandler("read-after-write");
+            case ConnectData.PROTOCOL_ERDA -> connection -> erda;
+            case ConnectData.PROTOCOL_REDO_LOG -> connection -> new RedoLogProtocolHandler(erda, store, redoLog,
+                    (RedoLog.Lane) buffers, connection);
+            case ConnectData.PROTOCOL_READ_AFTER_WRITE -> connection -> new ReadAfterWriteProtocolHandler(erda, store,
+                    ring, MAX_MESSAGE_LENGTH);
             default -> throw new IllegalArgumentException("protocol " + protocol + " is unknown");
         };
+    }
+
+    /** The Redo Logging baseline's PM redo log (tests pause its applier). */
+    RedoLog redoLog() {
+        return redoLog;
+    }
+
+    /** The Read After Write baseline's PM ring (tests pause its poller). */
+    ReadAfterWriteRing ring() {
+        return ring;
     }
 
     private void closeConnection(Connection connection, String why) {
@@ -286,6 +317,8 @@ public final class RequestServer implements AutoCloseable {
             cleaning.close();
         }
         validator.stop();
+        redoLog.stop();
+        ring.stop();
         threads.forEach(Thread::interrupt);
         for (Thread t : threads) {
             try {
@@ -300,6 +333,8 @@ public final class RequestServer implements AutoCloseable {
         recvQueue.close();
         sendQueue.close();
         registry.close();
+        redoLog.close();
+        ring.close();
         fabric.close();
         store.close();
     }

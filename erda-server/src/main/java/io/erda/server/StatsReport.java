@@ -5,24 +5,32 @@ import io.erda.fabric.Fabric;
 /**
  * The STATS reply: "name=value" lines. NVM bytes are measured: the server's own stores into PM plus what peers
  * wrote one-sided as the fabric counted it; where the fabric cannot count (verbs), {@code nvm_bytes_reserved} (object
- * bytes handed out by reservations) stands in for the remote part.
+ * bytes handed out by reservations) stands in for the remote part. The baselines' PM logs (redo log: SEND
+ * placements, stamps, marks; ring: clients' WRITEs, zeroing, marks) are part of {@code nvm_bytes_written}.
  */
 final class StatsReport {
     private final Store store;
     private final StoreStats stats;
     private final RegionRegistry registry;
     private final Fabric fabric;
+    private final RedoLog redoLog;
+    private final ReadAfterWriteRing ring;
     private final long startNanos = System.nanoTime();
 
-    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric) {
+    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, RedoLog redoLog,
+                ReadAfterWriteRing ring) {
         this.store = store;
         this.stats = stats;
         this.registry = registry;
         this.fabric = fabric;
+        this.redoLog = redoLog;
+        this.ring = ring;
     }
 
     String text() {
-        long local = store.directory().localBytesWritten();
+        long baselines = redoLog.bytesWritten() + ring.bytesWritten();
+        long local = store.directory().localBytesWritten() + baselines - ring.remoteBytesWritten();
+        long remote = registry.remoteBytesWritten() + ring.remoteBytesWritten();
         StringBuilder b = new StringBuilder();
         line(b, "puts", stats.puts.sum());
         line(b, "deletes", stats.deletes.sum());
@@ -32,9 +40,17 @@ final class StatsReport {
         line(b, "rollbacks", stats.rollbacks.sum());
         line(b, "removed_entries", stats.removedEntries.sum());
         line(b, "errors", stats.errors.sum());
-        line(b, "nvm_bytes_written", local + registry.remoteBytesWritten());
+        line(b, "nvm_bytes_written", local + remote);
         line(b, "nvm_bytes_local", local);
         line(b, "nvm_bytes_reserved", stats.bytesReserved.sum());
+        line(b, "nvm_bytes_baseline_logs", baselines);
+        line(b, "redo_pending", redoLog.pendingEntries());
+        line(b, "redo_applied", redoLog.appliedEntries());
+        line(b, "redo_replayed", redoLog.replayed());
+        line(b, "ring_pending", ring.pendingSlots());
+        line(b, "ring_applied", ring.appliedSlots());
+        line(b, "ring_expired", ring.expiredSlots());
+        line(b, "ring_replayed", ring.replayed());
         line(b, "server_cpu_ns", stats.serverCpuNanos.sum());
         line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());
         line(b, "keys", store.keys());

@@ -131,28 +131,8 @@ public final class Store implements AutoCloseable {
             if (position < 0 && delete) {
                 throw new RequestException(WireStatus.NOT_FOUND, "DELETE of a key that does not exist");
             }
-            int regionsBefore = log.regions().size();
-            long chainOffset;
-            try {
-                chainOffset = log.reserve(objectLength);
-            } catch (IllegalStateException chainFull) {
-                throw new RequestException(WireStatus.LOG_FULL, chainFull.getMessage());
-            }
-            if (log.regions().size() != regionsBefore) {
-                chainListener.chainGrew(head);
-            }
-            long units = LogAddress.unitsForBytes(chainOffset);
-            long before = 0;
-            if (position >= 0) {
-                before = table.atomicWord(position);
-                table.updateAtomicWord(position, AtomicWord.withNewVersion(before, units));
-            } else {
-                try {
-                    table.insert(key.hash(), head, AtomicWord.initial(units));
-                } catch (TableFullException full) {
-                    throw new RequestException(WireStatus.TABLE_FULL, full.getMessage());
-                }
-            }
+            long chainOffset = reserveTail(log, objectLength);
+            long before = flip(key, position, head, LogAddress.unitsForBytes(chainOffset));
             if (reservations.earliest() == null) {
                 reserved.signal();
             }
@@ -165,6 +145,80 @@ public final class Store implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    // ------------------------------------------------------------------ baselines: server-side apply (paper §5.1)
+
+    /**
+     * Writes a complete object (a tombstone when {@code value} is null) at the tail of the key's head and flips
+     * the key's entry to it, all by the server and under the store lock: the destination write of the Redo
+     * Logging and Read After Write baselines. The object is in {@link ObjectLayout} and the entry update is the
+     * same 8-byte word as Erda's (a create inserts an entry), so the destination's NVM bytes equal Erda's. The
+     * object is persisted before the entry flips. A delete of a key without an entry writes nothing.
+     *
+     * @return whether anything was written
+     */
+    boolean apply(MemorySegment keyBytes, MemorySegment value, boolean delete) {
+        long objectLength = checkedObjectLength(keyBytes.byteSize(), delete ? 0 : value.byteSize());
+        Key key = Key.of(keyBytes);
+        int head = key.head(directory.heads().size());
+        LogHead log = directory.head(head);
+        lock.lock();
+        try {
+            int position = find(key);
+            if (position < 0 && delete) {
+                return false;
+            }
+            long chainOffset = reserveTail(log, objectLength);
+            ChainPosition where = log.resolve(chainOffset);
+            ObjectLayout.encode(where.region().data(), where.offsetInRegion(), keyBytes,
+                    delete ? MemorySegment.NULL : value, delete);
+            where.region().recordWrite(where.offsetInRegion(), objectLength);
+            where.region().persist(where.offsetInRegion(), objectLength);
+            flip(key, position, head, LogAddress.unitsForBytes(chainOffset));
+            (delete ? stats.deletes : stats.puts).increment();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Reserves at the head's tail (under the store lock), telling the chain listener if the chain grew. */
+    private long reserveTail(LogHead log, long objectLength) {
+        int regionsBefore = log.regions().size();
+        long chainOffset;
+        try {
+            chainOffset = log.reserve(objectLength);
+        } catch (IllegalStateException chainFull) {
+            throw new RequestException(WireStatus.LOG_FULL, chainFull.getMessage());
+        }
+        if (log.regions().size() != regionsBefore) {
+            chainListener.chainGrew(log.headId());
+        }
+        return chainOffset;
+    }
+
+    /**
+     * Points the key's entry at {@code units} (the old current becomes previous) with one persisted 8-byte store,
+     * or inserts an entry when {@code position} is negative; returns the word before (0 for an insert).
+     */
+    private long flip(Key key, int position, int head, long units) {
+        if (position >= 0) {
+            long before = table.atomicWord(position);
+            table.updateAtomicWord(position, AtomicWord.withNewVersion(before, units));
+            return before;
+        }
+        try {
+            table.insert(key.hash(), head, AtomicWord.initial(units));
+        } catch (TableFullException full) {
+            throw new RequestException(WireStatus.TABLE_FULL, full.getMessage());
+        }
+        return 0;
+    }
+
+    /** Refuses (naming value and limit) a pair {@link #apply} could not store: checked before a baseline acknowledges. */
+    void requireAppliable(long keyLength, long valueLength) {
+        checkedObjectLength(keyLength, valueLength);
     }
 
     private long checkedObjectLength(long keyLength, long valueLength) {

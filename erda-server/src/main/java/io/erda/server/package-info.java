@@ -1,14 +1,25 @@
 /**
  * The Erda server: {@link io.erda.server.ErdaServerMain} (command line), {@link io.erda.server.RequestServer}
  * (fabric, connections, worker threads), {@link io.erda.server.Store} (table and logs, leases, rollback),
- * {@code Recovery} (restart), {@code StoreVerifier} and {@code TableRebuilder} (offline commands).
+ * {@code Recovery} (restart), {@code StoreVerifier} and {@code TableRebuilder} (offline commands); the baselines of
+ * paper §5.1: {@code RedoLog} and {@code ReadAfterWriteRing} with their protocol handlers.
  *
  * <h2>What a client can rely on (the wire contract as this server implements it)</h2>
  * <ul>
- *   <li>Connect private data: {@code ConnectData}; protocol 0 is served, 1 and 2 are accepted but every request
- *       gets ERROR/UNSUPPORTED until the baselines exist; bad private data is rejected with the reason.</li>
+ *   <li>Connect private data: {@code ConnectData}; protocols 0 (Erda), 1 (Redo Logging) and 2 (Read After Write)
+ *       are all served, the protocol fixed per connection; bad private data is rejected with the reason. A request
+ *       of another protocol gets ERROR/UNSUPPORTED naming the connection's protocol. HELLO_REPLY's {@code protocol},
+ *       {@code maxMessageLength} and {@code maxValueLength} (for a 1-byte key; a longer key takes its extra bytes
+ *       off it) are the connection's protocol's.</li>
  *   <li>The server posts {@code RECEIVE_SLOTS} (8) receive buffers of {@code StoreInfo.maxMessageLength} bytes per
- *       connection: at most 8 requests outstanding, none longer than that.</li>
+ *       Erda and Read After Write connection; a Redo Logging connection gets a lane of 16 buffers of 128 KiB of
+ *       the PM redo log, and a buffer is posted again only once its entry has been applied (a client that outruns
+ *       the applier meets RNR: wait for it).</li>
+ *   <li>Redo Logging: REDO_PUT ({@code RedoPutRequest}: key, value, CRC32C) gets an empty REDO_PUT_REPLY once the
+ *       entry is persistent in PM; a bad CRC gets BAD_REQUEST naming both values. Read After Write: RAW_RESERVE (a
+ *       {@code PutRequest} body) gets {@code RawReserveReply}; the client WRITEs the {@code ObjectLayout} object to
+ *       the slot and READs (FLUSH) it back, which makes it durable, within the lease. On both, GET answers from the
+ *       newest unapplied write of the key, else from the table. Unapplied writes are replayed at restart.</li>
  *   <li>Replies are SENDs; a client's receive buffers must hold the largest reply it can provoke: HELLO_REPLY
  *       ({@code StoreInfo.encodedLength()}), GET_REPLY (16 + 8 + value length, up to
  *       {@code StoreInfo.maxValueLength}).</li>

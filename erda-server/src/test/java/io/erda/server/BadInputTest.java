@@ -8,6 +8,7 @@ import io.erda.core.wire.ConnectData;
 import io.erda.core.wire.MessageHeader;
 import io.erda.core.wire.MessageType;
 import io.erda.core.wire.PutRequest;
+import io.erda.core.wire.RedoPutRequest;
 import io.erda.core.wire.WireStatus;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
@@ -96,12 +97,33 @@ class BadInputTest extends RunningServer {
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
-    void baselineProtocolsGetUnsupportedUntilTheyExist(String scheme) {
+    void redoPutWithABadCrcIsRefusedNamingItAndNothingIsStored(String scheme) {
         try (RawClient erda = start(scheme);
              RawClient redo = RawClient.connect(server.uri(), ConnectData.PROTOCOL_REDO_LOG)) {
-            RawClient.Reply reply = redo.call(MessageType.HELLO, (s, o) -> 0);
+            RawClient.Reply reply = redo.call(MessageType.REDO_PUT, (s, o) -> {
+                int length = RedoPutRequest.encode(s, o, MemorySegment.ofArray(bytes("crc")),
+                        MemorySegment.ofArray(bytes("value")), false);
+                s.set(ValueLayout.JAVA_BYTE, o + length - 1, (byte) 'X'); // flipped after the CRC was computed
+                return length;
+            });
+            assertThat(reply.status()).isEqualTo(WireStatus.BAD_REQUEST);
+            assertThat(reply.error()).contains("REDO_PUT CRC32C").contains("does not match");
+            assertThat(redo.getString(bytes("crc"))).isNull();
+            assertThat(redo.redoPut(bytes("crc"), bytes("good")).status()).isEqualTo(WireStatus.OK);
+            assertThat(redo.getString(bytes("crc"))).isEqualTo("good");
+            stillWorks(erda, "k");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void erdaRequestsOnABaselineConnectionAreRefusedNamingTheProtocol(String scheme) {
+        try (RawClient erda = start(scheme);
+             RawClient raw = RawClient.connect(server.uri(), ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
+            RawClient.Reply reply = raw.put(bytes("k"), 1, false);
             assertThat(reply.status()).isEqualTo(WireStatus.UNSUPPORTED);
-            assertThat(reply.error()).contains("redo-log");
+            assertThat(reply.error()).contains("PUT").contains("read-after-write");
+            assertThat(raw.hello().protocol()).isEqualTo(ConnectData.PROTOCOL_READ_AFTER_WRITE);
             stillWorks(erda, "k");
         }
     }

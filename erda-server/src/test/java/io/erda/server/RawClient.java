@@ -10,6 +10,8 @@ import io.erda.core.wire.KeyRequest;
 import io.erda.core.wire.MessageHeader;
 import io.erda.core.wire.MessageType;
 import io.erda.core.wire.PutReply;
+import io.erda.core.wire.RawReserveReply;
+import io.erda.core.wire.RedoPutRequest;
 import io.erda.core.wire.PutRequest;
 import io.erda.core.wire.RepairHintReply;
 import io.erda.core.wire.StoreInfo;
@@ -127,6 +129,30 @@ final class RawClient implements AutoCloseable {
         PutReply where = putReply(r);
         writeObject(where, key, value, false);
         return where;
+    }
+
+    /** Redo Logging: key, value and CRC in one REDO_PUT (value null: a delete). */
+    Reply redoPut(byte[] key, byte[] value) {
+        return call(MessageType.REDO_PUT, (s, o) -> RedoPutRequest.encode(s, o, MemorySegment.ofArray(key),
+                value == null ? null : MemorySegment.ofArray(value), value == null));
+    }
+
+    /** Read After Write: RAW_RESERVE only (the slot is not written). */
+    RawReserveReply rawReserve(byte[] key, int valueLength) {
+        Reply r = call(MessageType.RAW_RESERVE, new PutRequest(false, valueLength, MemorySegment.ofArray(key))::encode);
+        if (r.status() != WireStatus.OK) {
+            throw new AssertionError("RAW_RESERVE failed: " + r.status() + " " + r.error());
+        }
+        return RawReserveReply.decode(r.body(), 0, (int) r.body().byteSize());
+    }
+
+    /** Read After Write: reserve a ring slot, WRITE the object into it, READ it back to force it. */
+    void rawPut(byte[] key, byte[] value) {
+        RawReserveReply slot = rawReserve(key, value.length);
+        long length = ObjectLayout.encode(buffer.segment(), DATA_AT, MemorySegment.ofArray(key), MemorySegment.ofArray(value),
+                false);
+        sync.write(buffer, DATA_AT, (int) length, slot.address(), slot.rkey());
+        sync.flush(slot.address(), (int) length, slot.rkey());
     }
 
     /** One-sided READ of {@code length} bytes; returns a copy. */

@@ -112,12 +112,13 @@ public final class ErdaBackend implements StoreBackend {
         unavailable(protocol).ifPresent(why -> {
             throw new IllegalArgumentException(why);
         });
-        ClientOptions options = ClientOptions.of(URI.create(uri)).withPoolSize(1);
+        ClientOptions options = ClientOptions.of(URI.create(uri)).withPoolSize(1)
+            .withProtocol(ClientOptions.Protocol.valueOf(constant(protocol)));
         String timeout = properties.getProperty("erda.operation-timeout-ms");
         if (timeout != null) {
             options = options.withOperationTimeout(Duration.ofMillis(Long.parseLong(timeout)));
         }
-        return new KeyValueStoreClient(ErdaClient.connect(options));
+        return new KeyValueStoreClient(KeyValueClient.connect(options));
     }
 
     private static String constant(String protocol) {

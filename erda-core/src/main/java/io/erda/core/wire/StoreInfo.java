@@ -32,6 +32,12 @@ public record StoreInfo(PersistenceMethod persistence, int protocol, int headCou
                         HeadArray heads) {
     public static final int FIXED_LENGTH = 104;
 
+    /** The same store as seen by a connection of another protocol, with that protocol's message and value limits. */
+    public StoreInfo forProtocol(int newProtocol, int newMaxValueLength, int newMaxMessageLength) {
+        return new StoreInfo(persistence, newProtocol, headCount, neighbourhood, stripeBuckets, tableBuckets, regionSize,
+                segmentSize, leaseNanos, maxKeyLength, newMaxValueLength, newMaxMessageLength, table, stripes, heads);
+    }
+
     public int encodedLength() {
         return FIXED_LENGTH + heads.encodedLength();
     }

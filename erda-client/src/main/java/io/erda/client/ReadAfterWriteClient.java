@@ -1,0 +1,57 @@
+package io.erda.client;
+
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.PutRequest;
+import io.erda.core.wire.RawReserveReply;
+import io.erda.core.wire.WireStatus;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The Read After Write baseline (paper §5.1): a PUT asks for a slot of the server's PM ring (RAW_RESERVE, two-sided),
+ * WRITEs the object ({@link ObjectLayout}, carrying its CRC) there one-sided and READs it back to force it; it is
+ * durable when that READ completes, and the server's poller applies it asynchronously. A DELETE writes a tombstone
+ * the same way. GETs are two-sided ({@link BaselineClient}). Pooling, threading
+ * and failures: {@link PooledClient}.
+ */
+public final class ReadAfterWriteClient extends BaselineClient {
+    /** A PUT whose WRITE keeps outliving the slot's lease fails after this many reservations. */
+    static final int MAX_ATTEMPTS = 4;
+
+    private ReadAfterWriteClient(ClientOptions options) {
+        super(options);
+    }
+
+    public static ReadAfterWriteClient connect(ClientOptions options) {
+        return connected(new ReadAfterWriteClient(options.withProtocol(ClientOptions.Protocol.READ_AFTER_WRITE)));
+    }
+
+    @Override
+    void write(Connection c, Key key, MemorySegment value) {
+        boolean delete = value == null;
+        int valueLength = (int) checkPairLimits(c, key, delete ? 0 : value.byteSize());
+        long objectLength = ObjectLayout.length(key.length(), valueLength);
+        c.writes.ensure(objectLength);
+        ObjectLayout.encode(c.writes.segment(), 0, key.bytes(), delete ? MemorySegment.NULL : value, delete);
+        PutRequest request = new PutRequest(delete, valueLength, key.bytes());
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            long start = System.nanoTime();
+            RawReserveReply slot = c.call(MessageType.RAW_RESERVE, request::encode, r -> RawReserveReply.decode(
+                    r.expect(MessageType.RAW_RESERVE_REPLY).body(), 0, (int) r.body().byteSize()));
+            if (slot.objectLength() != objectLength) {
+                throw new ErdaException(WireStatus.INTERNAL, "server reserved " + slot.objectLength()
+                        + " bytes for an object of " + objectLength);
+            }
+            c.sync().write(c.writes.region(), 0, (int) objectLength, slot.address(), slot.rkey());
+            // the scheme's forcing READ (a FLUSH, emulated by a READ where the provider has none)
+            c.sync().flush(slot.address(), (int) objectLength, slot.rkey());
+            if (System.nanoTime() - start <= slot.leaseNanos()) {
+                return;
+            }
+            // slower than the lease: the poller may have recycled the slot unapplied, so write it again
+            stats.putRetries.increment();
+        }
+        throw new ErdaException(WireStatus.INTERNAL, "PUT of a " + objectLength + "-byte object outlived its ring slot's"
+                + " lease " + MAX_ATTEMPTS + " times");
+    }
+}

@@ -1,0 +1,60 @@
+package io.erda.server;
+
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.StoreInfo;
+import io.erda.core.wire.WireStatus;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What the two baselines (paper §5.1) share: HELLO (the store described with the protocol's own limits), the
+ * two-sided GET (pending writes of the protocol's PM log first, then the table) and STATS; the write path is each
+ * baseline's own.
+ */
+abstract class BaselineProtocolHandler implements ProtocolHandler {
+    private final ErdaProtocolHandler common;
+    private final Store store;
+    private final int protocol;
+    private final String name;
+
+    BaselineProtocolHandler(ErdaProtocolHandler common, Store store, int protocol, String name) {
+        this.common = common;
+        this.store = store;
+        this.protocol = protocol;
+        this.name = name;
+    }
+
+    /** The not-yet-applied write of {@code key} in this protocol's PM log, if any. */
+    abstract PendingWrite pending(MemorySegment key);
+
+    /** Handles this protocol's write request; false if {@code request} is not one. */
+    abstract boolean write(Request request, Replies replies);
+
+    /** Largest value with a 1-byte key; largest request message. */
+    abstract int maxValueLength();
+
+    abstract int maxMessageLength();
+
+    @Override
+    public final void handle(Request request, Replies replies) {
+        switch (request.type()) {
+            case HELLO -> {
+                StoreInfo info = common.storeInfo().forProtocol(protocol,
+                        Math.min(maxValueLength(), store.maxValueLength()), maxMessageLength());
+                replies.reply(MessageType.HELLO_REPLY, WireStatus.OK, info.encodedLength(), info::encode);
+            }
+            case GET -> {
+                MemorySegment key = ErdaProtocolHandler.key(request);
+                PendingWrite pending = pending(key);
+                ErdaProtocolHandler.replyValue(replies, pending.pending() ? pending.value() : store.get(key));
+            }
+            case STATS -> common.handle(request, replies);
+            default -> {
+                if (!write(request, replies)) {
+                    throw new RequestException((request.type().code() & 1) == 0 ? WireStatus.BAD_REQUEST
+                            : WireStatus.UNSUPPORTED, "message type " + request.type() + " (" + request.type().code()
+                            + ") is not a request of the " + name + " protocol");
+                }
+            }
+        }
+    }
+}

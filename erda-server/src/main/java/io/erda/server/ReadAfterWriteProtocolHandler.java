@@ -1,0 +1,54 @@
+package io.erda.server;
+
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.wire.ConnectData;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.PutRequest;
+import io.erda.core.wire.RawReserveReply;
+import io.erda.core.wire.WireStatus;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The Read After Write baseline (paper §5.1) on one connection: RAW_RESERVE (a {@link PutRequest} body) hands out a
+ * slot of the {@link ReadAfterWriteRing}; the client's WRITE and forcing READ need no server thread.
+ */
+final class ReadAfterWriteProtocolHandler extends BaselineProtocolHandler {
+    private final ReadAfterWriteRing ring;
+    private final int maxMessageLength;
+
+    ReadAfterWriteProtocolHandler(ErdaProtocolHandler common, Store store, ReadAfterWriteRing ring, int maxMessageLength) {
+        super(common, store, ConnectData.PROTOCOL_READ_AFTER_WRITE, "read-after-write");
+        this.ring = ring;
+        this.maxMessageLength = maxMessageLength;
+    }
+
+    @Override
+    PendingWrite pending(MemorySegment key) {
+        return ring.lookup(key);
+    }
+
+    @Override
+    boolean write(Request request, Replies replies) {
+        if (request.type() != MessageType.RAW_RESERVE) {
+            return false;
+        }
+        MemorySegment s = request.message();
+        long body = Request.BODY_OFFSET;
+        ErdaProtocolHandler.requireKeyLength(s, body + PutRequest.KEY_LENGTH_OFFSET, request.bodyLength(),
+                PutRequest.KEY_OFFSET);
+        PutRequest put = PutRequest.decode(s, body, request.bodyLength(), ObjectLayout.MAX_KEY_LENGTH, Integer.MAX_VALUE);
+        RawReserveReply reply = ring.reserve(put.key(), put.valueLength(), put.delete());
+        replies.reply(MessageType.RAW_RESERVE_REPLY, WireStatus.OK, RawReserveReply.LENGTH, reply::encode);
+        return true;
+    }
+
+    @Override
+    int maxValueLength() {
+        return ReadAfterWriteRing.MAX_VALUE_LENGTH;
+    }
+
+    @Override
+    int maxMessageLength() {
+        return maxMessageLength;
+    }
+}

@@ -1,0 +1,303 @@
+package io.erda.server;
+
+import io.erda.core.layout.ObjectCheck;
+import io.erda.core.layout.ObjectFlyweight;
+import io.erda.core.layout.ObjectLayout;
+import io.erda.core.pm.PmFormatException;
+import io.erda.core.pm.PmRegion;
+import io.erda.core.pm.WriteLatencyModel;
+import io.erda.core.wire.RawReserveReply;
+import io.erda.core.wire.WireStatus;
+import io.erda.fabric.Access;
+import io.erda.fabric.Backing;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RegisterOptions;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The PM ring of the Read After Write baseline (paper §5.1): {@link #SLOTS} fixed slots of {@link #SLOT_SIZE}
+ * bytes, registered for one-sided WRITE and READ with the PM write-latency model. Ring position {@code p} uses slot
+ * {@code p mod SLOTS}.
+ *
+ * <p><b>PUT.</b> RAW_RESERVE hands out the next position (the key and sizes travel in the request); the client
+ * WRITEs the object ({@link ObjectLayout}, so it carries its CRC) into the slot and READs it back to force it: the
+ * PUT is durable when that READ completes, with no further message. <b>Poller.</b> One server thread looks at the
+ * oldest reserved position: a slot that validates (CRC, the reserved key and length) is applied
+ * ({@link Store#apply}), then its header is zeroed and persisted (a recycled slot never validates again) and the
+ * applied-through position is persisted in the file header; a slot still invalid when its lease has run out (its
+ * writer died) is recycled the same way without applying. Positions are applied in order, so per key in version
+ * order.
+ *
+ * <p><b>Recovery.</b> Slots below the persisted position are zeroed, so every slot that validates after a crash
+ * holds a forced-but-unapplied PUT at the unique position in {@code [mark, mark + SLOTS)} with its slot number;
+ * {@link #open} applies them in position order. A slot is handed out again only after the mark past its previous
+ * use is persisted, which keeps that mapping unique. Known gap: a writer that outlives its lease and writes after
+ * its slot was recycled leaves a valid object a restart would apply.
+ *
+ * <p><b>GET.</b> {@link #lookup} answers from the newest pending position of the key whose slot validates, else
+ * the caller asks the table.
+ */
+final class ReadAfterWriteRing implements AutoCloseable {
+    static final String FILE = "raw-ring.pm";
+    /** PM file kind (PmFileHeader: 1 table, 2 log region; 3 redo log). */
+    static final int KIND = 4;
+    static final int SLOTS = 256;
+    static final int SLOT_SIZE = 128 << 10;
+    /** Largest value with a 1-byte key: the object must fit a slot. */
+    static final int MAX_VALUE_LENGTH = SLOT_SIZE - ObjectLayout.HEADER_LENGTH - 1;
+    private static final int APPLIED_SLOT = 0;
+    private static final long IDLE_PARK_NANOS = 20_000;
+    private static final Logger LOG = Logger.getLogger(ReadAfterWriteRing.class.getName());
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
+    private record Slot(long position, Key key, int objectLength, long deadline) {
+        long offset() {
+            return (position % SLOTS) * SLOT_SIZE;
+        }
+    }
+
+    private final PmRegion file;
+    private final MemoryRegion registration;
+    private final Store store;
+    private final StoreStats stats;
+    private final long leaseNanos;
+    private final ArrayDeque<Slot> reserved = new ArrayDeque<>();
+    private final Map<Key, List<Slot>> byKey = new HashMap<>();
+    private final LongAdder applied = new LongAdder();
+    private final LongAdder expired = new LongAdder();
+    private final long replayed;
+    private long next;
+    private long persistedMark;
+    private boolean paused;
+    private volatile boolean running = true;
+
+    private ReadAfterWriteRing(PmRegion file, Fabric fabric, Store store, StoreStats stats, long writeDelayNanos) {
+        this.file = file;
+        this.store = store;
+        this.stats = stats;
+        this.leaseNanos = store.leaseNanos();
+        this.replayed = replay();
+        this.registration = fabric.register(file.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ,
+                Access.REMOTE_WRITE)).withBacking(new Backing(file.path(), file.dataFileOffset()))
+                .withWriteDelay(writeDelayNanos));
+    }
+
+    /** Opens the store's ring (creating it the first time) and applies every forced but unapplied slot. */
+    static ReadAfterWriteRing open(Path directory, WriteLatencyModel latency, Fabric fabric, Store store,
+                                   StoreStats stats) {
+        Path path = directory.resolve(FILE);
+        long dataLength = (long) SLOTS * SLOT_SIZE;
+        PmRegion file = Files.exists(path) ? PmRegion.open(path, KIND, latency)
+                : PmRegion.create(path, KIND, dataLength, new long[] {SLOTS, SLOT_SIZE}, latency);
+        try {
+            file.requireGeometry(0, "ring slots", SLOTS);
+            file.requireGeometry(1, "ring slot size", SLOT_SIZE);
+            PmFormatException.requireEqual(path, "ring data length", file.dataLength(), dataLength);
+            return new ReadAfterWriteRing(file, fabric, store, stats, latency.nanosPerCacheLine());
+        } catch (RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    long replayed() {
+        return replayed;
+    }
+
+    private long replay() {
+        long mark = file.mutableWord(APPLIED_SLOT);
+        List<Long> found = new ArrayList<>();
+        ObjectFlyweight object = new ObjectFlyweight();
+        for (int index = 0; index < SLOTS; index++) {
+            if (object.wrap(file.data(), (long) index * SLOT_SIZE).validate(SLOT_SIZE, null).isValid()) {
+                found.add(mark + Math.floorMod(index - mark, SLOTS));
+            }
+        }
+        found.sort(Comparator.naturalOrder());
+        for (long position : found) {
+            long offset = (position % SLOTS) * SLOT_SIZE;
+            object.wrap(file.data(), offset);
+            store.apply(object.key(), object.value(), object.isTombstone());
+            zero(offset);
+            mark = position + 1;
+        }
+        if (!found.isEmpty()) {
+            file.setMutableWord(APPLIED_SLOT, mark);
+        }
+        next = mark;
+        persistedMark = mark;
+        return found.size();
+    }
+
+    /** Reserves the next slot for an object of this key and value length; waits (up to a lease) while the ring is full. */
+    RawReserveReply reserve(MemorySegment key, int valueLength, boolean delete) {
+        store.requireAppliable(key.byteSize(), valueLength);
+        long objectLength = ObjectLayout.length((int) key.byteSize(), delete ? 0 : valueLength);
+        if (objectLength > SLOT_SIZE) {
+            throw new RequestException(WireStatus.VALUE_TOO_LARGE, "value length " + valueLength + " with key length "
+                    + key.byteSize() + " makes an object of " + objectLength + " bytes, which exceeds the ring slot of "
+                    + SLOT_SIZE);
+        }
+        Key k = Key.of(key);
+        synchronized (this) {
+            long giveUp = System.nanoTime() + leaseNanos;
+            while (next - persistedMark >= SLOTS) {
+                long left = giveUp - System.nanoTime();
+                if (left <= 0 || !running) {
+                    throw new RequestException(WireStatus.LOG_FULL, "read-after-write ring of " + SLOTS
+                            + " slots stayed full for " + TimeUnit.NANOSECONDS.toMillis(leaseNanos) + " ms");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new RequestException(WireStatus.INTERNAL, "interrupted waiting for a ring slot");
+                }
+            }
+            Slot slot = new Slot(next++, k, (int) objectLength, System.nanoTime() + leaseNanos);
+            reserved.addLast(slot);
+            byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(slot);
+            notifyAll();
+            return new RawReserveReply(slot.position(), registration.address() + slot.offset(), registration.rkey(),
+                    (int) objectLength, leaseNanos);
+        }
+    }
+
+    /** The newest pending position of {@code key} that validates: its value, null for a tombstone; else NONE. */
+    synchronized PendingWrite lookup(MemorySegment key) {
+        List<Slot> slots = byKey.get(Key.of(key));
+        if (slots == null) {
+            return PendingWrite.NONE;
+        }
+        ObjectFlyweight object = new ObjectFlyweight();
+        for (int i = slots.size() - 1; i >= 0; i--) {
+            if (complete(slots.get(i), object)) {
+                return new PendingWrite(true, object.isTombstone() ? null : object.value().toArray(ValueLayout.JAVA_BYTE));
+            }
+        }
+        return PendingWrite.NONE;
+    }
+
+    private boolean complete(Slot slot, ObjectFlyweight object) {
+        ObjectCheck check = object.wrap(file.data(), slot.offset()).validate(slot.objectLength(), slot.key().segment());
+        return check.isValid() && object.totalLength() == slot.objectLength();
+    }
+
+    /** The poller thread's body. */
+    void run() {
+        ObjectFlyweight object = new ObjectFlyweight();
+        while (running) {
+            Slot oldest;
+            try {
+                oldest = awaitOldest();
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (oldest == null) {
+                continue;
+            }
+            long start = CPU.getCurrentThreadCpuTime();
+            if (complete(oldest, object)) {
+                try {
+                    store.apply(oldest.key().segment(), object.value(), object.isTombstone());
+                    applied.increment();
+                } catch (RuntimeException failed) {
+                    stats.errors.increment();
+                    LOG.log(Level.SEVERE, "ring position " + oldest.position() + " could not be applied", failed);
+                }
+                retire(oldest);
+            } else if (System.nanoTime() - oldest.deadline() > 0) {
+                expired.increment(); // its writer died or gave up: recycle without applying
+                retire(oldest);
+            } else {
+                LockSupport.parkNanos(IDLE_PARK_NANOS); // the writer's WRITE is on its way: poll again
+            }
+            // the scheme's cost: every poll of a pending slot is server CPU
+            stats.serverCpuNanos.add(CPU.getCurrentThreadCpuTime() - start);
+        }
+    }
+
+    private synchronized Slot awaitOldest() throws InterruptedException {
+        while (running && (reserved.isEmpty() || paused)) {
+            wait(500);
+        }
+        return running ? reserved.peekFirst() : null;
+    }
+
+    private synchronized void retire(Slot slot) {
+        zero(slot.offset());
+        reserved.removeFirst();
+        List<Slot> ofKey = byKey.get(slot.key());
+        ofKey.remove(slot);
+        if (ofKey.isEmpty()) {
+            byKey.remove(slot.key());
+        }
+        file.setMutableWord(APPLIED_SLOT, slot.position() + 1);
+        persistedMark = slot.position() + 1;
+        notifyAll();
+    }
+
+    /** Zeroes and persists a slot's first word (type, key length, CRC): it can never validate again. */
+    private void zero(long offset) {
+        file.setLongRelease(offset, 0);
+        file.persist(offset, Long.BYTES);
+    }
+
+    /** Test hook: holds the poller (reserved slots stay pending, GETs answer from the ring). */
+    synchronized void pause(boolean pause) {
+        paused = pause;
+        notifyAll();
+    }
+
+    synchronized int pendingSlots() {
+        return reserved.size();
+    }
+
+    long appliedSlots() {
+        return applied.sum();
+    }
+
+    long expiredSlots() {
+        return expired.sum();
+    }
+
+    /** Bytes in the ring: clients' one-sided WRITEs (counted by the fabric) plus the server's zeroing and marks. */
+    long bytesWritten() {
+        return file.localBytesWritten() + registration.remoteBytesWritten();
+    }
+
+    /** The clients' part of {@link #bytesWritten}. */
+    long remoteBytesWritten() {
+        return registration.remoteBytesWritten();
+    }
+
+    synchronized void stop() {
+        running = false;
+        notifyAll();
+    }
+
+    @Override
+    public void close() {
+        stop();
+        registration.close();
+        file.close();
+    }
+}

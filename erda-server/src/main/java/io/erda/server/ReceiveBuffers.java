@@ -1,0 +1,57 @@
+package io.erda.server;
+
+import io.erda.fabric.Fabric;
+import io.erda.fabric.MemoryRegion;
+import java.lang.foreign.Arena;
+
+/**
+ * Where a connection's posted receive buffers live: {@code count} buffers of {@code size} bytes in one
+ * registered region. Erda connections use DRAM ({@link #dram}); Redo Logging connections a lane of the PM redo
+ * log (the taxonomy's PM-RQWRB: a client's SEND lands in PM).
+ */
+interface ReceiveBuffers extends AutoCloseable {
+    MemoryRegion region();
+
+    int count();
+
+    int size();
+
+    /** Offset in {@link #region()} of buffer {@code slot}. */
+    long offset(int slot);
+
+    @Override
+    void close();
+
+    /** Anonymous memory registered for this connection alone, freed on close. */
+    static ReceiveBuffers dram(Fabric fabric, int count, int size) {
+        Arena arena = Arena.ofShared();
+        MemoryRegion region = fabric.registerLocal(arena.allocate((long) count * size, 64));
+        return new ReceiveBuffers() {
+            @Override
+            public MemoryRegion region() {
+                return region;
+            }
+
+            @Override
+            public int count() {
+                return count;
+            }
+
+            @Override
+            public int size() {
+                return size;
+            }
+
+            @Override
+            public long offset(int slot) {
+                return (long) slot * size;
+            }
+
+            @Override
+            public void close() {
+                region.close();
+                arena.close();
+            }
+        };
+    }
+}

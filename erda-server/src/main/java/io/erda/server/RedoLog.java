@@ -1,0 +1,332 @@
+package io.erda.server;
+
+import io.erda.core.pm.PmFileHeader;
+import io.erda.core.pm.PmFormatException;
+import io.erda.core.pm.PmRegion;
+import io.erda.core.pm.WriteLatencyModel;
+import io.erda.core.wire.MessageHeader;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.RedoPutRequest;
+import io.erda.core.wire.WireFormatException;
+import io.erda.core.wire.WireStatus;
+import io.erda.core.layout.ObjectLayout;
+import io.erda.fabric.Access;
+import io.erda.fabric.Backing;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RegisterOptions;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The PM redo log of the Redo Logging baseline (paper §5.1): the receive buffers of redo-log connections live in
+ * a PM file (the taxonomy's PM-RQWRB), so a client's REDO_PUT SEND lands in PM and that receive buffer <em>is</em>
+ * the redo entry. The file is cut into {@link #LANES} lanes of {@link #BUFFERS_PER_LANE} buffers of
+ * {@link #BUFFER_SIZE} bytes; a connection takes a lane for its life.
+ *
+ * <p><b>PUT.</b> {@link #accept}: the body's CRC32C is checked, the placement is counted (the fabric does not count
+ * RECV placement) and the PM model charged, the server stamps its acceptance sequence into the entry, persists the
+ * entry, and then the PUT may be acknowledged: <em>durable = the redo entry is persistent</em>. The receive buffer
+ * stays retained (not posted again) until the applier has copied the pair into the destination {@link Store}.
+ *
+ * <p><b>Applier.</b> One thread applies entries in sequence order ({@link Store#apply}: the second NVM write), then
+ * persists the applied-through sequence in the file header, and only then posts the buffers again. So after a
+ * crash every entry with a sequence above the persisted mark and a valid CRC is acknowledged-but-maybe-unapplied,
+ * and {@link #open} replays exactly those, in sequence order (replaying an applied one again is harmless: same
+ * value, and anything newer of the key is replayed after it).
+ *
+ * <p><b>GET.</b> {@link #lookup} answers from the newest not-yet-applied entry of the key, else the caller asks
+ * the table. An entry leaves the pending index only after it is applied, and its buffer is reposted only after
+ * that, so a GET sees a PUT whether or not it has been applied yet.
+ *
+ * <p><b>Bounded.</b> A client has one request outstanding per connection; if the applier falls
+ * {@link #BUFFERS_PER_LANE} entries behind on a connection, that connection has no posted receive and its next
+ * SEND waits in RNR (the baseline clients use an RNR timeout as long as their operation timeout, like verbs'
+ * rnr_retry = 7).
+ */
+final class RedoLog implements AutoCloseable {
+    static final String FILE = "redo-log.pm";
+    /** PM file kind (PmFileHeader: 1 table, 2 log region). */
+    static final int KIND = 3;
+    static final int LANES = 32;
+    static final int BUFFERS_PER_LANE = 16;
+    static final int BUFFER_SIZE = 128 << 10;
+    /** Largest value with a 1-byte key: a REDO_PUT must fit one receive buffer. */
+    static final int MAX_VALUE_LENGTH = BUFFER_SIZE - MessageHeader.LENGTH - RedoPutRequest.KEY_OFFSET - 1;
+    private static final int APPLIED_SLOT = 0;
+    private static final int MAX_BATCH = 64;
+    private static final Logger LOG = Logger.getLogger(RedoLog.class.getName());
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
+    /** An accepted, not yet applied entry: slices of its PM receive buffer. */
+    private record Entry(long sequence, Lane lane, Connection connection, int slot, Key key, MemorySegment keyBytes,
+                         MemorySegment value, boolean delete) {
+    }
+
+    private final PmRegion file;
+    private final MemoryRegion registration;
+    private final Store store;
+    private final StoreStats stats;
+    private final Lane[] lanes = new Lane[LANES];
+    private final Map<Key, Entry> pending = new HashMap<>();
+    private final BlockingQueue<Entry> queue = new LinkedBlockingQueue<>();
+    private final LongAdder applied = new LongAdder();
+    private final long replayed;
+    private long nextSequence;
+    private boolean paused;
+    private volatile boolean running = true;
+
+    private RedoLog(PmRegion file, Fabric fabric, Store store, StoreStats stats) {
+        this.file = file;
+        this.store = store;
+        this.stats = stats;
+        this.replayed = replay();
+        this.registration = fabric.register(file.data(), RegisterOptions.of(EnumSet.of(Access.LOCAL_WRITE))
+                .withBacking(new Backing(file.path(), file.dataFileOffset())));
+        for (int i = 0; i < LANES; i++) {
+            lanes[i] = new Lane(i);
+        }
+    }
+
+    /** Opens the store's redo log (creating it the first time) and replays what was acknowledged but not applied. */
+    static RedoLog open(Path directory, WriteLatencyModel latency, Fabric fabric, Store store, StoreStats stats) {
+        Path path = directory.resolve(FILE);
+        long dataLength = (long) LANES * BUFFERS_PER_LANE * BUFFER_SIZE;
+        PmRegion file = Files.exists(path) ? PmRegion.open(path, KIND, latency)
+                : PmRegion.create(path, KIND, dataLength, new long[] {LANES, BUFFERS_PER_LANE, BUFFER_SIZE}, latency);
+        try {
+            file.requireGeometry(0, "redo lanes", LANES);
+            file.requireGeometry(1, "redo buffers per lane", BUFFERS_PER_LANE);
+            file.requireGeometry(2, "redo buffer size", BUFFER_SIZE);
+            PmFormatException.requireEqual(path, "redo log data length", file.dataLength(), dataLength);
+            return new RedoLog(file, fabric, store, stats);
+        } catch (RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** Entries replayed by {@link #open}. */
+    long replayed() {
+        return replayed;
+    }
+
+    private long replay() {
+        long mark = file.mutableWord(APPLIED_SLOT);
+        record Found(long sequence, RedoPutRequest put) { }
+        List<Found> found = new ArrayList<>();
+        MemorySegment data = file.data();
+        for (long offset = 0; offset < data.byteSize(); offset += BUFFER_SIZE) {
+            try {
+                if (MessageHeader.check(data, offset, BUFFER_SIZE) != MessageType.REDO_PUT) {
+                    continue;
+                }
+                RedoPutRequest put = RedoPutRequest.decode(data, offset + MessageHeader.LENGTH,
+                        MessageHeader.bodyLength(data, offset), ObjectLayout.MAX_KEY_LENGTH, BUFFER_SIZE);
+                if (put.sequence() > mark) {
+                    found.add(new Found(put.sequence(), put));
+                }
+            } catch (WireFormatException notAnEntry) {
+                // never written, torn, or never acknowledged (a SEND placed but not stamped has sequence 0)
+            }
+        }
+        found.sort(Comparator.comparingLong(Found::sequence));
+        long last = mark;
+        for (Found f : found) {
+            store.apply(f.put().key(), f.put().value(), f.put().delete());
+            last = f.sequence();
+        }
+        if (last != mark) {
+            file.setMutableWord(APPLIED_SLOT, last);
+        }
+        nextSequence = last;
+        return found.size();
+    }
+
+    /** A free lane for a new redo-log connection (one whose entries are all applied). */
+    synchronized Lane takeLane() {
+        for (Lane lane : lanes) {
+            if (!lane.inUse && lane.outstanding == 0) {
+                lane.inUse = true;
+                return lane;
+            }
+        }
+        throw new IllegalStateException("redo log has no free lane: all " + LANES + " are in use or draining");
+    }
+
+    /**
+     * Checks, counts, stamps and persists the REDO_PUT in receive slot {@code request.slot()} of
+     * {@code connection}, whose receive buffers are {@code lane}; after this returns the PUT is durable.
+     */
+    void accept(Connection connection, Lane lane, Request request) {
+        MemorySegment message = request.message();
+        long body = Request.BODY_OFFSET;
+        ErdaProtocolHandler.requireKeyLength(message, body + RedoPutRequest.KEY_LENGTH_OFFSET, request.bodyLength(),
+                RedoPutRequest.KEY_OFFSET);
+        RedoPutRequest put = RedoPutRequest.decode(message, body, request.bodyLength(), ObjectLayout.MAX_KEY_LENGTH,
+                BUFFER_SIZE);
+        store.requireAppliable(put.key().byteSize(), put.value().byteSize());
+        long bufferOffset = lane.offset(request.slot());
+        long placed = MessageHeader.LENGTH + (long) request.bodyLength();
+        // the SEND placed these bytes in PM: the fabric counts only one-sided writes, so the redo log counts them
+        file.recordWrite(bufferOffset, placed);
+        long stamp = bufferOffset + body + RedoPutRequest.SEQUENCE_OFFSET;
+        synchronized (this) {
+            long sequence = ++nextSequence;
+            file.setLongRelease(stamp, sequence);
+            Entry entry = new Entry(sequence, lane, connection, request.slot(), Key.of(put.key()), put.key(), put.value(),
+                    put.delete());
+            connection.retain(request.slot());
+            lane.outstanding++;
+            pending.put(entry.key(), entry);
+            queue.add(entry);
+        }
+        file.persist(bufferOffset, placed);
+    }
+
+    /** The newest unapplied entry of {@code key}: its value, null if it is a delete, or NONE. */
+    synchronized PendingWrite lookup(MemorySegment key) {
+        Entry e = pending.get(Key.of(key));
+        if (e == null) {
+            return PendingWrite.NONE;
+        }
+        return new PendingWrite(true, e.delete() ? null : e.value().toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /** The applier thread's body. */
+    void run() {
+        List<Entry> batch = new ArrayList<>();
+        while (running) {
+            Entry first;
+            try {
+                first = queue.poll(500, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                awaitUnpaused();
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (!running) {
+                return; // what is left is replayed at the next open, as after a crash
+            }
+            long start = CPU.getCurrentThreadCpuTime();
+            batch.add(first);
+            queue.drainTo(batch, MAX_BATCH - 1);
+            for (Entry e : batch) {
+                try {
+                    store.apply(e.keyBytes(), e.value(), e.delete());
+                } catch (RuntimeException failed) {
+                    // acknowledged but not appliable (table or log full): the entry is lost from the destination
+                    stats.errors.increment();
+                    LOG.log(Level.SEVERE, "redo entry " + e.sequence() + " could not be applied", failed);
+                }
+            }
+            file.setMutableWord(APPLIED_SLOT, batch.getLast().sequence());
+            synchronized (this) {
+                for (Entry e : batch) {
+                    pending.remove(e.key(), e);
+                    e.lane().outstanding--;
+                }
+            }
+            for (Entry e : batch) {
+                e.connection().release(e.slot());
+            }
+            applied.add(batch.size());
+            batch.clear();
+            stats.serverCpuNanos.add(CPU.getCurrentThreadCpuTime() - start);
+        }
+    }
+
+    /** Test hook: holds the applier before its next batch (entries stay pending, GETs answer from the log). */
+    synchronized void pause(boolean pause) {
+        paused = pause;
+        notifyAll();
+    }
+
+    private synchronized void awaitUnpaused() throws InterruptedException {
+        while (paused && running) {
+            wait(100);
+        }
+    }
+
+    synchronized int pendingEntries() {
+        return pending.size();
+    }
+
+    long appliedEntries() {
+        return applied.sum();
+    }
+
+    /** Bytes stored into the redo log: SEND placements, sequence stamps, applied-through marks. */
+    long bytesWritten() {
+        return file.localBytesWritten();
+    }
+
+    void stop() {
+        running = false;
+        pause(false);
+    }
+
+    @Override
+    public void close() {
+        stop();
+        registration.close();
+        file.close();
+    }
+
+    /** One connection's receive buffers: {@link #BUFFERS_PER_LANE} consecutive buffers of the redo log. */
+    final class Lane implements ReceiveBuffers {
+        private final int index;
+        private boolean inUse;
+        private int outstanding;
+
+        private Lane(int index) {
+            this.index = index;
+        }
+
+        @Override
+        public MemoryRegion region() {
+            return registration;
+        }
+
+        @Override
+        public int count() {
+            return BUFFERS_PER_LANE;
+        }
+
+        @Override
+        public int size() {
+            return BUFFER_SIZE;
+        }
+
+        @Override
+        public long offset(int slot) {
+            return ((long) index * BUFFERS_PER_LANE + slot) * BUFFER_SIZE;
+        }
+
+        /** The connection is gone; the lane is free again once its entries are applied. */
+        @Override
+        public void close() {
+            synchronized (RedoLog.this) {
+                inUse = false;
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.erda.server;
+
+import io.erda.core.wire.ConnectData;
+import io.erda.core.wire.MessageType;
+import io.erda.core.wire.WireStatus;
+import java.lang.foreign.MemorySegment;
+
+/** The Redo Logging baseline (paper §5.1) on one connection, whose receive buffers are a lane of the {@link RedoLog}. */
+final class RedoLogProtocolHandler extends BaselineProtocolHandler {
+    private final RedoLog log;
+    private final RedoLog.Lane lane;
+    private final Connection connection;
+
+    RedoLogProtocolHandler(ErdaProtocolHandler common, Store store, RedoLog log, RedoLog.Lane lane, Connection connection) {
+        super(common, store, ConnectData.PROTOCOL_REDO_LOG, "redo-log");
+        this.log = log;
+        this.lane = lane;
+        this.connection = connection;
+    }
+
+    @Override
+    PendingWrite pending(MemorySegment key) {
+        return log.lookup(key);
+    }
+
+    @Override
+    boolean write(Request request, Replies replies) {
+        if (request.type() != MessageType.REDO_PUT) {
+            return false;
+        }
+        log.accept(connection, lane, request);
+        replies.reply(MessageType.REDO_PUT_REPLY, WireStatus.OK, 0, (t, o) -> 0);
+        return true;
+    }
+
+    @Override
+    int maxValueLength() {
+        return RedoLog.MAX_VALUE_LENGTH;
+    }
+
+    @Override
+    int maxMessageLength() {
+        return RedoLog.BUFFER_SIZE;
+    }
+}

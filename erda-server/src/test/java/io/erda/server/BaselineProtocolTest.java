@@ -1,0 +1,145 @@
+package io.erda.server;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.core.wire.ConnectData;
+import io.erda.core.wire.WireStatus;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The baselines' asynchronous apply, seen from the wire: a GET sees a PUT the server has not applied yet, an
+ * acknowledged (redo) or forced (ring) PUT that was never applied survives a restart, and a ring slot whose writer
+ * never wrote is recycled once its lease runs out.
+ */
+class BaselineProtocolTest extends RunningServer {
+
+    private RawClient connect(int protocol) {
+        return RawClient.connect(server.uri(), protocol);
+    }
+
+    private long stat(String name) {
+        Map<String, Long> stats = server.stats().lines().map(l -> l.split("="))
+                .collect(Collectors.toMap(p -> p[0], p -> Long.parseLong(p[1])));
+        return stats.get(name);
+    }
+
+    /** Stops the server as a crash would leave its PM: nothing pending is applied on the way down. */
+    private void crashAndRestart(String scheme) {
+        server.close();
+        server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofSeconds(30)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void redoGetSeesAnAcknowledgedPutBeforeItIsApplied(String scheme) {
+        try (RawClient erda = start(scheme); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
+            assertThat(redo.redoPut(bytes("k"), bytes("applied")).status()).isEqualTo(WireStatus.OK);
+            awaitApplied("redo_pending");
+            server.redoLog().pause(true);
+            assertThat(redo.redoPut(bytes("k"), bytes("pending")).status()).isEqualTo(WireStatus.OK);
+            assertThat(redo.redoPut(bytes("gone"), null).status()).isEqualTo(WireStatus.OK);
+            assertThat(stat("redo_pending")).isEqualTo(2);
+            assertThat(redo.getString(bytes("k"))).isEqualTo("pending");
+            assertThat(erda.getString(bytes("k"))).as("the table still holds the applied version").isEqualTo("applied");
+            server.redoLog().pause(false);
+            awaitApplied("redo_pending");
+            assertThat(erda.getString(bytes("k"))).isEqualTo("pending");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void redoEntryAcknowledgedButNotAppliedIsReplayedAfterACrash(String scheme) {
+        try (RawClient erda = start(scheme); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
+            redo.redoPut(bytes("a"), bytes("old"));
+            redo.redoPut(bytes("d"), bytes("deleted later"));
+            awaitApplied("redo_pending");
+            server.redoLog().pause(true);
+            assertThat(redo.redoPut(bytes("a"), bytes("acknowledged")).status()).isEqualTo(WireStatus.OK);
+            assertThat(redo.redoPut(bytes("b"), bytes("created")).status()).isEqualTo(WireStatus.OK);
+            assertThat(redo.redoPut(bytes("d"), null).status()).isEqualTo(WireStatus.OK);
+        }
+        crashAndRestart(scheme);
+        try (RawClient erda = RawClient.connect(server.uri())) {
+            assertThat(stat("redo_replayed")).isEqualTo(3);
+            assertThat(erda.getString(bytes("a"))).isEqualTo("acknowledged");
+            assertThat(erda.getString(bytes("b"))).isEqualTo("created");
+            assertThat(erda.getString(bytes("d"))).isNull();
+        }
+        crashAndRestart(scheme);
+        assertThat(stat("redo_replayed")).as("applied entries are not replayed twice").isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void ringGetSeesAForcedPutBeforeThePollerAppliesIt(String scheme) {
+        try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
+            raw.rawPut(bytes("k"), bytes("applied"));
+            awaitApplied("ring_pending");
+            server.ring().pause(true);
+            raw.rawPut(bytes("k"), bytes("forced"));
+            assertThat(raw.getString(bytes("k"))).isEqualTo("forced");
+            assertThat(erda.getString(bytes("k"))).isEqualTo("applied");
+            server.ring().pause(false);
+            awaitApplied("ring_pending");
+            assertThat(erda.getString(bytes("k"))).isEqualTo("forced");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void ringSlotForcedButNotAppliedIsReplayedAfterACrash(String scheme) {
+        try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
+            raw.rawPut(bytes("a"), bytes("old"));
+            awaitApplied("ring_pending");
+            server.ring().pause(true);
+            raw.rawPut(bytes("a"), bytes("forced"));
+            raw.rawPut(bytes("b"), bytes("created"));
+            raw.rawReserve(bytes("c"), 5); // reserved, never written: nothing to replay
+        }
+        crashAndRestart(scheme);
+        try (RawClient erda = RawClient.connect(server.uri())) {
+            assertThat(stat("ring_replayed")).isEqualTo(2);
+            assertThat(erda.getString(bytes("a"))).isEqualTo("forced");
+            assertThat(erda.getString(bytes("b"))).isEqualTo("created");
+            assertThat(erda.getString(bytes("c"))).isNull();
+        }
+        crashAndRestart(scheme);
+        assertThat(stat("ring_replayed")).as("applied slots are not replayed twice").isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void ringSlotNeverWrittenIsRecycledAfterItsLeaseAndLaterPutsApply(String scheme) {
+        server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofMillis(200)));
+        try (RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
+            raw.rawReserve(bytes("dead"), 10);
+            raw.rawPut(bytes("after"), bytes("applied once the dead slot expired"));
+            awaitApplied("ring_pending");
+            assertThat(stat("ring_expired")).isEqualTo(1);
+            assertThat(stat("ring_applied")).isEqualTo(1);
+            assertThat(raw.getString(bytes("dead"))).isNull();
+            assertThat(raw.getString(bytes("after"))).isEqualTo("applied once the dead slot expired");
+        }
+    }
+
+    /** Waits (bounded) until the counter of pending writes is 0. */
+    private void awaitApplied(String pendingCounter) {
+        long giveUp = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (stat(pendingCounter) != 0) {
+            assertThat(System.nanoTime() - giveUp).as("%s never drained", pendingCounter).isNegative();
+            Thread.onSpinWait();
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+}
