@@ -81,6 +81,10 @@ public interface Fabric extends AutoCloseable {
     /** Registered regions of this instance, for diagnostics. */
     List<MemoryRegion> regions();
 
+    /**
+     * Closes every endpoint, listener and registration of this instance. When it returns, none of the provider's
+     * threads accesses registered memory any more, so the caller may free it.
+     */
     @Override
     void close();
 }

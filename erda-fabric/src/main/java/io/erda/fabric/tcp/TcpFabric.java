@@ -143,5 +143,22 @@ final class TcpFabric implements Fabric {
             }
         }
         open.clear();
+        // After close returns no engine thread touches registered memory any more, so the caller may free it
+        // (closing an Arena while a socket read still fills one of its segments fails).
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        for (Thread t : List.copyOf(engineThreads)) {
+            if (t == Thread.currentThread()) {
+                continue;
+            }
+            try {
+                t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (t.isAlive()) {
+                LOG.log(System.Logger.Level.WARNING, "engine thread " + t.getName() + " still running after close");
+            }
+        }
     }
 }
