@@ -37,6 +37,7 @@ public final class Errno {
     public static final int EINVAL = 22;
     public static final int ENOSYS = 38;
     public static final int EOPNOTSUPP = 95;
+    public static final int EADDRINUSE = 98;
     public static final int EADDRNOTAVAIL = 99;
     public static final int ENETUNREACH = 101;
     public static final int ECONNRESET = 104;
@@ -48,7 +49,7 @@ public final class Errno {
             Map.entry(EIO, "EIO"), Map.entry(EAGAIN, "EAGAIN"), Map.entry(ENOMEM, "ENOMEM"),
             Map.entry(EACCES, "EACCES"), Map.entry(EFAULT, "EFAULT"), Map.entry(EBUSY, "EBUSY"),
             Map.entry(ENODEV, "ENODEV"), Map.entry(EINVAL, "EINVAL"), Map.entry(ENOSYS, "ENOSYS"),
-            Map.entry(EOPNOTSUPP, "EOPNOTSUPP"), Map.entry(EADDRNOTAVAIL, "EADDRNOTAVAIL"),
+            Map.entry(EOPNOTSUPP, "EOPNOTSUPP"), Map.entry(EADDRINUSE, "EADDRINUSE"), Map.entry(EADDRNOTAVAIL, "EADDRNOTAVAIL"),
             Map.entry(ENETUNREACH, "ENETUNREACH"), Map.entry(ECONNRESET, "ECONNRESET"),
             Map.entry(ETIMEDOUT, "ETIMEDOUT"), Map.entry(ECONNREFUSED, "ECONNREFUSED"));
 

@@ -136,6 +136,14 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
+     * ibv_modify_qp with attributes filled elsewhere, e.g. by rdma_init_qp_attr for a QP connected through rdma_cm
+     * (see {@code io.erda.ffm.rdmacm.RdmaCmLibrary#modifyQp}).
+     */
+    public void modify(MemorySegment attr, int mask) {
+        verbs.modifyQp(qp, attr, mask);
+    }
+
+    /**
      * Any state → ERR: every outstanding and later work request completes with IBV_WC_WR_FLUSH_ERR (how a
      * connection is torn down without destroying the QP before its completions are polled).
      */

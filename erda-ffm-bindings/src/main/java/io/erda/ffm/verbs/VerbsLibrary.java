@@ -202,6 +202,11 @@ public final class VerbsLibrary {
                 .reinterpret(Verbs.IBV_SYSFS_NAME_MAX).getString(0);
     }
 
+    /** The name of the device an open {@code struct ibv_context *} belongs to (e.g. one rdma_get_devices returned). */
+    public String deviceNameOf(MemorySegment context) {
+        return deviceName((MemorySegment) Verbs.ibv_context$device.get(context.reinterpret(Verbs.ibv_context.byteSize()), 0L));
+    }
+
     public void closeDevice(MemorySegment context) {
         lib.callStatus("ibv_close_device", IBV_CLOSE_DEVICE, context);
     }

@@ -23,6 +23,10 @@ public final class SoftRnic {
     private final ConcurrentHashMap<Integer, SoftRnicDevice> devicesByLid = new ConcurrentHashMap<>();
     private final AtomicInteger nextLid = new AtomicInteger(1);
     private final ReadWriteLock memoryLock = new ReentrantReadWriteLock();
+    /** rdma_cm ports of the network: any address reaches it, so a port alone names a bound id. */
+    private final ConcurrentHashMap<Integer, SoftCmId> cmPorts = new ConcurrentHashMap<>();
+    private final AtomicInteger nextCmPort = new AtomicInteger(EPHEMERAL_PORTS);
+    private static final int EPHEMERAL_PORTS = 49152;
 
     /** The network that {@code verbs.device=soft} fabrics of this JVM share. */
     public static SoftRnic shared() {
@@ -45,6 +49,31 @@ public final class SoftRnic {
     SoftQueuePair queuePair(int lid, int qpNum) {
         SoftRnicDevice device = devicesByLid.get(lid);
         return device == null ? null : device.queuePair(qpNum);
+    }
+
+    /** Binds {@code port} (0: a free ephemeral one) to {@code id}; -1 if the port is taken. */
+    int bindCmPort(int port, SoftCmId id) {
+        if (port == 0) {
+            int chosen;
+            do {
+                chosen = nextCmPort.getAndIncrement();
+            } while (cmPorts.putIfAbsent(chosen, id) != null);
+            return chosen;
+        }
+        return cmPorts.putIfAbsent(port, id) == null ? port : -1;
+    }
+
+    /** A port for an active id's source address, never bound (nothing connects to it). */
+    int ephemeralCmPort() {
+        return nextCmPort.getAndIncrement();
+    }
+
+    SoftCmId cmPort(int port) {
+        return cmPorts.get(port);
+    }
+
+    void unbindCmPort(int port, SoftCmId id) {
+        cmPorts.remove(port, id);
     }
 
     <T> T withMemory(Supplier<T> copy) {

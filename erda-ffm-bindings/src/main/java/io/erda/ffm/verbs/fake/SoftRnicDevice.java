@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link #createQpEx}), so is {@code ibv_qp_to_qp_ex}, and the QPs it makes are {@code struct ibv_qp_ex} whose
  * {@code wr_start}, {@code wr_rdma_write}, {@code wr_rdma_read}, {@code wr_atomic_write}, {@code wr_set_sge},
  * {@code wr_complete} and {@code wr_abort} slots are upcalls collecting a batch ({@link ExtendedBatch}) that
- * wr_complete hands to the same queue pair engine as post_send. It stands for a v44 library
+ * wr_complete hands to the same queue pair engine as post_send. The lookup also has librdmacm's symbols, for
+ * connection set-up through an emulated CM ({@link SoftRdmaCm}). It stands for a v44 library
  * ({@link #RDMA_CORE_VERSION}) and a device with ATOMIC_WRITE; native FLUSH (v45) is not modelled.
  *
  * <p>A handler never lets an exception escape into native code (that would crash the JVM): it is recorded in
@@ -69,6 +70,7 @@ public final class SoftRnicDevice implements AutoCloseable {
     private final MemorySegment wrSetSge;
     private final List<Throwable> failures = new CopyOnWriteArrayList<>();
     private final AtomicInteger handles = new AtomicInteger();
+    private final SoftRdmaCm cm;
 
     SoftRnicDevice(SoftRnic network, int lid) {
         this.network = network;
@@ -86,6 +88,7 @@ public final class SoftRnicDevice implements AutoCloseable {
         wrAtomicWrite = stubs.stub("wrAtomicWrite", VerbsOps.WR_ATOMIC_WRITE_DESC);
         wrSetSge = stubs.stub("wrSetSge", VerbsOps.WR_SET_SGE_DESC);
         context = stubs.context();
+        cm = new SoftRdmaCm(this, arena, stubs);
     }
 
     /** Resolves the fake's control-path symbols; anything else is absent. */
@@ -484,6 +487,7 @@ public final class SoftRnicDevice implements AutoCloseable {
     /** Destroys what is left, waits out copies in progress, and frees the structs and stubs. */
     @Override
     public void close() {
+        cm.close();
         network.detach(this);
         network.exclusively(() -> qpsByAddress.values().forEach(SoftQueuePair::destroy));
         qpsByAddress.clear();

@@ -74,9 +74,14 @@ final class UpcallStubs {
 
     /** An upcall stub to the handler's {@code method}, for a function-pointer slot the fake fills itself. */
     MemorySegment stub(String method, FunctionDescriptor descriptor) {
+        return stub(handler, method, descriptor);
+    }
+
+    /** An upcall stub to {@code method} of another handler in this package (e.g. the device's rdma_cm). */
+    MemorySegment stub(Object target, String method, FunctionDescriptor descriptor) {
         try {
-            MethodHandle target = lookup.findVirtual(handler.getClass(), method, descriptor.toMethodType()).bindTo(handler);
-            return LINKER.upcallStub(target, descriptor, arena);
+            MethodHandle bound = lookup.findVirtual(target.getClass(), method, descriptor.toMethodType()).bindTo(target);
+            return LINKER.upcallStub(bound, descriptor, arena);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("fake handler " + method + " does not match " + descriptor, e);
         }
@@ -93,6 +98,10 @@ final class UpcallStubs {
 
     void symbol(String name, String method, FunctionDescriptor descriptor) {
         symbols.put(name, stub(method, descriptor));
+    }
+
+    void symbol(String name, Object target, String method, FunctionDescriptor descriptor) {
+        symbols.put(name, stub(target, method, descriptor));
     }
 
     SymbolLookup lookup() {
