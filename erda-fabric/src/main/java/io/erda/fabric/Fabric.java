@@ -21,8 +21,12 @@ import java.util.stream.Collectors;
  */
 public interface Fabric extends AutoCloseable {
 
-    /** Largest private data on connect/accept, as rdma_cm allows on every transport. */
-    int MAX_PRIVATE_DATA = 56;
+    /**
+     * Largest private data on connect/accept: what fits in an InfiniBand CM REQ (56 bytes of private data through
+     * rdma_cm, the smallest of every transport, delivered zero-padded to 56) after the verbs provider's 2-byte header
+     * (payload length and RNR timer, see {@code io.erda.fabric.verbs.CmPrivateData}).
+     */
+    int MAX_PRIVATE_DATA = 54;
 
     /** Opens the provider for {@code uri}'s scheme. */
     static Fabric open(URI uri) throws FabricException {

@@ -22,6 +22,7 @@ import io.erda.ffm.verbs.Verbs;
 import io.erda.ffm.verbs.VerbsException;
 import io.erda.ffm.verbs.WorkCompletions;
 import io.erda.ffm.verbs.WorkRequestWriter;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -32,7 +33,9 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * An RC queue pair with its TCP side channel.
+ * An RC queue pair with its connection manager: the TCP side channel described here, or rdma_cm
+ * ({@code verbs.cm=rdmacm}, see {@link CmConnection}), which carries the same information in CM messages and
+ * reports a broken connection as DISCONNECTED instead of end-of-file.
  *
  * <h2>Set-up</h2>
  * The QP is created and moved to INIT at once, so receives can be posted before connecting. The client opens a TCP
@@ -89,7 +92,8 @@ final class VerbsEndpoint implements Endpoint {
     private volatile long recvRetired;
 
     private volatile State state = State.IDLE;
-    private volatile SocketChannel sideChannel;
+    /** The side channel or rdma_cm connection; closing it tells the peer the connection is broken. */
+    private volatile Closeable link;
     private volatile URI peer;
     private volatile byte[] peerPrivateData = new byte[0];
     private volatile boolean destroyed;
@@ -116,6 +120,14 @@ final class VerbsEndpoint implements Endpoint {
         return qp.qpNum();
     }
 
+    QueuePair queuePair() {
+        return qp;
+    }
+
+    RnrSetting rnr() {
+        return rnr;
+    }
+
     // ------------------------------------------------------------------ connection set-up
 
     @Override
@@ -128,6 +140,18 @@ final class VerbsEndpoint implements Endpoint {
             throw new FabricException("verbs URI " + uri + " needs host:port");
         }
         beginConnecting();
+        CmEventChannel events = fabric.cmEvents();
+        if (events != null) {
+            CmConnection connection = new CmConnection(events);
+            try {
+                byte[] reply = connection.connect(fabric, this, uri, privateData);
+                connected(connection, uri, reply);
+            } catch (RuntimeException e) {
+                state = State.IDLE;
+                throw e;
+            }
+            return;
+        }
         SocketChannel channel = null;
         try {
             channel = SocketChannel.open(new InetSocketAddress(uri.getHost(), uri.getPort()));
@@ -147,12 +171,29 @@ final class VerbsEndpoint implements Endpoint {
         }
     }
 
-    /** The server half, run by {@link VerbsConnectionRequest#accept}. */
-    void accept(SocketChannel channel, QpInfo remote, ConnectMessage request, URI peerUri, byte[] replyPrivateData) {
+    /** The server half over rdma_cm, run by {@link RdmaCmConnectionRequest#accept}. */
+    void accept(CmConnection connection, CmPrivateData request, URI peerUri, byte[] replyPrivateData) {
+        checkReplyLength(replyPrivateData);
+        beginConnecting();
+        try {
+            connection.accept(fabric, this, request, peerUri, replyPrivateData);
+        } catch (RuntimeException e) {
+            enterError();
+            throw e;
+        }
+        connected(connection, peerUri, request.payload());
+    }
+
+    private static void checkReplyLength(byte[] replyPrivateData) {
         if (replyPrivateData.length > Fabric.MAX_PRIVATE_DATA) {
             throw new FabricException("private data of " + replyPrivateData.length + " bytes exceeds the limit of "
                     + Fabric.MAX_PRIVATE_DATA);
         }
+    }
+
+    /** The server half, run by {@link VerbsConnectionRequest#accept}. */
+    void accept(SocketChannel channel, QpInfo remote, ConnectMessage request, URI peerUri, byte[] replyPrivateData) {
+        checkReplyLength(replyPrivateData);
         beginConnecting();
         try {
             bringUp(remote, request.rnrTimerCode());
@@ -193,7 +234,20 @@ final class VerbsEndpoint implements Endpoint {
     }
 
     private void connected(SocketChannel channel, URI peerUri, byte[] peerData) {
-        sideChannel = channel;
+        connected((Closeable) channel, peerUri, peerData);
+        Thread.ofVirtual().name("verbs-side-channel-0x" + Integer.toHexString(qpNum())).start(() -> watch(channel));
+    }
+
+    /** rdma_cm tells its connection to break the endpoint when the peer disconnects (or already has). */
+    private void connected(CmConnection connection, URI peerUri, byte[] peerData) {
+        connected((Closeable) connection, peerUri, peerData);
+        if (!connection.attach(this)) {
+            enterError();
+        }
+    }
+
+    private void connected(Closeable connectionLink, URI peerUri, byte[] peerData) {
+        link = connectionLink;
         peer = peerUri;
         peerPrivateData = peerData.clone();
         synchronized (sendLock) {
@@ -201,7 +255,6 @@ final class VerbsEndpoint implements Endpoint {
                 state = State.CONNECTED;
             }
         }
-        Thread.ofVirtual().name("verbs-side-channel-0x" + Integer.toHexString(qpNum())).start(() -> watch(channel));
     }
 
     /** Blocks (a parked virtual thread, no CPU) until the peer closes the side channel, then breaks the connection. */
@@ -384,7 +437,7 @@ final class VerbsEndpoint implements Endpoint {
 
     // ------------------------------------------------------------------ breaking
 
-    /** ERR: the QP flushes, the side channel closes so the peer does the same. Idempotent. */
+    /** ERR: the QP flushes, the side channel closes (rdma_cm: disconnects) so the peer does the same. Idempotent. */
     void enterError() {
         synchronized (sendLock) {
             if (state == State.ERROR || state == State.CLOSED) {
@@ -403,7 +456,7 @@ final class VerbsEndpoint implements Endpoint {
         } catch (VerbsException e) {
             // already in ERR or being destroyed: the flush happens either way
         }
-        closeQuietly(sideChannel);
+        closeQuietly(link);
     }
 
     @Override
@@ -442,7 +495,7 @@ final class VerbsEndpoint implements Endpoint {
         }
     }
 
-    private static void closeQuietly(SocketChannel channel) {
+    private static void closeQuietly(Closeable channel) {
         if (channel != null) {
             try {
                 channel.close();

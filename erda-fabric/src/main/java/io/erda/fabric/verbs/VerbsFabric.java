@@ -10,6 +10,7 @@ import io.erda.fabric.FabricStats;
 import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
+import io.erda.ffm.rdmacm.RdmaCmLibrary;
 import io.erda.ffm.verbs.ConnectionParameters;
 import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.IbvContext;
@@ -36,8 +37,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One opened RDMA device: its protection domain, registrations, completion queues and RC endpoints. Endpoints are
- * found by QP number when completions are polled. Nothing here runs a thread of its own: completions are polled by
- * whoever waits for them, and each connected endpoint parks one virtual thread on its side channel.
+ * found by QP number when completions are polled. Completions are polled by whoever waits for them; with the TCP
+ * side channel each connected endpoint parks one virtual thread on it, with rdma_cm ({@code verbs.cm=rdmacm}) the
+ * fabric has one event thread ({@link CmEventChannel}).
+ *
+ * <p>With rdma_cm the device is one of the contexts rdma_cm itself opened (rdma_get_devices), so that an id bound to
+ * it has the very context whose PD holds our QPs and registrations: one device, one PD per fabric. An id that
+ * rdma_cm binds to another device (the route to a peer leaves by another RNIC) is refused, naming both.
  */
 public final class VerbsFabric implements Fabric {
     /** Bytes read by an emulated FLUSH (see {@link VerbsEndpoint}). */
@@ -55,13 +61,16 @@ public final class VerbsFabric implements Fabric {
     private final ConcurrentHashMap<Integer, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
     private final List<VerbsMemoryRegion> regions = new CopyOnWriteArrayList<>();
     private final List<VerbsCompletionQueue> queues = new CopyOnWriteArrayList<>();
-    private final List<VerbsListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    /** The rdma_cm event channel, or null for the TCP side channel. */
+    private final CmEventChannel cmEvents;
     private final AtomicBoolean writeDelayWarned = new AtomicBoolean();
     /** Why QPs are made without the extended send API; null while ibv_create_qp_ex with ATOMIC_WRITE still works. */
     private volatile String noExtendedOps;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private VerbsFabric(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties properties) {
+    private VerbsFabric(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties properties,
+                        RdmaCmLibrary cm) {
         this.verbs = verbs;
         this.context = context;
         this.device = device;
@@ -74,6 +83,7 @@ public final class VerbsFabric implements Fabric {
         this.mtu = port.activeMtu();
         this.pd = context.allocateProtectionDomain();
         this.flushScratch = register(arena.allocate(64, 64), RegisterOptions.local());
+        this.cmEvents = cm == null ? null : new CmEventChannel(cm);
     }
 
     /**
@@ -86,26 +96,50 @@ public final class VerbsFabric implements Fabric {
         }
         IbvContext context;
         VerbsLibrary verbs;
+        RdmaCmLibrary cm = null;
         try {
             verbs = VerbsLibrary.system();
-            context = IbvContext.open(verbs, properties.device());
+            if (properties.rdmaCm()) {
+                cm = RdmaCmLibrary.system();
+                context = IbvContext.wrap(verbs, cmDevice(verbs, cm.devices(), properties.device()));
+            } else {
+                context = IbvContext.open(verbs, properties.device());
+            }
         } catch (RdmaUnavailableException | VerbsException e) {
             throw new FabricException("verbs provider unavailable: " + e.getMessage()
                     + " (for tests without an RNIC: " + VerbsProperties.DEVICE + "=" + VerbsProperties.SOFT_DEVICE + ")", e);
         }
-        return openOn(verbs, context, null, properties);
+        return openOn(verbs, context, null, properties, cm);
+    }
+
+    /** The context rdma_cm opened for the named device (null: its first). */
+    private static MemorySegment cmDevice(VerbsLibrary verbs, List<MemorySegment> contexts, String name) {
+        List<String> seen = new ArrayList<>();
+        for (MemorySegment context : contexts) {
+            String deviceName = verbs.deviceNameOf(context);
+            if (name == null || name.equals(deviceName)) {
+                return context;
+            }
+            seen.add(deviceName);
+        }
+        throw new RdmaUnavailableException("rdma_get_devices has no device named " + name + " (found " + seen + ")");
     }
 
     /** A software-RNIC device whose library claims rdma-core {@code rdmaCoreVersion} (tests: 0 = no extended ops). */
     static VerbsFabric openSoft(VerbsProperties properties, int rdmaCoreVersion) {
         SoftRnicDevice device = SoftRnic.shared().newDevice();
         VerbsLibrary verbs = new VerbsLibrary(device.lookup(), rdmaCoreVersion);
-        return openOn(verbs, IbvContext.wrap(verbs, device.context()), device, properties);
+        if (properties.rdmaCm()) {
+            RdmaCmLibrary cm = new RdmaCmLibrary(device.lookup()); // the device's host has it as its only RNIC
+            return openOn(verbs, IbvContext.wrap(verbs, cm.devices().getFirst()), device, properties, cm);
+        }
+        return openOn(verbs, IbvContext.wrap(verbs, device.context()), device, properties, null);
     }
 
-    private static VerbsFabric openOn(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties p) {
+    private static VerbsFabric openOn(VerbsLibrary verbs, IbvContext context, AutoCloseable device, VerbsProperties p,
+                                      RdmaCmLibrary cm) {
         try {
-            return new VerbsFabric(verbs, context, device, p);
+            return new VerbsFabric(verbs, context, device, p, cm);
         } catch (RuntimeException e) {
             context.close();
             closeDevice(device);
@@ -120,6 +154,21 @@ public final class VerbsFabric implements Fabric {
 
     IbvContext context() {
         return context;
+    }
+
+    /** The rdma_cm event channel, or null when connections are set up over the TCP side channel. */
+    CmEventChannel cmEvents() {
+        return cmEvents;
+    }
+
+    /** Refuses an rdma_cm id bound to another device than ours: our PD, QPs and registrations live on ours. */
+    void checkSameDevice(MemorySegment idContext, String what) {
+        if (idContext.address() != context.segment().address()) {
+            throw new FabricException(what + " is bound by rdma_cm to device context 0x"
+                    + Long.toHexString(idContext.address()) + ", but this fabric's protection domain is on "
+                    + deviceName() + " (0x" + Long.toHexString(context.segment().address()) + "); set "
+                    + VerbsProperties.DEVICE + " to the RNIC that reaches the peer");
+        }
     }
 
     MemoryRegion flushScratch() {
@@ -272,12 +321,12 @@ public final class VerbsFabric implements Fabric {
     @Override
     public Listener listen(URI uri) throws FabricException {
         ensureOpen();
-        VerbsListener listener = VerbsListener.bind(this, uri);
+        Listener listener = cmEvents != null ? RdmaCmListener.bind(this, cmEvents, uri) : VerbsListener.bind(this, uri);
         listeners.add(listener);
         return listener;
     }
 
-    void forget(VerbsListener listener) {
+    void forget(Listener listener) {
         listeners.remove(listener);
     }
 
@@ -303,12 +352,15 @@ public final class VerbsFabric implements Fabric {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        listeners.forEach(VerbsListener::close);
+        listeners.forEach(Listener::close);
         List<VerbsEndpoint> all = new ArrayList<>(endpoints.values());
         endpoints.clear();
         for (VerbsEndpoint e : all) {
             e.close();
             e.destroy();
+        }
+        if (cmEvents != null) {
+            cmEvents.close();
         }
         queues.forEach(VerbsCompletionQueue::close);
         regions.forEach(VerbsMemoryRegion::close);

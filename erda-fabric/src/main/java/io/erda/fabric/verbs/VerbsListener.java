@@ -49,7 +49,7 @@ final class VerbsListener implements Listener {
         }
     }
 
-    private static String hostPart(String host) {
+    static String hostPart(String host) {
         return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     }
 

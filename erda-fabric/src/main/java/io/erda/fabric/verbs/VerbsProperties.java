@@ -12,25 +12,28 @@ import java.util.Map;
  *   <li>{@code verbs.port}: the device port (default 1);</li>
  *   <li>{@code verbs.gid-index}: the GID table index used on RoCE ports (default 0; RoCE v2 is often 1 or 3, see
  *       {@code show_gids});</li>
- *   <li>{@code verbs.cm}: how connections are set up: {@code tcp} (default, the QP-info side channel on the URI's
- *       host:port) or {@code rdmacm} (not implemented yet: refused with a clear error).</li>
+ *   <li>{@code verbs.cm}: how connections are set up: {@value #CM_TCP} (default, the QP-info side channel on the
+ *       URI's host:port) or {@value #CM_RDMACM} (librdmacm: the URI's host:port is an rdma_cm address; the device is
+ *       the one rdma_cm opened, chosen by {@code verbs.device} as usual).</li>
  * </ul>
  */
-public record VerbsProperties(String device, int port, int gidIndex) {
+public record VerbsProperties(String device, int port, int gidIndex, boolean rdmaCm) {
     public static final String DEVICE = "verbs.device";
     public static final String PORT = "verbs.port";
     public static final String GID_INDEX = "verbs.gid-index";
     public static final String CONNECTION_MANAGER = "verbs.cm";
+    public static final String CM_TCP = "tcp";
+    public static final String CM_RDMACM = "rdmacm";
     public static final String SOFT_DEVICE = "soft";
 
     public static VerbsProperties parse(Map<String, String> properties) {
-        String cm = properties.getOrDefault(CONNECTION_MANAGER, "tcp");
-        if (!cm.equals("tcp")) {
-            throw new FabricException(CONNECTION_MANAGER + "=" + cm + " is not supported: only the TCP side channel ("
-                    + CONNECTION_MANAGER + "=tcp) is implemented; rdma_cm connection set-up is bound in erda-ffm-bindings"
-                    + " but not wired into the provider yet");
+        String cm = properties.getOrDefault(CONNECTION_MANAGER, CM_TCP);
+        if (!cm.equals(CM_TCP) && !cm.equals(CM_RDMACM)) {
+            throw new FabricException(CONNECTION_MANAGER + "=" + cm + " is not supported: use " + CM_TCP
+                    + " (TCP side channel) or " + CM_RDMACM + " (librdmacm)");
         }
-        return new VerbsProperties(properties.get(DEVICE), integer(properties, PORT, 1), integer(properties, GID_INDEX, 0));
+        return new VerbsProperties(properties.get(DEVICE), integer(properties, PORT, 1), integer(properties, GID_INDEX, 0),
+                cm.equals(CM_RDMACM));
     }
 
     private static int integer(Map<String, String> properties, String key, int fallback) {

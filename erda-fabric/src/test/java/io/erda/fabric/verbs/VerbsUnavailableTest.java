@@ -19,8 +19,15 @@ class VerbsUnavailableTest {
     }
 
     @Test
-    void rdmaCmConnectionSetUpIsRefusedByName() {
-        assertThatThrownBy(() -> Fabric.open(URI.create("verbs://127.0.0.1:0"), Map.of("verbs.cm", "rdmacm")))
-                .isInstanceOf(FabricException.class).hasMessageContaining("verbs.cm=rdmacm is not supported");
+    void rdmaCmOnAHostWithoutRdmaSaysWhyLikeTheSideChannel() {
+        assertThatThrownBy(() -> Fabric.open(URI.create("verbs://127.0.0.1:0"), Map.of("verbs.cm", "rdmacm")).close())
+                .isExactlyInstanceOf(FabricException.class)
+                .hasMessageStartingWith("verbs provider unavailable: ");
+    }
+
+    @Test
+    void unknownConnectionManagerIsRefusedByName() {
+        assertThatThrownBy(() -> Fabric.open(URI.create("verbs://127.0.0.1:0"), Map.of("verbs.cm", "ibcm")))
+                .isInstanceOf(FabricException.class).hasMessageContaining("verbs.cm=ibcm is not supported");
     }
 }
