@@ -44,6 +44,9 @@ public final class Store implements AutoCloseable {
     record Reserved(int head, long chainOffset, int objectLength, int regionIndex, long offsetInRegion) {
     }
 
+    /** Keys {@link #settleExpired} settles per hold of the store lock. */
+    private static final int SETTLE_BATCH = 64;
+
     private final PmDirectory directory;
     private final HopscotchTable table;
     private final LogObjects objects;
@@ -320,18 +323,27 @@ public final class Store implements AutoCloseable {
      * the next deadline, or -1 if nothing is pending.
      */
     long settleExpired(long now) {
-        lock.lock();
-        try {
-            Reservation next;
-            while ((next = reservations.earliest()) != null && next.expired(now)) {
-                Reservation due = reservations.pollEarliest();
-                if (due != null) {
-                    settle(due.key());
+        while (true) {
+            lock.lock();
+            try {
+                Reservation next;
+                int settled = 0;
+                while ((next = reservations.earliest()) != null && next.expired(now)) {
+                    if (settled == SETTLE_BATCH) {
+                        break;
+                    }
+                    Reservation due = reservations.pollEarliest();
+                    if (due != null) {
+                        settle(due.key());
+                        settled++;
+                    }
                 }
+                if (next == null || !next.expired(now)) {
+                    return next == null ? -1 : next.deadline() - now;
+                }
+            } finally {
+                lock.unlock(); // between batches: a validator settling a quarter lease of PUTs must not stall them
             }
-            return next == null ? -1 : next.deadline() - now;
-        } finally {
-            lock.unlock();
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The one thread of an shm fabric instance: it polls the inbound rings of all connected endpoints (messages,
@@ -20,6 +21,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of {@link Ring#claimWakeup()}). A producer in any process that then publishes rings the doorbell: one byte on the
  * socket. The same selector reports a peer's EOF, so it is also the liveness watch. Its CPU time is the fabric's
  * engine CPU.
+ *
+ * <p><b>Inline progress.</b> A thread waiting on one of the fabric's completion queues polls the rings itself
+ * ({@link #progress}) while it spins, so a round trip costs no hand-off to this thread and back on either side
+ * (client thread, server worker). Rings stay single-consumer: whoever polls holds {@code consuming} (waiters only
+ * try it), which also guards the endpoint list. The thread keeps what only it can do: admitting endpoints, the
+ * selector (doorbells, EOF) and polling while nobody waits. Work an inline poller did while this thread sleeps is
+ * not engine CPU: it is the waiter's.
  */
 final class Poller {
     /**
@@ -41,7 +49,9 @@ final class Poller {
     private final long idleSleepMillis;
     private final Selector selector;
     private final ConcurrentLinkedQueue<ShmEndpoint> joining = new ConcurrentLinkedQueue<>();
-    /** Poller thread only. */
+    /** Held by whoever consumes the inbound rings: this thread or an inline poller. */
+    private final ReentrantLock consuming = new ReentrantLock();
+    /** Guarded by {@code consuming}; only this thread adds. */
     private final List<ShmEndpoint> endpoints = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
@@ -75,12 +85,11 @@ final class Poller {
         int polls = 0;
         try {
             while (running) {
-                admitJoining();
                 if (++polls % BUSY_POLLS_PER_LIVENESS_CHECK == 0) {
                     selector.selectNow();
                     readSockets();
                 }
-                if (pollAll() > 0) {
+                if (pollAllLocked() > 0) {
                     backoff.reset();
                 } else if (backoff.idle()) {
                     sleep();
@@ -98,6 +107,38 @@ final class Poller {
         }
     }
 
+    /**
+     * Any thread waiting for a completion of this fabric: polls every inbound ring once unless another thread is
+     * polling them; returns the work done.
+     */
+    int progress() {
+        if (!running || !consuming.tryLock()) {
+            return 0;
+        }
+        try {
+            return running ? pollAll() : 0;
+        } finally {
+            consuming.unlock();
+        }
+    }
+
+    /**
+     * This thread: admits joining endpoints and polls every ring, unless an inline poller is at it (then there is
+     * nothing for this thread to do, and it backs off towards sleep).
+     */
+    private int pollAllLocked() {
+        if (!consuming.tryLock()) {
+            return 0;
+        }
+        try {
+            admitJoining();
+            return pollAll();
+        } finally {
+            consuming.unlock();
+        }
+    }
+
+    /** Holds {@code consuming}. */
     private void admitJoining() {
         ShmEndpoint e;
         while ((e = joining.poll()) != null) {
@@ -110,6 +151,7 @@ final class Poller {
         }
     }
 
+    /** Holds {@code consuming}. */
     private int pollAll() {
         int work = 0;
         for (int i = endpoints.size() - 1; i >= 0; i--) {
@@ -126,15 +168,27 @@ final class Poller {
     /** Announce, re-check, block until a doorbell, EOF, local wakeup or timeout. */
     private void sleep() throws IOException {
         boolean waiting = false;
-        for (ShmEndpoint e : endpoints) {
-            e.connection().inbound.announceSleep();
-            waiting |= e.waitsOnTime();
+        int work;
+        consuming.lock();
+        try {
+            for (ShmEndpoint e : endpoints) {
+                e.connection().inbound.announceSleep();
+                waiting |= e.waitsOnTime();
+            }
+            work = pollAll();
+        } finally {
+            consuming.unlock();
         }
-        if (pollAll() == 0 && running && joining.isEmpty()) {
+        if (work == 0 && running && joining.isEmpty()) {
             selector.select(waiting ? WAITING_SLEEP_MILLIS : idleSleepMillis);
         }
-        for (ShmEndpoint e : endpoints) {
-            e.connection().inbound.cancelSleep();
+        consuming.lock();
+        try {
+            for (ShmEndpoint e : endpoints) {
+                e.connection().inbound.cancelSleep();
+            }
+        } finally {
+            consuming.unlock();
         }
         readSockets();
     }
@@ -173,7 +227,10 @@ final class Poller {
         return thread;
     }
 
-    /** Stops the thread; the endpoints it still served are the caller's to release. */
+    /**
+     * Stops the thread and waits out any inline poller (none starts once this returns); the endpoints it still
+     * served are the caller's to release.
+     */
     void stop() {
         running = false;
         selector.wakeup();
@@ -182,5 +239,7 @@ final class Poller {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        consuming.lock();
+        consuming.unlock();
     }
 }

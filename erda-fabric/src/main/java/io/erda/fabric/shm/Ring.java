@@ -10,8 +10,8 @@ import java.lang.invoke.VarHandle;
  * One direction of a connection: a single-producer single-consumer ring of {@link RingRecord}s in shared memory.
  * A flyweight over the mapped ring; the producer and the consumer each keep their position privately, and only
  * the consumer's is shared (so the producer knows what space is free). The producer side is used under its
- * endpoint's lock (the "single producer" may be different threads, one at a time); the consumer side only by the
- * fabric's poller thread.
+ * endpoint's lock (the "single producer" may be different threads, one at a time); the consumer side by one thread at
+ * a time, holding the poller's consuming lock (the poller thread or an inline poller, see {@link Poller}).
  */
 final class Ring {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();

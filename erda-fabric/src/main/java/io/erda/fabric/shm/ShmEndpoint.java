@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the acknowledgement (it may still fail and take the connection down), except further messages, which pipeline.
  *
  * <p>Send-side state, the outbound ring and the receive queue are guarded by {@code this}; the inbound ring is
- * consumed by the fabric's poller only.
+ * consumed by one thread at a time: the fabric's poller or a thread waiting on a completion queue (inline
+ * progress, see {@link Poller}).
  */
 final class ShmEndpoint implements Endpoint {
     private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
@@ -85,13 +86,13 @@ final class ShmEndpoint implements Endpoint {
     ShmEndpoint(ShmFabric fabric, EndpointOptions options) {
         this.fabric = fabric;
         this.options = options;
-        this.sendQueue = queue(options.sendQueue(), options.maxSendWr());
-        this.recvQueue = queue(options.recvQueue(), options.maxRecvWr());
+        this.sendQueue = queue(fabric, options.sendQueue(), options.maxSendWr());
+        this.recvQueue = queue(fabric, options.recvQueue(), options.maxRecvWr());
     }
 
-    private static SoftCompletionQueue queue(CompletionQueue given, int depth) {
+    private static SoftCompletionQueue queue(ShmFabric fabric, CompletionQueue given, int depth) {
         if (given == null) {
-            return new SoftCompletionQueue(depth);
+            return (SoftCompletionQueue) fabric.createCompletionQueue(depth);
         }
         if (given instanceof SoftCompletionQueue soft) {
             return soft;
@@ -382,7 +383,7 @@ final class ShmEndpoint implements Endpoint {
         return rnrWaitingSince != 0; // a full outbound ring rings us when the peer frees space (RingFile)
     }
 
-    /** Poller: handles inbound records; returns the work done, or -1 once the endpoint is finished with. */
+    /** Poller or inline poller (holding its lock): handles inbound records; returns the work done, or -1 once the endpoint is finished with. */
     int poll() {
         if (state == State.ERROR || state == State.CLOSED) {
             synchronized (this) {

@@ -70,7 +70,8 @@ public final class ShmFabric implements Fabric {
     private int nextCounterSlot;
     private long retiredBytesWritten;
     private long retiredBytesRead;
-    private Poller poller;
+    /** Written under {@code this}; volatile for the completion queues' inline progress. */
+    private volatile Poller poller;
     private volatile boolean closed;
 
     ShmFabric(Map<String, String> properties) {
@@ -228,7 +229,13 @@ public final class ShmFabric implements Fabric {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new SoftCompletionQueue(capacity);
+        return new SoftCompletionQueue(capacity, this::progress);
+    }
+
+    /** Inline progress for a thread waiting on one of this fabric's completion queues (see {@link Poller}). */
+    int progress() {
+        Poller p = poller;
+        return p == null ? 0 : p.progress();
     }
 
     @Override

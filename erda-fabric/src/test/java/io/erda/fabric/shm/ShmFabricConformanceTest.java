@@ -22,7 +22,10 @@ import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -195,6 +198,65 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
         assertThat(((ShmFabric) target).doorbellWakeups() - targetWakeups).as("target's doorbell wakeups").isGreaterThanOrEqualTo(rounds);
         assertThat(((ShmFabric) initiator).doorbellWakeups() - initiatorWakeups).as("initiator's doorbell wakeups")
                 .isGreaterThanOrEqualTo(rounds);
+    }
+
+    /**
+     * Waiters on the completion queues consume the rings themselves (inline progress) while the pollers do too:
+     * several connections of one fabric pair ping-pong at once, every thread waiting with take, and every message
+     * must arrive once, intact and in order.
+     */
+    @Test
+    void concurrentInlinePollersLoseAndDuplicateNoMessage() throws Exception {
+        int connections = 4;
+        int rounds = 2_000;
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        for (int k = 0; k < connections; k++) {
+            Endpoint[] pair = connectPair();
+            MemoryRegion clientBuf = initiatorBuffer(64);
+            MemoryRegion serverBuf = targetBuffer(64);
+            long base = 1_000_000L * (k + 1);
+            threads.add(Thread.ofPlatform().start(() -> echo(pair[1], serverBuf, rounds, failures)));
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; i < rounds; i++) {
+                        pair[0].postRecv(new RecvRequest(i, clientBuf, 32, 32));
+                        clientBuf.segment().set(ValueLayout.JAVA_LONG, 0, base + i);
+                        pair[0].post(WorkRequest.send(i, clientBuf, 0, 8));
+                        Completion sent = await(pair[0].sendQueue());
+                        assertThat(sent.isSuccess()).as("%s", sent).isTrue();
+                        Completion reply = await(pair[0].recvQueue());
+                        assertThat(reply.isSuccess()).as("%s", reply).isTrue();
+                        assertThat(reply.wrId()).isEqualTo(i);
+                        assertThat(clientBuf.segment().get(ValueLayout.JAVA_LONG, 32)).isEqualTo(-(base + i));
+                    }
+                } catch (Throwable t) {
+                    failures.add(t);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join(60_000);
+            assertThat(t.isAlive()).as("%s still running", t).isFalse();
+        }
+        assertThat(failures).isEmpty();
+    }
+
+    /** Answers each of {@code rounds} 8-byte messages with its negation. */
+    private static void echo(Endpoint server, MemoryRegion buf, int rounds, List<Throwable> failures) {
+        try {
+            for (int i = 0; i < rounds; i++) {
+                server.postRecv(new RecvRequest(i, buf, 0, 32));
+                Completion request = await(server.recvQueue());
+                assertThat(request.isSuccess()).as("%s", request).isTrue();
+                buf.segment().set(ValueLayout.JAVA_LONG, 32, -buf.segment().get(ValueLayout.JAVA_LONG, 0));
+                server.post(WorkRequest.send(i, buf, 32, 8));
+                Completion sent = await(server.sendQueue());
+                assertThat(sent.isSuccess()).as("%s", sent).isTrue();
+            }
+        } catch (Throwable t) {
+            failures.add(t);
+        }
     }
 
     @Test
