@@ -57,6 +57,8 @@ final class Poller {
     private volatile boolean running = true;
     private volatile long lastCpuNanos;
     private volatile long doorbellWakeups;
+    /** Work inline pollers did: lets this thread see that traffic is live while it holds no ring. */
+    private final java.util.concurrent.atomic.AtomicLong inlineWork = new java.util.concurrent.atomic.AtomicLong();
 
     /** {@code idleSleepMillis}: longest sleep with nothing waiting (0 = until a doorbell); a safety net only. */
     Poller(long idleSleepMillis) {
@@ -89,7 +91,10 @@ final class Poller {
                     selector.selectNow();
                     readSockets();
                 }
-                if (pollAllLocked() > 0) {
+                long inlineBefore = inlineWork.get();
+                // Work done by inline pollers counts as activity too: the traffic is live, and the next message
+                // may arrive when they have parked, so this thread must not drift into sleep meanwhile.
+                if (pollAllLocked() != 0 || inlineWork.get() != inlineBefore) {
                     backoff.reset();
                 } else if (backoff.idle()) {
                     sleep();
@@ -116,19 +121,23 @@ final class Poller {
             return 0;
         }
         try {
-            return running ? pollAll() : 0;
+            int work = running ? pollAll() : 0;
+            if (work > 0) {
+                inlineWork.addAndGet(work);
+            }
+            return work;
         } finally {
             consuming.unlock();
         }
     }
 
     /**
-     * This thread: admits joining endpoints and polls every ring, unless an inline poller is at it (then there is
-     * nothing for this thread to do, and it backs off towards sleep).
+     * This thread: admits joining endpoints and polls every ring; returns the work done, or -1 if an inline poller
+     * holds the rings right now (traffic is live: the caller stays awake).
      */
     private int pollAllLocked() {
         if (!consuming.tryLock()) {
-            return 0;
+            return -1;
         }
         try {
             admitJoining();

@@ -211,8 +211,11 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
         int rounds = 2_000;
         List<Thread> threads = new ArrayList<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
+        // Eight threads on two cores: an echo thread can be descheduled past the default RNR window before it
+        // reposts its receive, which is not what this test is about.
+        EndpointOptions patient = EndpointOptions.defaults().withRnrTimeout(java.time.Duration.ofSeconds(WAIT_SECONDS));
         for (int k = 0; k < connections; k++) {
-            Endpoint[] pair = connectPair();
+            Endpoint[] pair = connectPair(patient, patient, server -> { });
             MemoryRegion clientBuf = initiatorBuffer(64);
             MemoryRegion serverBuf = targetBuffer(64);
             long base = 1_000_000L * (k + 1);
