@@ -36,6 +36,8 @@ import picocli.CommandLine.Option;
 public final class YcsbCompare implements Callable<Integer> {
 
     static final List<Integer> FULL_VALUE_SIZES = List.of(16, 64, 256, 1024, 4096);
+    /** Longest wait for a server to settle owed work between runs: the default lease plus the validator's slack. */
+    static final long SETTLE_MILLIS = 10_000;
 
     @Option(names = "--fabric", defaultValue = "shm", description = "shm (default; same host) or tcp (loopback, each server a process)")
     String fabric;
@@ -212,10 +214,11 @@ public final class YcsbCompare implements Callable<Integer> {
                 progress.printf(Locale.ROOT, "[%d/%d] %s: YCSB-%s, %d B values, %d thread%s%n", done, total, g.protocol(),
                     s.workload().label(), g.valueSize(), s.threads(), s.threads() == 1 ? "" : "s");
                 CounterWindow counters = new CounterWindow(server);
+                counters.settle(SETTLE_MILLIS);
                 YcsbOutput o = YcsbProcess.run(label, false, workloadFiles.get(s.workload()), runProperties(props), s.threads(),
                     Duration.ofSeconds(durationSeconds + 120L), 1, rawDir, progress, counters::open, counters::close);
                 Map<String, Long> before = counters.before();
-                Map<String, Long> after = counters.after();
+                Map<String, Long> after = counters.afterSettled(SETTLE_MILLIS);
                 Files.writeString(rawDir.resolve(label + ".stats"), counters.describe(), StandardCharsets.UTF_8);
                 RunRecord r = record(g, s, o, before, after);
                 progress.printf(Locale.ROOT, "  -> %s ops/s, read %s µs, update %s µs, NVM %s B/op, server CPU %s µs/op%n",
