@@ -3,12 +3,14 @@ package io.erda.client;
 import io.erda.core.wire.ConnectData;
 import io.erda.core.wire.ErrorReply;
 import io.erda.core.wire.HeadArray;
+import io.erda.core.wire.HeadStateCredits;
 import io.erda.core.wire.MessageHeader;
 import io.erda.core.wire.MessageType;
 import io.erda.core.wire.StoreInfo;
 import io.erda.core.wire.WireFormatException;
 import io.erda.core.wire.WireStatus;
 import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionException;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.RecvRequest;
@@ -23,8 +25,8 @@ import java.lang.foreign.MemorySegment;
 final class Connection implements AutoCloseable {
     /** Requests: the largest is a PUT with a 64 KiB key. */
     private static final int SEND_BUFFER = 128 << 10;
-    /** Two receives stay posted: one for the reply, one for an unsolicited HEAD_STATE racing it. */
-    private static final int RECEIVE_SLOTS = 2;
+    /** Receives for the unsolicited HEAD_STATEs the server may have outstanding, plus one for the reply. */
+    private static final int RECEIVE_SLOTS = HeadStateCredits.CREDITS + 1;
 
     /** Writes a request body at {@code offset} and returns its length. */
     @FunctionalInterface
@@ -63,10 +65,15 @@ final class Connection implements AutoCloseable {
     /** Objects being written. */
     final LocalBuffer writes;
     private final StoreView view;
+    private final ClientStats stats;
     private int nextRequestId;
+    /** HEAD_STATE messages processed, and the count the last request acknowledged (HeadStateCredits). */
+    private int headStatesProcessed;
+    private int headStatesAcknowledged;
 
-    private Connection(Fabric fabric, ClientOptions options, Endpoint endpoint) {
+    private Connection(Fabric fabric, ClientOptions options, ClientStats stats, Endpoint endpoint) {
         this.endpoint = endpoint;
+        this.stats = stats;
         this.slotSize = options.replyBufferBytes();
         LocalBuffer s = null;
         LocalBuffer r = null;
@@ -102,9 +109,9 @@ final class Connection implements AutoCloseable {
     }
 
     /** Creates an endpoint, applies the decorator, posts receives, connects and says HELLO. */
-    static Connection open(Fabric fabric, ClientOptions options) {
+    static Connection open(Fabric fabric, ClientOptions options, ClientStats stats) {
         Endpoint endpoint = options.endpointDecorator().apply(fabric.createEndpoint());
-        return new Connection(fabric, options, endpoint);
+        return new Connection(fabric, options, stats, endpoint);
     }
 
     StoreView view() {
@@ -123,7 +130,8 @@ final class Connection implements AutoCloseable {
         int requestId = ++nextRequestId;
         MemorySegment s = send.segment();
         int bodyLength = body.encode(s, MessageHeader.LENGTH);
-        MessageHeader.write(s, 0, type, requestId, WireStatus.OK, 0, bodyLength);
+        headStatesAcknowledged = headStatesProcessed;
+        MessageHeader.write(s, 0, type, requestId, WireStatus.OK, HeadStateCredits.flags(headStatesProcessed), bodyLength);
         sync.send(send.region(), 0, MessageHeader.LENGTH + bodyLength);
         while (true) {
             Completion c = sync.receive();
@@ -134,7 +142,7 @@ final class Connection implements AutoCloseable {
                 MessageType replyType = MessageHeader.check(buffer, offset, c.byteLength());
                 MemorySegment replyBody = buffer.asSlice(offset + MessageHeader.LENGTH, MessageHeader.bodyLength(buffer, offset));
                 if (replyType == MessageType.HEAD_STATE) {
-                    view.updateHeads(HeadArray.decode(replyBody, 0, (int) replyBody.byteSize()));
+                    headState(replyBody);
                     continue;
                 }
                 int id = MessageHeader.requestId(buffer, offset);
@@ -147,6 +155,47 @@ final class Connection implements AutoCloseable {
             } finally {
                 endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
             }
+        }
+    }
+
+    /**
+     * Paper §4.4, at the start of every operation: processes the HEAD_STATE messages that arrived while the connection
+     * was idle (a client has no thread to take them sooner), so a head being cleaned goes two-sided before this
+     * operation reads it; then acknowledges them with a HEADS request, which returns credit to the server and the
+     * newest head array. Costs nothing when no notification came.
+     */
+    void catchUp() {
+        Completion c;
+        while ((c = endpoint.recvQueue().poll()) != null) {
+            if (!c.isSuccess()) {
+                throw new CompletionException(c); // the connection is dead: the caller reconnects
+            }
+            int slot = (int) c.wrId();
+            long offset = (long) slot * slotSize;
+            try {
+                MemorySegment buffer = receive.segment();
+                MessageType type = MessageHeader.check(buffer, offset, c.byteLength());
+                if (type != MessageType.HEAD_STATE) {
+                    throw new ErdaException(WireStatus.INTERNAL, "unsolicited " + type + " with no request outstanding");
+                }
+                headState(buffer.asSlice(offset + MessageHeader.LENGTH, MessageHeader.bodyLength(buffer, offset)));
+            } catch (WireFormatException e) {
+                throw new ErdaException(WireStatus.INTERNAL, "malformed HEAD_STATE: " + e.getMessage(), e);
+            } finally {
+                endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
+            }
+        }
+        if (headStatesProcessed != headStatesAcknowledged) {
+            HeadRefresh.refresh(this);
+        }
+    }
+
+    private void headState(MemorySegment body) {
+        HeadArray heads = HeadArray.decode(body, 0, (int) body.byteSize());
+        headStatesProcessed++;
+        stats.headStates.increment();
+        if (view != null) { // during HELLO: its reply carries an array at least as new
+            view.updateHeads(heads);
         }
     }
 

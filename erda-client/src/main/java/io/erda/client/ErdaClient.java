@@ -1,5 +1,6 @@
 package io.erda.client;
 
+import io.erda.core.wire.CleanRequest;
 import io.erda.core.wire.MessageType;
 import io.erda.core.wire.StoreInfo;
 import io.erda.core.wire.WireStatus;
@@ -25,6 +26,13 @@ import java.util.function.Function;
  * connection for its whole duration (so a connection is only ever used by one thread at a time and needs no
  * locking) and returns it; when all are in use the call waits. Connections are opened lazily, so a
  * single-threaded user holds one. No thread is started by the client: completions are awaited by the caller.
+ *
+ * <h2>Log cleaning</h2>
+ * The server tells every connection when a head starts and stops being cleaned (HEAD_STATE, paper §4.4); a
+ * connection processes those at the start of each call. GETs of a head being cleaned are two-sided. PUTs stay as
+ * they are: the server chooses the address (in the chain the cleaner is filling, once it replicates) and the client
+ * only WRITEs there. A client that missed a notification and READs a retired region gets a remote-access error,
+ * which is a fabric error like any other below: it reconnects (HELLO brings the current head array) and retries.
  *
  * <h2>Failures</h2>
  * A fabric error (connection lost, remote access error: verbs semantics leave the endpoint dead) closes that
@@ -126,10 +134,25 @@ public final class ErdaClient implements KeyValueClient {
 
     /** The server's STATS ("name=value" lines), in its order. */
     public Map<String, String> serverStats() {
-        String text = execute(c -> c.call(MessageType.STATS, (s, o) -> 0, reply -> {
-            MemorySegment body = reply.expect(MessageType.STATS_REPLY).body();
-            return new String(body.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-        }));
+        return nameValueLines(execute(c -> c.call(MessageType.STATS, (s, o) -> 0, reply -> text(reply, MessageType.STATS_REPLY))));
+    }
+
+    /**
+     * Admin: has the server clean {@code head} now (paper §4.4) and returns the run's report ("name=value", in the
+     * server's order: bytes occupied before and after, live bytes copied, phase durations, time in two-sided mode).
+     * Waits for the whole run, at most the operation timeout; the head must not be being cleaned already.
+     */
+    public Map<String, String> clean(int head) {
+        return nameValueLines(execute(c -> c.call(MessageType.CLEAN, new CleanRequest(head)::encode,
+                reply -> text(reply, MessageType.CLEAN_REPLY))));
+    }
+
+    private static String text(Connection.Reply reply, MessageType expected) {
+        MemorySegment body = reply.expect(expected).body();
+        return new String(body.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+    }
+
+    private static Map<String, String> nameValueLines(String text) {
         Map<String, String> stats = new LinkedHashMap<>();
         for (String line : text.split("\n")) {
             int eq = line.indexOf('=');
@@ -157,6 +180,7 @@ public final class ErdaClient implements KeyValueClient {
         Connection c = borrow();
         try {
             try {
+                c.catchUp();
                 return operation.apply(c);
             } catch (ErdaException e) {
                 if (e.status() == WireStatus.INTERNAL) {
@@ -173,6 +197,7 @@ public final class ErdaClient implements KeyValueClient {
                 c = null;
                 broken.close();
                 c = open();
+                c.catchUp();
                 return operation.apply(c);
             }
         } finally {
@@ -198,7 +223,7 @@ public final class ErdaClient implements KeyValueClient {
     }
 
     private Connection open() {
-        Connection c = Connection.open(fabric, options);
+        Connection c = Connection.open(fabric, options, stats);
         storeInfo = c.view().info();
         return c;
     }

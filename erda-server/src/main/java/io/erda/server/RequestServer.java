@@ -107,7 +107,7 @@ public final class RequestServer implements AutoCloseable {
      */
     public synchronized void startCleaning(long thresholdBytes) {
         if (cleaning == null) {
-            cleaning = new StoreCleaning(store, registry, thresholdBytes);
+            cleaning = new StoreCleaning(store, registry, thresholdBytes, this::notifyHeadState);
             cleaning.start();
         }
     }
@@ -119,6 +119,22 @@ public final class RequestServer implements AutoCloseable {
             throw new IllegalStateException("the log cleaner is not started");
         }
         return c.clean(head);
+    }
+
+    /** A cleaning report as the CLEAN reply carries it: "name=value" lines. */
+    static String report(io.erda.cleaner.CleaningReport r) {
+        return "head=" + r.headId() + "\ngeneration_before=" + r.generationBefore() + "\ngeneration_after="
+                + r.generationAfter() + "\noccupied_bytes_before=" + r.occupiedBefore() + "\noccupied_bytes_after="
+                + r.occupiedAfter() + "\nlive_bytes_copied=" + r.liveBytesCopied() + "\nobjects_copied=" + r.objectsCopied()
+                + "\nstale_skipped=" + r.staleSkipped() + "\nentries_removed=" + r.entriesRemoved() + "\nmerge_ms="
+                + millis(r.merge()) + "\nreplicate_ms=" + millis(r.replicate()) + "\nswitch_ms=" + millis(r.switchOver())
+                + "\nretire_ms=" + millis(r.retire()) + "\ntwo_sided_ms=" + millis(r.twoSided()) + "\ntotal_ms="
+                + millis(r.total()) + "\ncopy_mb_per_s=" + String.format(java.util.Locale.ROOT, "%.1f",
+                r.copyMegabytesPerSecond()) + "\n";
+    }
+
+    private static String millis(java.time.Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.3f", d.toNanos() / 1e6);
     }
 
     /** The URI clients connect to (a port of 0 resolved). */
@@ -171,7 +187,9 @@ public final class RequestServer implements AutoCloseable {
         try {
             Endpoint endpoint = fabric.createEndpoint(EndpointOptions.defaults().withQueues(sendQueue, recvQueue)
                     .withDepth(2 * RECEIVE_SLOTS + 64, RECEIVE_SLOTS));
-            connection = new Connection(fabric, endpoint, handlerFor(connect.protocol()), RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
+            connection = new Connection(fabric, endpoint, handlerFor(connect.protocol()),
+                    connect.protocol() == ConnectData.PROTOCOL_ERDA ? registry::headArray : null, RECEIVE_SLOTS,
+                    MAX_MESSAGE_LENGTH);
             connections.put(endpoint, connection);
             connection.postReceives();
             request.accept(endpoint, new ConnectData(connect.protocol()).encode());
@@ -187,7 +205,7 @@ public final class RequestServer implements AutoCloseable {
     private ProtocolHandler handlerFor(int protocol) {
         return switch (protocol) {
             case ConnectData.PROTOCOL_ERDA -> new ErdaProtocolHandler(store, registry, config.persistence(),
-                    MAX_MESSAGE_LENGTH, this::stats);
+                    MAX_MESSAGE_LENGTH, this::stats, head -> report(clean(head)));
             case ConnectData.PROTOCOL_REDO_LOG -> new UnsupportedProtocolHandler("redo-log");
             case ConnectData.PROTOCOL_READ_AFTER_WRITE -> new UnsupportedProtocolHandler("read-after-write");
             default -> throw new IllegalArgumentException("protocol " + protocol + " is unknown");
@@ -267,6 +285,17 @@ public final class RequestServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            }
+        }
+    }
+
+    /** Paper §4.4: every connection of the Erda protocol is told the new head array (HEAD_STATE). */
+    private void notifyHeadState() {
+        for (Connection c : connections.values()) {
+            try {
+                c.notifyHeadState();
+            } catch (RuntimeException e) {
+                closeConnection(c, "HEAD_STATE failed: " + e); // endpoint failed under us
             }
         }
     }

@@ -30,14 +30,19 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private final RegionRegistry registry;
     private final LogCleaner cleaner;
     private final long thresholdBytes;
+    /** Sends every connected client the current head array (HEAD_STATE). */
+    private final Runnable notifyClients;
+    /** One run at a time: the background loop and admin CLEAN requests. */
+    private final Object runs = new Object();
     private volatile boolean running = true;
     private volatile CleaningReport last;
     private Thread thread;
 
-    StoreCleaning(Store store, RegionRegistry registry, long thresholdBytes) {
+    StoreCleaning(Store store, RegionRegistry registry, long thresholdBytes, Runnable notifyClients) {
         this.store = store;
         this.registry = registry;
         this.thresholdBytes = thresholdBytes;
+        this.notifyClients = notifyClients;
         this.cleaner = new LogCleaner(store.directory(), this, haltHook(System.getenv(HALT_AT)));
     }
 
@@ -62,12 +67,18 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
 
     private void run() {
         try {
-            for (int head : cleaner.interruptedHeads()) {
-                report(cleaner.resume(head));
+            synchronized (runs) {
+                for (int head : cleaner.interruptedHeads()) {
+                    report(cleaner.resume(head));
+                }
             }
             while (running && thresholdBytes > 0) {
                 for (int head : cleaner.headsOver(thresholdBytes)) {
-                    report(cleaner.clean(head));
+                    synchronized (runs) {
+                        if (cleaner.headsOver(thresholdBytes).contains(head)) {
+                            report(cleaner.clean(head));
+                        }
+                    }
                 }
                 Thread.sleep(POLL_MILLIS);
             }
@@ -78,9 +89,11 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         }
     }
 
-    /** Cleans one head now (admin request); blocks until done. */
+    /** Cleans one head now (admin request); blocks until done, after a run already under way. */
     CleaningReport clean(int head) throws InterruptedException {
-        return report(cleaner.clean(head));
+        synchronized (runs) {
+            return report(cleaner.clean(head));
+        }
     }
 
     CleaningReport lastReport() {
@@ -102,6 +115,7 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     public void headStateChanged(int headId, boolean cleaning) {
         registry.chainGrew(headId);
         registry.cleaning(headId, cleaning);
+        notifyClients.run();
     }
 
     @Override
@@ -112,6 +126,9 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     @Override
     public void retiring(int headId, List<PmRegion> regions) {
         registry.retiring(headId, regions);
+        // the cleaner told clients the switched head array a round trip ago, so no client that processed it still
+        // reads these regions; now they learn that the slots are free (a chain may take them again)
+        notifyClients.run();
         // a NIC-engine operation that looked the region up just before the deregistration must be done before the
         // cleaner zeroes and unmaps it: the tcp responder drops the connection on an access to an unmapped segment
         try {
