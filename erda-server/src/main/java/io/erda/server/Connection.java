@@ -120,21 +120,32 @@ final class Connection implements AutoCloseable {
     }
 
     /**
-     * Tells the client the head array changed, if it has credit; otherwise remembers to. The array is taken and the
+     * Tells the client the head array changed, if it has credit; otherwise remembers to. Returns the count whose
+     * acknowledgement says the client has it ({@link #acknowledged}). The array is taken and the
      * SEND posted under this connection's monitor, so notifications leave in the order of the arrays they carry.
      */
-    synchronized void notifyHeadState() {
+    synchronized int notifyHeadState() {
         if (headStates == null || closed) {
-            return;
+            return headStatesAcknowledged;
         }
         if (HeadStateCredits.outstanding(headStatesSent, headStatesAcknowledged) >= HeadStateCredits.CREDITS) {
             headStatePending = true;
-            return;
+            return headStatesSent + 1;
         }
         headStatesSent++;
         headStatePending = false;
         HeadArray heads = headStates.get();
         sendOwnBuffer(0, MessageType.HEAD_STATE, WireStatus.OK, heads.encodedLength(), heads::encode);
+        return headStatesSent;
+    }
+
+    /**
+     * Whether the client acknowledged the {@code count}-th notification (returned by {@link #notifyHeadState}), or
+     * the connection is gone. A client acknowledges at its next request, so an operation it began before it
+     * processed that notification has ended by then (it processes notifications between operations).
+     */
+    synchronized boolean acknowledged(int count) {
+        return closed || HeadStateCredits.covers(headStatesAcknowledged, count);
     }
 
     /** A request's header flags: the client's count of processed notifications; sends a pending one it makes room for. */

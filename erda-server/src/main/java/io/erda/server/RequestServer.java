@@ -289,15 +289,20 @@ public final class RequestServer implements AutoCloseable {
         }
     }
 
-    /** Paper §4.4: every connection of the Erda protocol is told the new head array (HEAD_STATE). */
-    private void notifyHeadState() {
+    /**
+     * Paper §4.4: every connection of the Erda protocol is told the new head array (HEAD_STATE). Returns whether
+     * every one of them has acknowledged it (or is gone).
+     */
+    private java.util.function.BooleanSupplier notifyHeadState() {
+        Map<Connection, Integer> due = new java.util.HashMap<>();
         for (Connection c : connections.values()) {
             try {
-                c.notifyHeadState();
+                due.put(c, c.notifyHeadState());
             } catch (RuntimeException e) {
                 closeConnection(c, "HEAD_STATE failed: " + e); // endpoint failed under us
             }
         }
+        return () -> due.entrySet().stream().allMatch(e -> e.getKey().acknowledged(e.getValue()));
     }
 
     /** Connections currently open. */

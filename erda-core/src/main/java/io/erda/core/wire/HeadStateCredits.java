@@ -27,6 +27,11 @@ public final class HeadStateCredits {
         return processed & MASK;
     }
 
+    /** Whether a request's flags acknowledge the {@code count}-th notification (counts compare mod 2^16). */
+    public static boolean covers(int acknowledgedFlags, int count) {
+        return ((acknowledgedFlags - count) & MASK) < (MASK + 1) / 2;
+    }
+
     /** Notifications sent and not yet acknowledged, from the server's count and a request's flags. */
     public static int outstanding(int sent, int acknowledgedFlags) {
         return (sent - acknowledgedFlags) & MASK;
