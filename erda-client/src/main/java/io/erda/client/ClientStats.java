@@ -29,6 +29,8 @@ public final class ClientStats {
     final LongAdder reconnects = new LongAdder();
     /** HEADS refreshes (a region not in the cached head array). */
     final LongAdder headRefreshes = new LongAdder();
+    /** HEAD_STATE notifications processed (paper §4.4: a head started or stopped being cleaned). */
+    final LongAdder headStates = new LongAdder();
 
     /** A snapshot, names as in the field comments. */
     public Map<String, Long> snapshot() {
@@ -46,6 +48,7 @@ public final class ClientStats {
         m.put("put_retries", putRetries.sum());
         m.put("reconnects", reconnects.sum());
         m.put("head_refreshes", headRefreshes.sum());
+        m.put("head_states", headStates.sum());
         return m;
     }
 

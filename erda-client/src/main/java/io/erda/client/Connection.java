@@ -4,6 +4,7 @@ import io.erda.core.wire.ConnectData;
 import io.erda.core.wire.ErrorReply;
 import io.erda.core.wire.GetReply;
 import io.erda.core.wire.HeadArray;
+import io.erda.core.wire.HeadStateCredits;
 import io.erda.core.wire.KeyRequest;
 import io.erda.core.wire.MessageHeader;
 import io.erda.core.wire.MessageType;
@@ -11,6 +12,7 @@ import io.erda.core.wire.StoreInfo;
 import io.erda.core.wire.WireFormatException;
 import io.erda.core.wire.WireStatus;
 import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionException;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
@@ -26,8 +28,12 @@ import java.lang.foreign.MemorySegment;
 final class Connection implements AutoCloseable {
     /** Requests: the largest is a PUT with a 64 KiB key. */
     private static final int SEND_BUFFER = 128 << 10;
-    /** Two receives stay posted: one for the reply, one for an unsolicited HEAD_STATE racing it. */
-    private static final int RECEIVE_SLOTS = 2;
+    /**
+     * Erda: receives for the unsolicited HEAD_STATEs the server may have outstanding, plus one for the reply. The
+     * baselines are sent no HEAD_STATE (they never read the head array), so one receive, for the reply, is enough.
+     */
+    private static final int ERDA_RECEIVE_SLOTS = HeadStateCredits.CREDITS + 1;
+    private static final int BASELINE_RECEIVE_SLOTS = 1;
 
     /** Writes a request body at {@code offset} and returns its length. */
     @FunctionalInterface
@@ -67,12 +73,18 @@ final class Connection implements AutoCloseable {
     final LocalBuffer writes;
     private final StoreView view;
     private final ClientOptions.Protocol protocol;
+    private final ClientStats stats;
     private int nextRequestId;
+    /** HEAD_STATE messages processed, and the count the last request acknowledged (HeadStateCredits). */
+    private int headStatesProcessed;
+    private int headStatesAcknowledged;
 
-    private Connection(Fabric fabric, ClientOptions options, Endpoint endpoint) {
+    private Connection(Fabric fabric, ClientOptions options, ClientStats stats, Endpoint endpoint) {
         this.endpoint = endpoint;
         this.protocol = options.protocol();
+        this.stats = stats;
         this.slotSize = options.replyBufferBytes();
+        int receiveSlots = protocol == ClientOptions.Protocol.ERDA ? ERDA_RECEIVE_SLOTS : BASELINE_RECEIVE_SLOTS;
         LocalBuffer s = null;
         LocalBuffer r = null;
         LocalBuffer rd = null;
@@ -80,10 +92,10 @@ final class Connection implements AutoCloseable {
         SyncEndpoint se = null;
         try {
             s = new LocalBuffer(fabric, SEND_BUFFER);
-            r = new LocalBuffer(fabric, (long) slotSize * RECEIVE_SLOTS);
+            r = new LocalBuffer(fabric, (long) slotSize * receiveSlots);
             rd = new LocalBuffer(fabric, 4096);
             w = new LocalBuffer(fabric, 4096);
-            for (int slot = 0; slot < RECEIVE_SLOTS; slot++) {
+            for (int slot = 0; slot < receiveSlots; slot++) {
                 endpoint.postRecv(new RecvRequest(slot, r.region(), (long) slot * slotSize, slotSize));
             }
             endpoint.connect(options.uri(), new ConnectData(options.protocol().code()).encode());
@@ -114,12 +126,13 @@ final class Connection implements AutoCloseable {
      * Creates an endpoint, applies the decorator, posts receives, connects and says HELLO. A baseline's SEND may
      * meet no posted receive while the server's applier catches up (the redo log recycles a receive buffer only
      * once its entry is applied): those endpoints wait for one as long as for any reply, like verbs' rnr_retry 7.
+     * HEAD_STATEs processed are counted in {@code stats}.
      */
-    static Connection open(Fabric fabric, ClientOptions options) {
+    static Connection open(Fabric fabric, ClientOptions options, ClientStats stats) {
         EndpointOptions endpointOptions = options.protocol() == ClientOptions.Protocol.ERDA ? EndpointOptions.defaults()
                 : EndpointOptions.defaults().withRnrTimeout(options.operationTimeout());
         Endpoint endpoint = options.endpointDecorator().apply(fabric.createEndpoint(endpointOptions));
-        return new Connection(fabric, options, endpoint);
+        return new Connection(fabric, options, stats, endpoint);
     }
 
     /** The protocol this connection speaks, as its option name ({@code REDO_LOG}). */
@@ -143,7 +156,8 @@ final class Connection implements AutoCloseable {
         int requestId = ++nextRequestId;
         MemorySegment s = send.segment();
         int bodyLength = body.encode(s, MessageHeader.LENGTH);
-        MessageHeader.write(s, 0, type, requestId, WireStatus.OK, 0, bodyLength);
+        headStatesAcknowledged = headStatesProcessed;
+        MessageHeader.write(s, 0, type, requestId, WireStatus.OK, HeadStateCredits.flags(headStatesProcessed), bodyLength);
         sync.send(send.region(), 0, MessageHeader.LENGTH + bodyLength);
         while (true) {
             Completion c = sync.receive();
@@ -154,7 +168,7 @@ final class Connection implements AutoCloseable {
                 MessageType replyType = MessageHeader.check(buffer, offset, c.byteLength());
                 MemorySegment replyBody = buffer.asSlice(offset + MessageHeader.LENGTH, MessageHeader.bodyLength(buffer, offset));
                 if (replyType == MessageType.HEAD_STATE) {
-                    view.updateHeads(HeadArray.decode(replyBody, 0, (int) replyBody.byteSize()));
+                    headState(replyBody);
                     continue;
                 }
                 int id = MessageHeader.requestId(buffer, offset);
@@ -185,6 +199,47 @@ final class Connection implements AutoCloseable {
             MemorySegment.copy(r.value(), 0, value, 0, value.byteSize());
             return value;
         });
+    }
+
+    /**
+     * Paper §4.4, at the start of every operation: processes the HEAD_STATE messages that arrived while the connection
+     * was idle (a client has no thread to take them sooner), so a head being cleaned goes two-sided before this
+     * operation reads it; then acknowledges them with a HEADS request, which returns credit to the server and the
+     * newest head array. Costs nothing when no notification came.
+     */
+    void catchUp() {
+        Completion c;
+        while ((c = endpoint.recvQueue().poll()) != null) {
+            if (!c.isSuccess()) {
+                throw new CompletionException(c); // the connection is dead: the caller reconnects
+            }
+            int slot = (int) c.wrId();
+            long offset = (long) slot * slotSize;
+            try {
+                MemorySegment buffer = receive.segment();
+                MessageType type = MessageHeader.check(buffer, offset, c.byteLength());
+                if (type != MessageType.HEAD_STATE) {
+                    throw new ErdaException(WireStatus.INTERNAL, "unsolicited " + type + " with no request outstanding");
+                }
+                headState(buffer.asSlice(offset + MessageHeader.LENGTH, MessageHeader.bodyLength(buffer, offset)));
+            } catch (WireFormatException e) {
+                throw new ErdaException(WireStatus.INTERNAL, "malformed HEAD_STATE: " + e.getMessage(), e);
+            } finally {
+                endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
+            }
+        }
+        if (headStatesProcessed != headStatesAcknowledged) {
+            HeadRefresh.refresh(this);
+        }
+    }
+
+    private void headState(MemorySegment body) {
+        HeadArray heads = HeadArray.decode(body, 0, (int) body.byteSize());
+        headStatesProcessed++;
+        stats.headStates.increment();
+        if (view != null) { // during HELLO: its reply carries an array at least as new
+            view.updateHeads(heads);
+        }
     }
 
     /** Largest request body the server's receive buffers take. */

@@ -1,12 +1,23 @@
 package io.erda.client;
 
+import io.erda.core.wire.CleanRequest;
+import io.erda.core.wire.MessageType;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
+import java.util.Map;
 
 /**
  * The Erda client: GETs with two one-sided READs and no server CPU, PUTs as a two-sided reservation plus a
  * one-sided WRITE straight into the server's PM (see {@link ErdaGet} and {@link ErdaPut}). Pooling, threading and
  * failure handling: {@link PooledClient}.
+ *
+ * <h2>Log cleaning</h2>
+ * The server tells every Erda connection when a head starts and stops being cleaned (HEAD_STATE, paper §4.4); a
+ * connection processes those at the start of each call ({@link Connection#catchUp}). GETs of a head being cleaned are
+ * two-sided. PUTs stay as they are: the server chooses the address (in the chain the cleaner is filling, once it
+ * replicates) and the client only WRITEs there. A client that missed a notification and READs a retired region gets
+ * a remote-access error, which is a fabric error like any other ({@link PooledClient}): it reconnects (HELLO brings
+ * the current head array) and retries.
  */
 public final class ErdaClient extends PooledClient {
     private final ErdaGet gets;
@@ -27,6 +38,12 @@ public final class ErdaClient extends PooledClient {
         return connected(new ErdaClient(options.withProtocol(ClientOptions.Protocol.ERDA)));
     }
 
+    /** Paper §4.4: the HEAD_STATEs that arrived while the connection was idle, before the operation reads a head. */
+    @Override
+    void beforeOperation(Connection c) {
+        c.catchUp();
+    }
+
     @Override
     MemorySegment read(Connection c, Key key) {
         return gets.get(c, key);
@@ -35,5 +52,15 @@ public final class ErdaClient extends PooledClient {
     @Override
     void write(Connection c, Key key, MemorySegment value) {
         puts.put(c, key, value);
+    }
+
+    /**
+     * Admin: has the server clean {@code head} now (paper §4.4) and returns the run's report ("name=value", in the
+     * server's order: bytes occupied before and after, live bytes copied, phase durations, time in two-sided mode).
+     * Waits for the whole run, at most the operation timeout; the head must not be being cleaned already.
+     */
+    public Map<String, String> clean(int head) {
+        return nameValueLines(execute(c -> c.call(MessageType.CLEAN, new CleanRequest(head)::encode,
+                reply -> text(reply, MessageType.CLEAN_REPLY))));
     }
 }

@@ -127,20 +127,26 @@ final class ErdaGet {
 
     /**
      * Rule 1, for a PUT that outlived its lease: true if the entry of {@code key} still has the object at chain
-     * offset {@code units} of {@code head} as current, or a complete later version of the key (a newer PUT
-     * superseded it, which orders it before that PUT). False means it may have been rolled back: PUT again. A
-     * concurrent move can hide the entry; that also answers false and costs one more PUT, never a lost one.
+     * offset {@code units} of {@code head} as current, and the head array has not changed since the reservation
+     * ({@code generation}). False means it may have been rolled back: PUT again.
+     *
+     * <p>Chain offsets do not order versions: the cleaner moves objects to another chain and a chain takes free
+     * slots at any offset (paper §4.4, core's {@code LogChain}), and a slot may even hold the same offset again in a
+     * later chain. So a different current version, a head being cleaned or a changed generation all answer false:
+     * the PUT, which has not returned, is simply ordered after whatever happened meanwhile. That costs one more PUT in
+     * a rare case (a lease outlived), never a lost one. A concurrent move that hides the entry also answers false.
      */
-    boolean currentOrSuperseded(Connection c, Key key, int head, long units) {
+    boolean currentAndUnchanged(Connection c, Key key, int head, long units, int generation) {
+        StoreView view = c.view();
+        if (view.isCleaning(head) || view.generation(head) != generation) {
+            return false;
+        }
         MemorySegment window = readWindow(c, key);
-        long mask = NeighbourhoodWindow.candidates(window, c.view().table().neighbourhood(), key.hash());
+        long mask = NeighbourhoodWindow.candidates(window, view.table().neighbourhood(), key.hash());
         for (; mask != 0; mask &= mask - 1) {
             int index = Long.numberOfTrailingZeros(mask);
-            long current = AtomicWord.current(NeighbourhoodWindow.atomicWord(window, index));
-            if (NeighbourhoodWindow.headId(window, index) != head) {
-                continue;
-            }
-            if (current == units || current > units && objects.read(c, head, current, key).isValid()) {
+            if (NeighbourhoodWindow.headId(window, index) == head
+                    && AtomicWord.current(NeighbourhoodWindow.atomicWord(window, index)) == units) {
                 return true;
             }
         }

@@ -14,7 +14,8 @@ import java.lang.foreign.MemorySegment;
  * encode the object into registered memory (the only copy of the caller's bytes), SEND the reservation request,
  * WRITE the object one-sided to the address the server reserved, apply the server's persistence method, and if
  * the whole took longer than the lease, confirm by re-reading the entry and PUT again if the object is no longer
- * current.
+ * current. PUTs to a head being cleaned stay one-sided (paper §4.4 lets them go two-sided; here the server places
+ * the reservation, in the chain the cleaner fills once it replicates, so the WRITE lands where the cleaner expects).
  */
 final class ErdaPut {
     /** A PUT whose writes keep outliving the lease fails after this many attempts rather than loop forever. */
@@ -53,13 +54,14 @@ final class ErdaPut {
                 throw new ErdaException(WireStatus.INTERNAL, "server reserved " + reply.objectLength()
                         + " bytes for an object of " + objectLength);
             }
+            int generation = c.view().generation(reply.head()); // the call processed every HEAD_STATE sent before the reply
             c.sync().write(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey());
             persist(c, reply);
             if (System.nanoTime() - start <= reply.leaseNanos()) {
                 return;
             }
             stats.leaseConfirmations.increment();
-            if (entries.currentOrSuperseded(c, key, reply.head(), LogAddress.unitsForBytes(reply.chainOffset()))) {
+            if (entries.currentAndUnchanged(c, key, reply.head(), LogAddress.unitsForBytes(reply.chainOffset()), generation)) {
                 return;
             }
             if (attempt == MAX_ATTEMPTS) {

@@ -83,6 +83,13 @@ public abstract class PooledClient implements KeyValueClient {
     /** Stores {@code value} under {@code key}, or deletes the key when {@code value} is null; durable on return. */
     abstract void write(Connection c, Key key, MemorySegment value);
 
+    /**
+     * Run on the borrowed connection before every operation, also on the fresh one of a retry: the protocol's
+     * bookkeeping of what arrived while the connection was idle (Erda's HEAD_STATEs). Nothing by default.
+     */
+    void beforeOperation(Connection c) {
+    }
+
     @Override
     public byte[] get(byte[] key) {
         Key k = Key.of(MemorySegment.ofArray(key));
@@ -141,10 +148,17 @@ public abstract class PooledClient implements KeyValueClient {
 
     /** The server's STATS ("name=value" lines), in its order. */
     public Map<String, String> serverStats() {
-        String text = execute(c -> c.call(MessageType.STATS, (s, o) -> 0, reply -> {
-            MemorySegment body = reply.expect(MessageType.STATS_REPLY).body();
-            return new String(body.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-        }));
+        return nameValueLines(execute(c -> c.call(MessageType.STATS, (s, o) -> 0, reply -> text(reply, MessageType.STATS_REPLY))));
+    }
+
+    /** The UTF-8 text body of an OK reply of type {@code expected}. */
+    static String text(Connection.Reply reply, MessageType expected) {
+        MemorySegment body = reply.expect(expected).body();
+        return new String(body.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+    }
+
+    /** "name=value" lines as a map, in their order. */
+    static Map<String, String> nameValueLines(String text) {
         Map<String, String> stats = new LinkedHashMap<>();
         for (String line : text.split("\n")) {
             int eq = line.indexOf('=');
@@ -172,6 +186,7 @@ public abstract class PooledClient implements KeyValueClient {
         Connection c = borrow();
         try {
             try {
+                beforeOperation(c);
                 return operation.apply(c);
             } catch (ErdaException e) {
                 if (e.status() == WireStatus.INTERNAL) {
@@ -188,6 +203,7 @@ public abstract class PooledClient implements KeyValueClient {
                 c = null;
                 broken.close();
                 c = open();
+                beforeOperation(c);
                 return operation.apply(c);
             }
         } finally {
@@ -213,7 +229,7 @@ public abstract class PooledClient implements KeyValueClient {
     }
 
     private Connection open() {
-        Connection c = Connection.open(fabric, options);
+        Connection c = Connection.open(fabric, options, stats);
         storeInfo = c.view().info();
         return c;
     }

@@ -17,6 +17,7 @@ final class StoreView {
     private final TableGeometry table;
     private RegionDescriptor[][] regionsByHead;
     private boolean[] cleaning;
+    private int[] generations;
 
     StoreView(StoreInfo info) {
         this.info = info;
@@ -74,18 +75,37 @@ final class StoreView {
         return head >= 0 && head < cleaning.length && cleaning[head];
     }
 
+    /** The server's generation of {@code head}'s entry in the head array: bumped by every change of it. */
+    synchronized int generation(int head) {
+        return head >= 0 && head < generations.length ? generations[head] : -1;
+    }
+
+    /**
+     * Takes the heads of {@code heads} that are newer than the cached ones. Per head, the generation decides: a HEADS
+     * reply built before a HEAD_STATE may arrive after it, and must not bring back the older state.
+     */
     synchronized void updateHeads(HeadArray heads) {
-        int max = 0;
+        int max = regionsByHead == null ? 0 : regionsByHead.length;
         for (HeadArray.Head h : heads.heads()) {
             max = Math.max(max, h.id() + 1);
         }
         RegionDescriptor[][] byHead = new RegionDescriptor[max][];
         boolean[] flags = new boolean[max];
+        int[] gens = new int[max];
+        if (regionsByHead != null) {
+            System.arraycopy(regionsByHead, 0, byHead, 0, regionsByHead.length);
+            System.arraycopy(cleaning, 0, flags, 0, cleaning.length);
+            System.arraycopy(generations, 0, gens, 0, generations.length);
+        }
         for (HeadArray.Head h : heads.heads()) {
-            byHead[h.id()] = h.regions().toArray(RegionDescriptor[]::new);
-            flags[h.id()] = h.cleaning();
+            if (byHead[h.id()] == null || h.generation() - gens[h.id()] >= 0) {
+                byHead[h.id()] = h.regions().toArray(RegionDescriptor[]::new);
+                flags[h.id()] = h.cleaning();
+                gens[h.id()] = h.generation();
+            }
         }
         regionsByHead = byHead;
         cleaning = flags;
+        generations = gens;
     }
 }

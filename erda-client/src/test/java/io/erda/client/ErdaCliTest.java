@@ -38,6 +38,27 @@ class ErdaCliTest {
     }
 
     @Test
+    void cleanCompactsAHeadAndPrintsTheReport() {
+        var uri = servers.get(TestFabric.TCP).uri();
+        for (int version = 0; version < 5; version++) {
+            for (int k = 0; k < 20; k++) {
+                CliRun.run(uri, "put", "cleaned-" + k, "v" + version).assertExit(ErdaCli.EXIT_OK);
+            }
+        }
+        CliRun clean = CliRun.run(uri, "clean", "0");
+        clean.assertExit(ErdaCli.EXIT_OK);
+        assertThat(clean.out).contains("head=0\n", "live_bytes_copied=", "two_sided_ms=");
+        for (int k = 0; k < 20; k++) {
+            CliRun get = CliRun.run(uri, "get", "cleaned-" + k);
+            get.assertExit(ErdaCli.EXIT_OK);
+            assertThat(get.out).isEqualTo("v4\n");
+        }
+        CliRun noSuchHead = CliRun.run(uri, "clean", "999");
+        noSuchHead.assertExit(ErdaCli.EXIT_ERROR);
+        assertThat(noSuchHead.err).contains("head 999 outside");
+    }
+
+    @Test
     void usageErrorsGoToStderrWithExitTwo() {
         var uri = servers.get(TestFabric.TCP).uri();
         CliRun unknown = CliRun.run(uri, "frobnicate", "x");

@@ -48,10 +48,15 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts a server on {@code dir} over {@code fabric} with extra options; waits until it listens. */
     static ServerProcess start(Path dir, TestFabric fabric, String... options) {
+        return start(dir, fabric, java.util.Map.of(), options);
+    }
+
+    /** As {@link #start(Path, TestFabric, String...)}, with extra environment variables for the server. */
+    static ServerProcess start(Path dir, TestFabric fabric, java.util.Map<String, String> env, String... options) {
         List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--listen", fabric.listenUri(dir).toString()));
         args.addAll(List.of(options));
         Path log = logFile(dir.getFileName() + "-" + fabric.name().toLowerCase());
-        Process p = launch(args, log);
+        Process p = launch(args, log, env);
         CompletableFuture<URI> ready = new CompletableFuture<>();
         Thread pump = Thread.ofVirtual().start(() -> pump(p, log, ready));
         try {
@@ -68,7 +73,7 @@ final class ServerProcess implements AutoCloseable {
     /** Runs {@code subcommand --dir dir} (verify, rebuild) to completion; returns exit code and output. */
     static Result runTool(String subcommand, Path dir) {
         Path log = logFile(dir.getFileName() + "-" + subcommand);
-        Process p = launch(List.of(subcommand, "--dir", dir.toString()), log);
+        Process p = launch(List.of(subcommand, "--dir", dir.toString()), log, java.util.Map.of());
         pump(p, log, new CompletableFuture<>());
         try {
             int code = p.waitFor();
@@ -93,6 +98,14 @@ final class ServerProcess implements AutoCloseable {
 
     long pid() {
         return process.pid();
+    }
+
+    /** Waits for the process to exit on its own; returns its exit code. */
+    int awaitExit(long seconds) throws InterruptedException {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("server still running after " + seconds + " s; log " + log + ":\n" + readLog(log));
+        }
+        return process.exitValue();
     }
 
     /** kill -9: {@link Process#destroyForcibly()} is SIGKILL on Linux. Waits until the process is gone. */
@@ -135,7 +148,7 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    private static Process launch(List<String> args, Path log) {
+    private static Process launch(List<String> args, Path log, java.util.Map<String, String> env) {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -146,7 +159,9 @@ final class ServerProcess implements AutoCloseable {
         command.addAll(args);
         try {
             Files.writeString(log, String.join(" ", command.subList(command.size() - args.size() - 1, command.size())) + "\n");
-            return new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(env);
+            return builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + command, e);
         }

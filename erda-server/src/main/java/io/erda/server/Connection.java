@@ -1,5 +1,7 @@
 package io.erda.server;
 
+import io.erda.core.wire.HeadArray;
+import io.erda.core.wire.HeadStateCredits;
 import io.erda.core.wire.MessageHeader;
 import io.erda.core.wire.MessageType;
 import io.erda.core.wire.WireStatus;
@@ -15,6 +17,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One client connection: its endpoint, its receive buffers and its reply buffers, and the protocol handler chosen
@@ -26,7 +29,12 @@ import java.util.function.Function;
  * (a redo entry lives in its receive buffer until it is applied) and {@link #release} it later, from any thread. A reply
  * slot is reused only once the SEND that last used it has completed (signalled SENDs; any worker draining the shared
  * send queue marks slots free). A reply larger than a slot (a big two-sided GET value) goes out of a buffer
- * registered for it alone and released on completion.
+ * registered for it alone and released on completion; so does an unsolicited HEAD_STATE.
+ *
+ * <p><b>Head state notifications</b> (paper §4.4). Connections of the Erda protocol are told of every head state
+ * change with a HEAD_STATE carrying the head array, within the credits of {@link HeadStateCredits}: requests
+ * acknowledge what the client processed; a change that finds no credit is sent (as the then-current array) once a
+ * request returns credit.
  */
 final class Connection implements AutoCloseable {
     /** Writes a reply body at {@code offset} of {@code target}; returns its length. */
@@ -39,6 +47,8 @@ final class Connection implements AutoCloseable {
 
     private final Endpoint endpoint;
     private final ProtocolHandler handler;
+    /** The head array to notify, or null for protocols that take no HEAD_STATE. */
+    private final Supplier<HeadArray> headStates;
     private final int slots;
     private final int slotSize;
     private final Arena arena = Arena.ofShared();
@@ -51,10 +61,19 @@ final class Connection implements AutoCloseable {
     private final Map<Long, MemoryRegion> oversizedRegions = new HashMap<>();
     private long nextOversized = OVERSIZED_WR_BASE;
     private boolean closed;
+    private int headStatesSent;
+    private int headStatesAcknowledged;
+    private boolean headStatePending;
 
-    Connection(Fabric fabric, Endpoint endpoint, Function<Connection, ProtocolHandler> handler, ReceiveBuffers receives,
-               int replySize) {
+    /**
+     * {@code handler} makes this connection's protocol handler (a redo-log handler needs the connection to retain
+     * its receive slots); {@code headStates} is the head array to notify, null for protocols that take no
+     * HEAD_STATE (the baselines: their clients post no receives for it).
+     */
+    Connection(Fabric fabric, Endpoint endpoint, Function<Connection, ProtocolHandler> handler,
+               Supplier<HeadArray> headStates, ReceiveBuffers receives, int replySize) {
         this.endpoint = endpoint;
+        this.headStates = headStates;
         this.slots = receives.count();
         this.slotSize = replySize;
         this.receives = receives;
@@ -117,7 +136,7 @@ final class Connection implements AutoCloseable {
     /** Sends a reply from reply slot {@code slot} (the caller waited for it to be free). */
     void reply(int slot, int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyWriter body) {
         if (MessageHeader.LENGTH + (long) maxBodyLength > slotSize) {
-            replyOversized(requestId, type, status, maxBodyLength, body);
+            sendOwnBuffer(requestId, type, status, maxBodyLength, body);
             return;
         }
         MemorySegment target = replies.segment();
@@ -129,28 +148,70 @@ final class Connection implements AutoCloseable {
                 return;
             }
             replyBusy[slot] = true;
+            // posted under the monitor: the tcp provider copies out of the buffer on the posting thread, and close()
+            // must not free the buffers mid-copy (a cleaner thread notifying races a worker closing)
+            endpoint.post(WorkRequest.send(slot, replies, offset, MessageHeader.LENGTH + length));
         }
-        endpoint.post(WorkRequest.send(slot, replies, offset, MessageHeader.LENGTH + length));
     }
 
-    private void replyOversized(int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyWriter body) {
+    /**
+     * Tells the client the head array changed, if it has credit; otherwise remembers to. Returns the count whose
+     * acknowledgement says the client has it ({@link #acknowledged}). The array is taken and the
+     * SEND posted under this connection's monitor, so notifications leave in the order of the arrays they carry.
+     */
+    synchronized int notifyHeadState() {
+        if (headStates == null || closed) {
+            return headStatesAcknowledged;
+        }
+        if (HeadStateCredits.outstanding(headStatesSent, headStatesAcknowledged) >= HeadStateCredits.CREDITS) {
+            headStatePending = true;
+            return headStatesSent + 1;
+        }
+        headStatesSent++;
+        headStatePending = false;
+        HeadArray heads = headStates.get();
+        sendOwnBuffer(0, MessageType.HEAD_STATE, WireStatus.OK, heads.encodedLength(), heads::encode);
+        return headStatesSent;
+    }
+
+    /**
+     * Whether the client acknowledged the {@code count}-th notification (returned by {@link #notifyHeadState}), or
+     * the connection is gone. A client acknowledges at its next request, so an operation it began before it
+     * processed that notification has ended by then (it processes notifications between operations).
+     */
+    synchronized boolean acknowledged(int count) {
+        return closed || HeadStateCredits.covers(headStatesAcknowledged, count);
+    }
+
+    /** A request's header flags: the client's count of processed notifications; sends a pending one it makes room for. */
+    void headStatesProcessed(int flags) {
+        if (headStates == null) {
+            return; // no notifications on this protocol: nothing to acknowledge, no monitor to take per request
+        }
+        synchronized (this) {
+            headStatesAcknowledged = flags;
+            if (headStatePending) {
+                notifyHeadState();
+            }
+        }
+    }
+
+    private void sendOwnBuffer(int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyWriter body) {
         Arena own = Arena.ofShared();
         MemorySegment buffer = own.allocate(MessageHeader.LENGTH + (long) maxBodyLength, 64);
         int length = body.write(buffer, MessageHeader.LENGTH);
         MessageHeader.write(buffer, 0, type, requestId, status, 0, length);
-        MemoryRegion region = endpoint.fabric().registerLocal(buffer);
-        long wrId;
         synchronized (this) {
             if (closed) {
-                region.close();
                 own.close();
                 return;
             }
-            wrId = nextOversized++;
+            MemoryRegion region = endpoint.fabric().registerLocal(buffer);
+            long wrId = nextOversized++;
             oversized.put(wrId, own);
             oversizedRegions.put(wrId, region);
+            endpoint.post(WorkRequest.send(wrId, region, 0, MessageHeader.LENGTH + length)); // under the monitor: see reply
         }
-        endpoint.post(WorkRequest.send(wrId, region, 0, MessageHeader.LENGTH + length));
     }
 
     /** A send completion of this connection: frees its reply buffer. Returns false if it reports an error. */
@@ -168,22 +229,18 @@ final class Connection implements AutoCloseable {
         return c.isSuccess();
     }
 
-    /** Closes the endpoint (outstanding work flushes) and frees the buffers. Idempotent. */
+    /** Closes the endpoint (outstanding work flushes) and frees the buffers, never during a post. Idempotent. */
     @Override
-    public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+    public synchronized void close() {
+        if (closed) {
+            return;
         }
+        closed = true;
         endpoint.close();
-        synchronized (this) {
-            oversizedRegions.values().forEach(MemoryRegion::close);
-            oversized.values().forEach(Arena::close);
-            oversizedRegions.clear();
-            oversized.clear();
-        }
+        oversizedRegions.values().forEach(MemoryRegion::close);
+        oversized.values().forEach(Arena::close);
+        oversizedRegions.clear();
+        oversized.clear();
         receives.close();
         replies.close();
         arena.close();

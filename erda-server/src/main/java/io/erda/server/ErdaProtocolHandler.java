@@ -2,7 +2,9 @@ package io.erda.server;
 
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.table.TableGeometry;
+import io.erda.core.wire.CleanRequest;
 import io.erda.core.wire.ConnectData;
+import io.erda.core.wire.ErrorReply;
 import io.erda.core.wire.FlushRequest;
 import io.erda.core.wire.GetReply;
 import io.erda.core.wire.HeadArray;
@@ -20,9 +22,12 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /** The Erda protocol (paper §3.3): reservations for one-sided WRITEs, plus the two-sided fallbacks. */
 final class ErdaProtocolHandler implements ProtocolHandler {
+    private static final Logger LOG = Logger.getLogger(ErdaProtocolHandler.class.getName());
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final Store store;
@@ -30,9 +35,17 @@ final class ErdaProtocolHandler implements ProtocolHandler {
     private final PersistenceMethod persistence;
     private final int maxMessageLength;
     private final Supplier<String> stats;
+    private final Cleaner cleaner;
+
+    /** The admin CLEAN: cleans one head and returns the run's report as "name=value" lines. */
+    @FunctionalInterface
+    interface Cleaner {
+        String clean(int head) throws InterruptedException;
+    }
 
     ErdaProtocolHandler(Store store, RegionRegistry registry, PersistenceMethod persistence, int maxMessageLength,
-                        Supplier<String> stats) {
+                        Supplier<String> stats, Cleaner cleaner) {
+        this.cleaner = cleaner;
         this.store = store;
         this.registry = registry;
         this.persistence = persistence;
@@ -82,10 +95,50 @@ final class ErdaProtocolHandler implements ProtocolHandler {
                     return text.length;
                 });
             }
+            case CLEAN -> clean(CleanRequest.decode(s, body, request.bodyLength()).head(), replies);
             default -> throw new RequestException((request.type().code() & 1) == 0 ? WireStatus.BAD_REQUEST
                     : WireStatus.UNSUPPORTED, "message type " + request.type() + " (" + request.type().code()
                     + ") is not a request of the erda protocol");
         }
+    }
+
+    /**
+     * A cleaning run takes as long as its head is large: it runs on a thread of its own and replies when done, so the
+     * workers go on serving (the head's clients need them while it is two-sided). The client has this one request
+     * outstanding, so the reply slot stays its own meanwhile.
+     */
+    private void clean(int head, Replies replies) {
+        int heads = store.directory().heads().size();
+        if (head < 0 || head >= heads) {
+            throw new RequestException(WireStatus.UNKNOWN_ADDRESS, "head " + head + " outside [0, " + heads + ")");
+        }
+        Thread.ofVirtual().name("erda-clean-request-" + head).start(() -> {
+            byte[] text;
+            WireStatus status = WireStatus.OK;
+            try {
+                text = cleaner.clean(head).getBytes(StandardCharsets.UTF_8);
+            } catch (InterruptedException e) {
+                status = WireStatus.INTERNAL;
+                text = ("cleaning of head " + head + " interrupted (server closing)").getBytes(StandardCharsets.UTF_8);
+            } catch (RuntimeException e) {
+                status = e instanceof IllegalStateException ? WireStatus.UNSUPPORTED : WireStatus.INTERNAL;
+                text = ("cleaning of head " + head + " failed: " + e.getMessage()).getBytes(StandardCharsets.UTF_8);
+            }
+            byte[] body = text;
+            try {
+                if (status == WireStatus.OK) {
+                    replies.reply(MessageType.CLEAN_REPLY, status, body.length, (t, o) -> {
+                        MemorySegment.copy(body, 0, t, ValueLayout.JAVA_BYTE, o, body.length);
+                        return body.length;
+                    });
+                } else {
+                    String message = new String(body, StandardCharsets.UTF_8);
+                    replies.reply(MessageType.ERROR, status, ErrorReply.MAX_LENGTH, (t, o) -> ErrorReply.encode(t, o, message));
+                }
+            } catch (RuntimeException gone) {
+                LOG.log(Level.FINE, "CLEAN reply for head " + head + " not sent", gone); // the client went away
+            }
+        });
     }
 
     /** GET_REPLY with the value, or NOT_FOUND and no body for null. */

@@ -85,7 +85,8 @@ public final class ErdaServerMain implements Callable<Integer> {
 
     @Option(names = "--clean-threshold", paramLabel = "BYTES", converter = SizeConverter.class, defaultValue = "0",
             description = "Clean a head once its chain occupies more than this (paper §4.4; 0, the default: never; "
-                    + "an interrupted cleaning is always resumed at start).")
+                    + "an interrupted cleaning is always resumed at start). To clean one head now, whatever the "
+                    + "threshold, on a running server: scripts/erda-cli URI clean HEAD (prints the run's report).")
     long cleanThreshold;
 
     @Option(names = "--workers", paramLabel = "N", defaultValue = "1",

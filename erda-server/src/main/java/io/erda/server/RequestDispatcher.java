@@ -53,6 +53,7 @@ final class RequestDispatcher {
             return true;
         }
         int requestId = MessageHeader.requestId(message, 0);
+        connection.headStatesProcessed(MessageHeader.flags(message, 0)); // before the reply: the client reads it first
         Request request = new Request(slot, type, requestId, message, MessageHeader.bodyLength(message, 0));
         try {
             connection.handler().handle(request, (replyType, status, maxBody, body) -> {

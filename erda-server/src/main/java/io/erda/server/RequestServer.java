@@ -119,7 +119,7 @@ public final class RequestServer implements AutoCloseable {
      */
     public synchronized void startCleaning(long thresholdBytes) {
         if (cleaning == null) {
-            cleaning = new StoreCleaning(store, registry, thresholdBytes);
+            cleaning = new StoreCleaning(store, registry, thresholdBytes, this::notifyHeadState);
             cleaning.start();
         }
     }
@@ -131,6 +131,22 @@ public final class RequestServer implements AutoCloseable {
             throw new IllegalStateException("the log cleaner is not started");
         }
         return c.clean(head);
+    }
+
+    /** A cleaning report as the CLEAN reply carries it: "name=value" lines. */
+    static String report(io.erda.cleaner.CleaningReport r) {
+        return "head=" + r.headId() + "\ngeneration_before=" + r.generationBefore() + "\ngeneration_after="
+                + r.generationAfter() + "\noccupied_bytes_before=" + r.occupiedBefore() + "\noccupied_bytes_after="
+                + r.occupiedAfter() + "\nlive_bytes_copied=" + r.liveBytesCopied() + "\nobjects_copied=" + r.objectsCopied()
+                + "\nstale_skipped=" + r.staleSkipped() + "\nentries_removed=" + r.entriesRemoved() + "\nmerge_ms="
+                + millis(r.merge()) + "\nreplicate_ms=" + millis(r.replicate()) + "\nswitch_ms=" + millis(r.switchOver())
+                + "\nretire_ms=" + millis(r.retire()) + "\ntwo_sided_ms=" + millis(r.twoSided()) + "\ntotal_ms="
+                + millis(r.total()) + "\ncopy_mb_per_s=" + String.format(java.util.Locale.ROOT, "%.1f",
+                r.copyMegabytesPerSecond()) + "\n";
+    }
+
+    private static String millis(java.time.Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.3f", d.toNanos() / 1e6);
     }
 
     /** The URI clients connect to (a port of 0 resolved). */
@@ -186,7 +202,10 @@ public final class RequestServer implements AutoCloseable {
             buffers = redo ? redoLog.takeLane() : ReceiveBuffers.dram(fabric, RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
             Endpoint endpoint = fabric.createEndpoint(EndpointOptions.defaults().withQueues(sendQueue, recvQueue)
                     .withDepth(2 * buffers.count() + 64, buffers.count()));
-            connection = new Connection(fabric, endpoint, handlerFor(connect.protocol(), buffers), buffers,
+            // HEAD_STATE (paper §4.4) goes to Erda connections only: baseline clients GET two-sided, never read the
+            // head array, and keep no receive posted for an unsolicited message
+            connection = new Connection(fabric, endpoint, handlerFor(connect.protocol(), buffers),
+                    connect.protocol() == ConnectData.PROTOCOL_ERDA ? registry::headArray : null, buffers,
                     redo ? REDO_REPLY_SIZE : MAX_MESSAGE_LENGTH);
             connections.put(endpoint, connection);
             connection.postReceives();
@@ -203,8 +222,9 @@ public final class RequestServer implements AutoCloseable {
     }
 
     private Function<Connection, ProtocolHandler> handlerFor(int protocol, ReceiveBuffers buffers) {
+        // the admin CLEAN lives in the Erda handler; the baselines delegate only HELLO's description and STATS to it
         ErdaProtocolHandler erda = new ErdaProtocolHandler(store, registry, config.persistence(), MAX_MESSAGE_LENGTH,
-                this::stats);
+                this::stats, head -> report(clean(head)));
         return switch (protocol) {
             case ConnectData.PROTOCOL_ERDA -> connection -> erda;
             case ConnectData.PROTOCOL_REDO_LOG -> connection -> new RedoLogProtocolHandler(erda, store, redoLog,
@@ -300,6 +320,22 @@ public final class RequestServer implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /**
+     * Paper §4.4: every connection of the Erda protocol is told the new head array (HEAD_STATE). Returns whether
+     * every one of them has acknowledged it (or is gone).
+     */
+    private java.util.function.BooleanSupplier notifyHeadState() {
+        Map<Connection, Integer> due = new java.util.HashMap<>();
+        for (Connection c : connections.values()) {
+            try {
+                due.put(c, c.notifyHeadState());
+            } catch (RuntimeException e) {
+                closeConnection(c, "HEAD_STATE failed: " + e); // endpoint failed under us
+            }
+        }
+        return () -> due.entrySet().stream().allMatch(e -> e.getKey().acknowledged(e.getValue()));
     }
 
     /** Connections currently open. */

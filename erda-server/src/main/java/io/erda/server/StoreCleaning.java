@@ -8,6 +8,7 @@ import io.erda.cleaner.LogCleaner;
 import io.erda.core.pm.PmRegion;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -30,14 +31,26 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private final RegionRegistry registry;
     private final LogCleaner cleaner;
     private final long thresholdBytes;
+    /**
+     * Bound on waiting for clients to acknowledge the switched head array before the old chain is deregistered: an
+     * idle client acknowledges nothing, and only delays the reclaim by this much (it has no READ in flight).
+     */
+    private static final Duration MAX_ACKNOWLEDGE_WAIT = Duration.ofMillis(200);
+    /** Sends every connected client the current head array (HEAD_STATE); returns whether all acknowledged it. */
+    private final Supplier<BooleanSupplier> notifyClients;
+    /** Per head, acknowledgement of the head array that ended its cleaning (before its old chain retires). */
+    private final java.util.Map<Integer, BooleanSupplier> switchAcknowledged = new java.util.concurrent.ConcurrentHashMap<>();
+    /** One run at a time: the background loop and admin CLEAN requests. */
+    private final Object runs = new Object();
     private volatile boolean running = true;
     private volatile CleaningReport last;
     private Thread thread;
 
-    StoreCleaning(Store store, RegionRegistry registry, long thresholdBytes) {
+    StoreCleaning(Store store, RegionRegistry registry, long thresholdBytes, Supplier<BooleanSupplier> notifyClients) {
         this.store = store;
         this.registry = registry;
         this.thresholdBytes = thresholdBytes;
+        this.notifyClients = notifyClients;
         this.cleaner = new LogCleaner(store.directory(), this, haltHook(System.getenv(HALT_AT)));
     }
 
@@ -62,12 +75,18 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
 
     private void run() {
         try {
-            for (int head : cleaner.interruptedHeads()) {
-                report(cleaner.resume(head));
+            synchronized (runs) {
+                for (int head : cleaner.interruptedHeads()) {
+                    report(cleaner.resume(head));
+                }
             }
             while (running && thresholdBytes > 0) {
                 for (int head : cleaner.headsOver(thresholdBytes)) {
-                    report(cleaner.clean(head));
+                    synchronized (runs) {
+                        if (cleaner.headsOver(thresholdBytes).contains(head)) {
+                            report(cleaner.clean(head));
+                        }
+                    }
                 }
                 Thread.sleep(POLL_MILLIS);
             }
@@ -78,9 +97,11 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         }
     }
 
-    /** Cleans one head now (admin request); blocks until done. */
+    /** Cleans one head now (admin request); blocks until done, after a run already under way. */
     CleaningReport clean(int head) throws InterruptedException {
-        return report(cleaner.clean(head));
+        synchronized (runs) {
+            return report(cleaner.clean(head));
+        }
     }
 
     CleaningReport lastReport() {
@@ -102,6 +123,10 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     public void headStateChanged(int headId, boolean cleaning) {
         registry.chainGrew(headId);
         registry.cleaning(headId, cleaning);
+        BooleanSupplier acknowledged = notifyClients.get();
+        if (!cleaning) {
+            switchAcknowledged.put(headId, acknowledged);
+        }
     }
 
     @Override
@@ -111,7 +136,23 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
 
     @Override
     public void retiring(int headId, List<PmRegion> regions) {
+        // deregister only once the clients acknowledged the switched head array: a GET that read an entry of the old
+        // chain before has ended by then (a reader stalled longer than a round trip would otherwise lose its
+        // connection to the stale rkey, as on RC verbs; it would reconnect and retry, but need not)
+        BooleanSupplier acknowledged = switchAcknowledged.remove(headId);
+        long deadline = System.nanoTime() + MAX_ACKNOWLEDGE_WAIT.toNanos();
+        while (acknowledged != null && !acknowledged.getAsBoolean() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         registry.retiring(headId, regions);
+        // the cleaner told clients the switched head array a round trip ago, so no client that processed it still
+        // reads these regions; now they learn that the slots are free (a chain may take them again)
+        notifyClients.get();
         // a NIC-engine operation that looked the region up just before the deregistration must be done before the
         // cleaner zeroes and unmaps it: the tcp responder drops the connection on an access to an unmapped segment
         try {

@@ -15,11 +15,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code erda-cli URI put KEY VALUE | get KEY | delete KEY | stats}, used like redis-cli: a value is printed raw
+ * {@code erda-cli URI put KEY VALUE | get KEY | delete KEY | stats | clean HEAD}, used like redis-cli: a value is printed raw
  * (UTF-8) with a newline; a missing key prints {@code (not found)} and exits 1; errors go to stderr with exit 2.
  */
 @Command(name = "erda-cli", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Talks to an Erda server: put KEY VALUE | get KEY | delete KEY | stats",
+        description = {"Talks to an Erda server: put KEY VALUE | get KEY | delete KEY | stats | clean HEAD",
+                "clean HEAD: the server cleans head HEAD now (log cleaning, paper §4.4) while it goes on serving, and "
+                        + "prints the run's report (bytes before/after, live bytes copied, phase times, time in "
+                        + "two-sided mode). Waits for the whole run (see --timeout)."},
         exitCodeOnInvalidInput = ErdaCli.EXIT_ERROR, exitCodeOnExecutionException = ErdaCli.EXIT_ERROR)
 public final class ErdaCli implements Callable<Integer> {
     public static final int EXIT_OK = 0;
@@ -29,11 +32,15 @@ public final class ErdaCli implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "URI", description = "server, e.g. tcp://127.0.0.1:7000 or shm:///dev/shm/erda")
     URI uri;
 
-    @Parameters(index = "1", paramLabel = "COMMAND", description = "put, get, delete or stats")
+    @Parameters(index = "1", paramLabel = "COMMAND", description = "put, get, delete, stats or clean")
     String command;
 
-    @Parameters(index = "2..*", paramLabel = "ARG", description = "KEY [VALUE]")
+    @Parameters(index = "2..*", paramLabel = "ARG", description = "KEY [VALUE], or HEAD for clean")
     List<String> args = List.of();
+
+    @picocli.CommandLine.Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
+            description = "Longest wait for one reply (a clean of a large head takes long). Default: ${DEFAULT-VALUE}.")
+    long timeoutSeconds;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -63,19 +70,20 @@ public final class ErdaCli implements Callable<Integer> {
     public Integer call() {
         int expected = switch (command) {
             case "put" -> 2;
-            case "get", "delete" -> 1;
+            case "get", "delete", "clean" -> 1;
             case "stats" -> 0;
             default -> -1;
         };
         if (expected < 0) {
-            err.println("error: unknown command '" + command + "'; expected put, get, delete or stats");
+            err.println("error: unknown command '" + command + "'; expected put, get, delete, stats or clean");
             return EXIT_ERROR;
         }
         if (args.size() != expected) {
             err.println("error: " + command + " takes " + expected + " argument(s), got " + args.size());
             return EXIT_ERROR;
         }
-        try (ErdaClient client = ErdaClient.connect(ClientOptions.of(uri).withPoolSize(1))) {
+        try (ErdaClient client = ErdaClient.connect(ClientOptions.of(uri).withPoolSize(1)
+                .withOperationTimeout(java.time.Duration.ofSeconds(timeoutSeconds)))) {
             switch (command) {
                 case "put" -> {
                     client.put(bytes(args.get(0)), bytes(args.get(1)));
@@ -93,6 +101,11 @@ public final class ErdaCli implements Callable<Integer> {
                     client.delete(bytes(args.get(0)));
                     out.println("OK");
                 }
+                case "clean" -> {
+                    for (Map.Entry<String, String> e : client.clean(head(args.get(0))).entrySet()) {
+                        out.println(e.getKey() + "=" + e.getValue());
+                    }
+                }
                 default -> {
                     for (Map.Entry<String, String> e : client.serverStats().entrySet()) {
                         out.println(e.getKey() + "=" + e.getValue());
@@ -103,6 +116,14 @@ public final class ErdaCli implements Callable<Integer> {
         } catch (ErdaException | FabricException | IllegalArgumentException e) {
             err.println("error: " + e.getMessage());
             return EXIT_ERROR;
+        }
+    }
+
+    private static int head(String s) {
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("head '" + s + "' is not a number");
         }
     }
 

@@ -28,13 +28,22 @@ public enum MessageType {
     REPAIR_HINT_REPLY(12),
     STATS(13),
     STATS_REPLY(14),
+    /**
+     * Admin: clean one head now (paper §4.4) and reply when the run is done. Body: {@link CleanRequest}; reply body:
+     * the run's report as UTF-8 "name=value" lines.
+     */
+    CLEAN(15),
+    CLEAN_REPLY(16),
     /** Redo Logging baseline: key and value in the message, into the PM redo log. */
     REDO_PUT(21),
     REDO_PUT_REPLY(22),
     /** Read After Write baseline: reserve a ring slot. */
     RAW_RESERVE(23),
     RAW_RESERVE_REPLY(24),
-    /** Server to client, unsolicited: a head's state changed (cleaning started or ended); carries the head array. */
+    /**
+     * Server to client, unsolicited (request id 0): a head's state changed (cleaning started, ended, or its old chain
+     * was retired); body: the whole {@link HeadArray}. Flow-controlled by {@link HeadStateCredits}.
+     */
     HEAD_STATE(31),
     ERROR(127);
 
