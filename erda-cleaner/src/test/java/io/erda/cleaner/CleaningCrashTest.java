@@ -1,5 +1,7 @@
 package io.erda.cleaner;
 
+import io.erda.core.testing.ShmTempDirFactory;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

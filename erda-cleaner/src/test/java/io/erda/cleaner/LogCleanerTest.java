@@ -1,5 +1,7 @@
 package io.erda.cleaner;
 
+import io.erda.core.testing.ShmTempDirFactory;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.core.PmDirectory;

@@ -1,5 +1,7 @@
 package io.erda.server;
 
+import io.erda.core.testing.ShmTempDirFactory;
+
 import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 

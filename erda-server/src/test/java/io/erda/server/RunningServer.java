@@ -1,5 +1,7 @@
 package io.erda.server;
 
+import io.erda.core.testing.ShmTempDirFactory;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

@@ -12,7 +12,7 @@ public final class ShmTempDirFactory implements TempDirFactory {
     public Path createTempDirectory(AnnotatedElementContext elementContext, ExtensionContext extensionContext) throws Exception {
         Path shm = Path.of("/dev/shm");
         return Files.isDirectory(shm) && Files.isWritable(shm)
-                ? Files.createTempDirectory(shm, "erda-core-test-")
-                : Files.createTempDirectory("erda-core-test-");
+                ? Files.createTempDirectory(shm, "erda-test-")
+                : Files.createTempDirectory("erda-test-");
     }
 }
