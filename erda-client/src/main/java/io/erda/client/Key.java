@@ -10,11 +10,7 @@ record Key(MemorySegment bytes, long hash) {
 
     /** Checks the length before anything is sent: {@code key length 70000 outside [1, 65535]}. */
     static Key of(MemorySegment bytes) {
-        if (bytes.byteSize() > ObjectLayout.MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("key length " + bytes.byteSize() + " exceeds the limit "
-                    + ObjectLayout.MAX_KEY_LENGTH);
-        }
-        ObjectLayout.checkKeyLength((int) bytes.byteSize());
+        ObjectLayout.checkKeyLength((int) Math.min(bytes.byteSize(), Integer.MAX_VALUE)); // no wrap for huge segments
         byte[] array = bytes.heapBase().orElse(null) instanceof byte[] b && bytes.address() == 0 && b.length == bytes.byteSize()
                 ? b : bytes.toArray(ValueLayout.JAVA_BYTE);
         return new Key(bytes, KeyHash.hash(array));
