@@ -22,6 +22,12 @@ erda_stale() {
 erda_build_if_needed() {
   local module=$1
   if [[ ! -f $(erda_stamp "$module") || ! -f $erda_top/$module/target/classpath ]] || erda_stale "$module"; then
+    if [[ -n ${ERDA_IN_VM:-} ]]; then
+      # scripts/softroce-vm: the guest has no network and a read-only /, so it never builds
+      echo "error: $module is not built or older than its sources; build on the host first" \
+        "(./mvnw -DskipTests package, or any script there)" >&2
+      return 1
+    fi
     echo "building $module ..." >&2
     (cd "$erda_top" && ./mvnw -q -B -DskipTests package -pl "$module" -am) >&2 || {
       echo "error: build of $module failed" >&2; return 1; }
