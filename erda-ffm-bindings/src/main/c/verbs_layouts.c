@@ -76,7 +76,8 @@ static const struct agg a_context = AGG(struct ibv_context, "ibv_context", 0, f_
 /* verbs_context sits immediately before (and ends with) ibv_context; ibv_create_qp_ex is an inline
  * reading create_qp_ex from it, so the provider needs these offsets relative to "context". */
 static const struct field f_vctx[] = {
-    F(struct verbs_context, create_qp_ex, 'A'), F(struct verbs_context, sz, 'J'), NEST(struct verbs_context, context, a_context) };
+    F(struct verbs_context, query_device_ex, 'A'), F(struct verbs_context, create_qp_ex, 'A'), F(struct verbs_context, sz, 'J'),
+    NEST(struct verbs_context, context, a_context) };
 static const struct agg a_vctx = AGG(struct verbs_context, "verbs_context", 0, f_vctx, 1);
 
 static const struct field f_comp_channel[] = { F(struct ibv_comp_channel, context, 'A'), F(struct ibv_comp_channel, fd, 'I'), F(struct ibv_comp_channel, refcnt, 'I') };
@@ -146,6 +147,25 @@ static const struct field f_port_attr[] = {
     F(struct ibv_port_attr, state, 'I'), F(struct ibv_port_attr, max_mtu, 'I'), F(struct ibv_port_attr, active_mtu, 'I'),
     F(struct ibv_port_attr, gid_tbl_len, 'I'), F(struct ibv_port_attr, lid, 'S'), F(struct ibv_port_attr, link_layer, 'B') };
 static const struct agg a_port_attr = AGG(struct ibv_port_attr, "ibv_port_attr", 0, f_port_attr, 1);
+
+/* What the fabric reads from the device when it opens: limits for every queue it sizes, and the capabilities that
+ * differ between RNICs (atomic_cap; ATOMIC_WRITE and FLUSH in device_cap_flags_ex, see ERDA_DEVICE_* below). */
+static const struct field f_device_attr[] = {
+    F(struct ibv_device_attr, fw_ver, 'X'), F(struct ibv_device_attr, max_mr_size, 'J'), F(struct ibv_device_attr, vendor_id, 'I'),
+    F(struct ibv_device_attr, vendor_part_id, 'I'), F(struct ibv_device_attr, hw_ver, 'I'), F(struct ibv_device_attr, max_qp, 'I'),
+    F(struct ibv_device_attr, max_qp_wr, 'I'), F(struct ibv_device_attr, max_sge, 'I'), F(struct ibv_device_attr, max_cq, 'I'),
+    F(struct ibv_device_attr, max_cqe, 'I'), F(struct ibv_device_attr, max_mr, 'I'), F(struct ibv_device_attr, max_qp_rd_atom, 'I'),
+    F(struct ibv_device_attr, max_qp_init_rd_atom, 'I'), F(struct ibv_device_attr, atomic_cap, 'I') };
+static const struct agg a_device_attr = AGG(struct ibv_device_attr, "ibv_device_attr", 0, f_device_attr, 1);
+
+static const struct field f_device_attr_ex[] = {
+    NEST(struct ibv_device_attr_ex, orig_attr, a_device_attr), F(struct ibv_device_attr_ex, comp_mask, 'I'),
+    F(struct ibv_device_attr_ex, device_cap_flags_ex, 'J') };
+static const struct agg a_device_attr_ex = AGG(struct ibv_device_attr_ex, "ibv_device_attr_ex", 0, f_device_attr_ex, 1);
+
+static const struct field f_query_device_ex_input[] = { F(struct ibv_query_device_ex_input, comp_mask, 'I') };
+static const struct agg a_query_device_ex_input =
+    AGG(struct ibv_query_device_ex_input, "ibv_query_device_ex_input", 0, f_query_device_ex_input, 1);
 
 typedef __typeof__(((struct ibv_send_wr *)0)->wr) send_wr_wr_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.rdma) send_wr_rdma_t;
@@ -273,6 +293,11 @@ static const struct constant verbs_consts[] = {
     { "ERDA_FLUSH_RANGE", 0 }, { "ERDA_ACCESS_FLUSH_PERSISTENT", 0 }, { "ERDA_WC_FLUSH", -1 },
 #endif
     { "ERDA_VERBS_ABI_IS_EXTENDED", (long long)(intptr_t)__VERBS_ABI_IS_EXTENDED },
+    C(IBV_ATOMIC_NONE), C(IBV_ATOMIC_HCA), C(IBV_ATOMIC_GLOB),
+    /* device_cap_flags_ex bits of the kernel's uapi (rdma/ib_user_verbs.h, Linux >= 6.2) that rdma-core 44's headers
+     * do not name yet; the kernel reports them through ibv_query_device_ex unchanged. Fixed by the kernel ABI. */
+    { "ERDA_DEVICE_FLUSH_GLOBAL", 1LL << 38 }, { "ERDA_DEVICE_FLUSH_PERSISTENT", 1LL << 39 },
+    { "ERDA_DEVICE_ATOMIC_WRITE", 1LL << 40 },
 };
 
 static const struct constant rdmacm_consts[] = {
@@ -286,7 +311,7 @@ static const struct constant rdmacm_consts[] = {
 
 static const struct agg *const verbs_aggs[] = {
     &a_device, &a_context, &a_vctx, &a_comp_channel, &a_pd, &a_mr, &a_cq, &a_qp, &a_qp_cap, &a_qp_init_attr,
-    &a_qp_init_attr_ex, &a_gid, &a_qp_attr, &a_port_attr, &a_sge, &a_send_wr, &a_recv_wr, &a_wc, &a_qp_ex };
+    &a_qp_init_attr_ex, &a_gid, &a_qp_attr, &a_port_attr, &a_device_attr, &a_device_attr_ex, &a_query_device_ex_input, &a_sge, &a_send_wr, &a_recv_wr, &a_wc, &a_qp_ex };
 static const struct agg *const rdmacm_aggs[] = { &a_sockaddr_in, &a_event_channel, &a_conn_param, &a_cm_id, &a_cm_event };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

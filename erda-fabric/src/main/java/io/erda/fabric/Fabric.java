@@ -82,6 +82,12 @@ public interface Fabric extends AutoCloseable {
 
     FabricStats stats();
 
+    /**
+     * Limits and device-dependent capabilities of this instance (verbs: read from the device when it opened). Size
+     * queues from them; check a capability before relying on it.
+     */
+    FabricCapabilities capabilities();
+
     /** Registered regions of this instance, for diagnostics. */
     List<MemoryRegion> regions();
 

@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * One send-queue work request ({@code ibv_send_wr} with a single scatter/gather element). Build with the static
- * factories; they check what can be checked locally. Execution-time errors (bad rkey, out of range) come back as
+ * factories; they check what can be checked locally (lengths, offsets, the alignment of atomics' remote word) and
+ * throw IllegalArgumentException. Execution-time errors (bad rkey, out of range) come back as
  * completions, never as exceptions, as with verbs.
  *
  * @param wrId          caller's id, returned in the completion
@@ -38,6 +39,12 @@ public record WorkRequest(long wrId, Opcode opcode, boolean signaled, MemoryRegi
         }
         if (local == null && length > 0 && opcode != Opcode.FLUSH && opcode != Opcode.ATOMIC_WRITE) {
             throw new IllegalArgumentException(opcode + " of " + length + " bytes needs a local region");
+        }
+        // Devices differ on a misaligned atomic (rxe: EINVAL from ibv_post_send, others: an error completion that
+        // breaks the connection); refused here, it is the same clear error on every provider and nothing is sent.
+        if (opcode.isAtomic() && (remoteAddress & (ATOMIC_LENGTH - 1)) != 0) {
+            throw new IllegalArgumentException(opcode + " remote address 0x" + Long.toHexString(remoteAddress)
+                    + " is not " + ATOMIC_LENGTH + "-byte aligned");
         }
     }
 

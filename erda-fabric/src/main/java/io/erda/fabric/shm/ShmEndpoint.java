@@ -209,6 +209,11 @@ final class ShmEndpoint implements Endpoint {
             return;
         }
         if (uncompleted.size() >= options.maxSendWr()) {
+            // the peer's acknowledgements of finished requests may wait in the inbound ring (a caller that never
+            // waits on its send queue drives no progress): consume them once before calling the queue full
+            poller.progress();
+        }
+        if (uncompleted.size() >= options.maxSendWr()) {
             throw new FabricException("send queue full: " + uncompleted.size() + " requests outstanding, maxSendWr "
                     + options.maxSendWr());
         }

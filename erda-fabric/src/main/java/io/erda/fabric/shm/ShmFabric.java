@@ -5,6 +5,7 @@ import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricCapabilities;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.FabricStats;
 import io.erda.fabric.Listener;
@@ -44,6 +45,7 @@ import java.util.stream.Stream;
  * a power of two), {@code pollerSleepMillis} (see {@link #DEFAULT_POLLER_SLEEP_MILLIS}).
  */
 public final class ShmFabric implements Fabric {
+    private static final FabricCapabilities CAPABILITIES = FabricCapabilities.software("shm (same-host shared memory)");
     static final String SOCKET_FILE = "erda.sock";
     static final String EXPORTS_FILE = "exports";
     static final String COUNTERS_FILE = "counters";
@@ -300,6 +302,11 @@ public final class ShmFabric implements Fabric {
     }
 
     // ------------------------------------------------------------------ stats and life cycle
+
+    @Override
+    public FabricCapabilities capabilities() {
+        return CAPABILITIES;
+    }
 
     @Override
     public synchronized FabricStats stats() {

@@ -4,6 +4,7 @@ import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricCapabilities;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.FabricStats;
 import io.erda.fabric.Listener;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the only threads that touch memory on behalf of a peer, and their CPU time is what {@link #stats()} reports.
  */
 final class TcpFabric implements Fabric {
+    private static final FabricCapabilities CAPABILITIES = FabricCapabilities.software("tcp software RNIC");
     static final System.Logger LOG = System.getLogger("io.erda.fabric.tcp");
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
@@ -107,6 +109,11 @@ final class TcpFabric implements Fabric {
                 }
             }
         });
+    }
+
+    @Override
+    public FabricCapabilities capabilities() {
+        return CAPABILITIES;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.erda.fabric.verbs;
 
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.Opcode;
 import io.erda.fabric.soft.Backoff;
 import io.erda.ffm.verbs.WorkCompletions;
 import java.lang.foreign.Arena;
@@ -29,7 +30,11 @@ final class VerbsCompletionQueue implements CompletionQueue {
     private final int capacity;
     private final Arena arena = Arena.ofShared();
     private final WorkCompletions batch; // guarded by this
-    private final ArrayDeque<Completion> ready = new ArrayDeque<>(); // guarded by this
+    /** Translated completions not yet handed out; a send completion keeps its endpoint's slot until handed out. */
+    private final ArrayDeque<Entry> ready = new ArrayDeque<>(); // guarded by this
+
+    /** A completion ready to hand out; {@code slotOwner} is the endpoint whose send-queue slot it holds, or null. */
+    private record Entry(Completion completion, VerbsEndpoint slotOwner) {}
     private final AtomicBoolean closed = new AtomicBoolean();
 
     VerbsCompletionQueue(VerbsFabric fabric, io.erda.ffm.verbs.CompletionQueue cq, int capacity) {
@@ -49,21 +54,47 @@ final class VerbsCompletionQueue implements CompletionQueue {
 
     /** Completions the provider makes itself (work posted before connect), in line with the polled ones. */
     synchronized void deliver(Completion completion) {
-        ready.add(completion);
+        ready.add(new Entry(completion, null)); // never posted to the QP: holds no slot
     }
 
     @Override
     public synchronized Completion poll() {
-        if (ready.isEmpty() && !closed.get()) {
-            int n = cq.poll(batch);
+        if (ready.isEmpty()) {
+            drainNative();
+        }
+        Entry e = ready.poll();
+        if (e == null) {
+            return null;
+        }
+        if (e.slotOwner() != null) {
+            e.slotOwner().handedOut();
+        }
+        return e.completion();
+    }
+
+    /**
+     * Moves whatever the native CQ holds into the ready list (hidden completions retire their requests on the way):
+     * what an endpoint does when its send queue looks full, and a guard against overrunning the native CQ.
+     */
+    synchronized void progress() {
+        drainNative();
+    }
+
+    private void drainNative() {
+        if (closed.get()) {
+            return;
+        }
+        int n;
+        do {
+            n = cq.poll(batch);
             for (int i = 0; i < n; i++) {
                 Completion c = fabric.translate(batch, i);
                 if (c != null) {
-                    ready.add(c);
+                    boolean send = c.opcode() != Opcode.RECV && c.opcode() != Opcode.RECV_WITH_IMM;
+                    ready.add(new Entry(c, send ? (VerbsEndpoint) c.endpoint() : null));
                 }
             }
-        }
-        return ready.poll();
+        } while (n == BATCH);
     }
 
     @Override

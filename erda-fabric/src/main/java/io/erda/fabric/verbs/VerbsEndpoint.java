@@ -5,6 +5,7 @@ import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricCapabilities;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.Opcode;
@@ -12,7 +13,6 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
 import io.erda.ffm.verbs.ConnectionParameters;
-import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.QpInfo;
 import io.erda.ffm.verbs.QpInfoExchange;
 import io.erda.ffm.verbs.QueuePair;
@@ -31,6 +31,7 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An RC queue pair with its connection manager: the TCP side channel described here, or rdma_cm
@@ -84,6 +85,8 @@ final class VerbsEndpoint implements Endpoint {
     private long sendPosted;   // guarded by sendLock
     private long lastSignaled; // guarded by sendLock
     private volatile long sendRetired;
+    /** Reported send completions translated from the CQ but not yet polled by the caller: they hold their slot. */
+    private final AtomicLong unpolled = new AtomicLong();
 
     private final Object recvLock = new Object();
     private final ReceiveRequestWriter recvWriter;
@@ -272,26 +275,52 @@ final class VerbsEndpoint implements Endpoint {
 
     // ------------------------------------------------------------------ posting
 
+    /**
+     * Posts one request. A request holds its send-queue slot until the RNIC has completed it and, if it reports a
+     * completion, until that completion has been polled (as ibv_post_send's ENOMEM does). Requests that report
+     * nothing (unsignalled successes, the provider's own signals) are retired by whoever polls the send CQ; when the
+     * queue looks full, post polls it once itself, so a caller that never waits on its send queue (unsignalled
+     * SENDs answered through the receive queue) does not fill it.
+     */
     @Override
     public void post(WorkRequest request) throws FabricException {
+        if (!tryPost(request)) {
+            sendQueue.progress();
+            if (!tryPost(request)) {
+                throw new FabricException("send queue full: " + outstanding() + " of " + maxSendWr
+                        + " work requests outstanding (completed requests hold their slot until polled)");
+            }
+        }
+    }
+
+    /** Requests in the send queue: not yet completed by the RNIC, or completed and not yet polled. */
+    private long outstanding() {
+        return sendPosted - sendRetired + unpolled.get();
+    }
+
+    /** False when the send queue is full; polling its CQ without sendLock held may retire requests. */
+    private boolean tryPost(WorkRequest request) {
         synchronized (sendLock) {
             State s = state;
             if (s == State.CLOSED) {
                 throw new FabricException("endpoint is closed");
             }
-            if (sendPosted - sendRetired >= maxSendWr) {
-                throw new FabricException("send queue full: " + (sendPosted - sendRetired) + " of " + maxSendWr
-                        + " work requests outstanding");
+            if (outstanding() >= maxSendWr) {
+                return false;
             }
             QueuePairEx extended = qp.extended();
             if (request.opcode() == Opcode.ATOMIC_WRITE && (extended == null || !extended.hasAtomicWrite())) {
-                throw new FabricException("ATOMIC_WRITE needs rdma-core >= " + NativeCapabilities.ATOMIC_WRITE_SINCE
-                        + " and a device that supports it: " + fabric.noExtendedOpsReason());
+                throw new FabricException(fabric.atomicWriteRefusal());
+            }
+            if ((request.opcode() == Opcode.CAS || request.opcode() == Opcode.FETCH_ADD)
+                    && fabric.capabilities().atomicity() == FabricCapabilities.Atomicity.NONE) {
+                throw new FabricException(fabric.capabilities().missing(request.opcode().toString(),
+                        "remote atomics (atomic_cap is ATOMIC_NONE)"));
             }
             if (s == State.IDLE || s == State.CONNECTING) {
                 sendQueue.deliver(Completion.error(request.wrId(), request.opcode(), Status.WR_FLUSH_ERROR, this,
                         "endpoint is " + s + ": not connected"));
-                return;
+                return true;
             }
             long seq = sendPosted;
             boolean signal = request.signaled() || seq - lastSignaled >= Math.max(1, maxSendWr / 2);
@@ -316,6 +345,7 @@ final class VerbsEndpoint implements Endpoint {
                         + e.getMessage(), e);
             }
             sendPosted = seq + 1;
+            return true;
         }
     }
 
@@ -412,6 +442,9 @@ final class VerbsEndpoint implements Endpoint {
             } else {
                 completion = Completion.error(r.wrId(), r.opcode(), status, this, describe(wcStatus, wc, i, r));
             }
+            if (completion != null) {
+                unpolled.incrementAndGet();
+            }
         }
         if (status != Status.SUCCESS) {
             enterError();
@@ -424,6 +457,11 @@ final class VerbsEndpoint implements Endpoint {
                 + (r.opcode() == Opcode.SEND ? "" : " at 0x" + Long.toHexString(r.remoteAddress()) + " rkey 0x"
                 + Integer.toHexString(r.rkey()));
         return WcStatus.name(wcStatus) + ", vendor_err 0x" + Integer.toHexString(wc.vendorError(i)) + ": " + what;
+    }
+
+    /** The caller polled a send completion that {@link #completed} translated: its slot is free. */
+    void handedOut() {
+        unpolled.decrementAndGet();
     }
 
     /** True when every posted request has been polled: the QP can be destroyed without losing completions. */

@@ -5,6 +5,7 @@ import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricCapabilities;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.FabricStats;
 import io.erda.fabric.Listener;
@@ -12,6 +13,8 @@ import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
 import io.erda.ffm.rdmacm.RdmaCmLibrary;
 import io.erda.ffm.verbs.ConnectionParameters;
+import io.erda.ffm.verbs.DeviceAttributes;
+import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.IbvContext;
 import io.erda.ffm.verbs.MemoryRegistration;
@@ -56,6 +59,8 @@ public final class VerbsFabric implements Fabric {
     private final VerbsProperties properties;
     private final ProtectionDomain pd;
     private final int mtu;
+    private final DeviceAttributes attributes;
+    private final FabricCapabilities capabilities;
     private final Arena arena = Arena.ofShared();
     private final VerbsMemoryRegion flushScratch;
     private final ConcurrentHashMap<Integer, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
@@ -81,6 +86,9 @@ public final class VerbsFabric implements Fabric {
                     + " is not active (state " + port.state() + "); check ibv_devinfo");
         }
         this.mtu = port.activeMtu();
+        this.attributes = context.queryDevice();
+        this.capabilities = capabilities(verbs, attributes, properties.soft() ? "soft (in-JVM software RNIC)"
+                : verbs.deviceNameOf(context.segment()));
         this.pd = context.allocateProtectionDomain();
         this.flushScratch = register(arena.allocate(64, 64), RegisterOptions.local());
         this.cmEvents = cm == null ? null : new CmEventChannel(cm);
@@ -148,6 +156,34 @@ public final class VerbsFabric implements Fabric {
         }
     }
 
+    /**
+     * The device's limits and capabilities as the SPI states them: a native operation only where both the loaded
+     * libibverbs (NativeCapabilities) and the device (device_cap_flags_ex, atomic_cap) have it.
+     */
+    private static FabricCapabilities capabilities(VerbsLibrary verbs, DeviceAttributes a, String name) {
+        NativeCapabilities library = verbs.capabilities();
+        String device = "RDMA device " + name + " (firmware " + (a.firmwareVersion().isEmpty() ? "?" : a.firmwareVersion())
+                + ", " + a.atomicCapName() + ", rdma-core " + (library.rdmaCoreVersion() == 0 ? "unknown" : library.rdmaCoreVersion())
+                + ", Linux " + System.getProperty("os.version") + ")";
+        FabricCapabilities.Atomicity atomicity = switch (a.atomicCap()) {
+            case Verbs.IBV_ATOMIC_GLOB -> FabricCapabilities.Atomicity.GLOBAL;
+            case Verbs.IBV_ATOMIC_HCA -> FabricCapabilities.Atomicity.DEVICE;
+            default -> FabricCapabilities.Atomicity.NONE;
+        };
+        return new FabricCapabilities(device, Math.max(1, a.maxCqe()), Math.max(1, a.maxQpWr()),
+                library.nativeAtomicWrite() && a.atomicWrite(), atomicity,
+                library.nativeFlush() && a.flushPersistent(), verbs.supportsWriteDelay());
+    }
+
+    @Override
+    public FabricCapabilities capabilities() {
+        return capabilities;
+    }
+
+    DeviceAttributes deviceAttributes() {
+        return attributes;
+    }
+
     private String deviceName() {
         return properties.device() == null ? "(first)" : properties.device();
     }
@@ -194,7 +230,7 @@ public final class VerbsFabric implements Fabric {
         MemoryRegistration registration;
         try {
             int access = WcStatus.accessFlags(options.access());
-            if (verbs.supportsNativeFlush() && (access & Verbs.IBV_ACCESS_REMOTE_READ) != 0) {
+            if (capabilities.nativeFlush() && (access & Verbs.IBV_ACCESS_REMOTE_READ) != 0) {
                 access |= Verbs.ERDA_ACCESS_FLUSH_PERSISTENT; // native FLUSH replaces the READ that emulated it
             }
             registration = pd.register(segment, access);
@@ -226,6 +262,7 @@ public final class VerbsFabric implements Fabric {
         if (capacity <= 0) {
             throw new IllegalArgumentException("completion queue capacity " + capacity + " must be positive");
         }
+        capabilities.checkCompletionQueue(capacity);
         try {
             VerbsCompletionQueue queue = new VerbsCompletionQueue(this, context.createCompletionQueue(capacity, null), capacity);
             queues.add(queue);
@@ -238,6 +275,8 @@ public final class VerbsFabric implements Fabric {
     @Override
     public Endpoint createEndpoint(EndpointOptions options) throws FabricException {
         ensureOpen();
+        capabilities.checkQueueDepth("send queue", options.maxSendWr());
+        capabilities.checkQueueDepth("receive queue", options.maxRecvWr());
         VerbsCompletionQueue send = queueOf(options.sendQueue(), options.maxSendWr());
         VerbsCompletionQueue recv = queueOf(options.recvQueue(), options.maxRecvWr());
         try {
@@ -259,11 +298,17 @@ public final class VerbsFabric implements Fabric {
      */
     private QueuePair createQueuePair(io.erda.ffm.verbs.CompletionQueue send, io.erda.ffm.verbs.CompletionQueue recv,
                                       QueuePairCapacity capacity) {
-        if (noExtendedOps == null && !verbs.capabilities().nativeAtomicWrite()) {
-            noExtendedOps = "libibverbs is rdma-core " + verbs.capabilities().rdmaCoreVersion() + " (0: unknown)";
+        if (noExtendedOps == null && !capabilities.atomicWrite() && !capabilities.nativeFlush()) {
+            noExtendedOps = "neither ATOMIC_WRITE nor native FLUSH is available on " + capabilities.device();
         }
         if (noExtendedOps == null) {
             long ops = verbs.extendedSendOps();
+            if (!capabilities.atomicWrite()) {
+                ops &= ~(long) Verbs.IBV_QP_EX_WITH_ATOMIC_WRITE;
+            }
+            if (!capabilities.nativeFlush()) {
+                ops &= ~(long) Verbs.ERDA_QP_EX_WITH_FLUSH;
+            }
             try {
                 return pd.createQueuePairEx(send, recv, capacity, ops);
             } catch (VerbsException e) {
@@ -285,9 +330,14 @@ public final class VerbsFabric implements Fabric {
         return pd.createQueuePair(send, recv, capacity);
     }
 
-    /** Why ATOMIC_WRITE cannot be posted natively (for the error an endpoint throws). */
-    String noExtendedOpsReason() {
-        return noExtendedOps;
+    /** Why ATOMIC_WRITE cannot be posted (the error an endpoint throws): the device, or a QP without the op. */
+    String atomicWriteRefusal() {
+        if (!capabilities.atomicWrite()) {
+            return capabilities.missing("ATOMIC_WRITE", verbs.capabilities().nativeAtomicWrite()
+                    ? "IB_UVERBS_DEVICE_ATOMIC_WRITE in device_cap_flags_ex (rxe has it from Linux 6.2 on)"
+                    : "rdma-core >= " + NativeCapabilities.ATOMIC_WRITE_SINCE + " (ibv_wr_atomic_write)");
+        }
+        return "ATOMIC_WRITE cannot be posted on this queue pair: " + noExtendedOps;
     }
 
     private VerbsCompletionQueue queueOf(CompletionQueue given, int depth) {

@@ -62,6 +62,20 @@ public final class IbvContext implements AutoCloseable {
         return function.equals(MemorySegment.NULL) ? null : function;
     }
 
+    /** ibv_query_device, and ibv_query_device_ex where the provider has it (for device_cap_flags_ex). */
+    public DeviceAttributes queryDevice() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attrEx = arena.allocate(Verbs.ibv_device_attr_ex);
+            if (verbs.queryDeviceEx(context, attrEx)) {
+                return DeviceAttributes.decode(attrEx.asSlice(Verbs.ibv_device_attr_ex$orig_attr$OFFSET,
+                        Verbs.ibv_device_attr.byteSize()), (long) Verbs.ibv_device_attr_ex$device_cap_flags_ex.get(attrEx, 0L), true);
+            }
+            MemorySegment attr = arena.allocate(Verbs.ibv_device_attr);
+            verbs.queryDevice(context, attr);
+            return DeviceAttributes.decode(attr, 0, false);
+        }
+    }
+
     public PortAttributes queryPort(int port) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(Verbs.ibv_port_attr);

@@ -106,6 +106,16 @@ public final class NativeLibrary {
         return new PointerResult((MemorySegment) outcome.value(), outcome.errno());
     }
 
+    /** {@link #callStatus} through a function pointer of a provider table (e.g. {@code verbs_context.query_device_ex}). */
+    public void callStatusAt(String what, MemorySegment function, FunctionDescriptor descriptor, Object... args) {
+        MethodHandle handle = UNBOUND.computeIfAbsent(descriptor, d -> LINKER.downcallHandle(d, Errno.CAPTURE));
+        Outcome outcome = invoke(what, handle, function, args);
+        int rc = (int) outcome.value();
+        if (rc != 0) {
+            throw new VerbsException(what, rc, rc > 0 ? rc : outcome.errno());
+        }
+    }
+
     /** For functions returning a pointer, NULL meaning failure with errno set. */
     public MemorySegment callPointer(String symbol, FunctionDescriptor descriptor, Object... args) {
         Outcome outcome = invoke(symbol, descriptor, args);

@@ -134,6 +134,12 @@ public final class Verbs {
     public static final int ERDA_ACCESS_FLUSH_PERSISTENT = 0;
     public static final int ERDA_WC_FLUSH = -1;
     public static final int ERDA_VERBS_ABI_IS_EXTENDED = -1;
+    public static final int IBV_ATOMIC_NONE = 0;
+    public static final int IBV_ATOMIC_HCA = 1;
+    public static final int IBV_ATOMIC_GLOB = 2;
+    public static final long ERDA_DEVICE_FLUSH_GLOBAL = 274877906944L;
+    public static final long ERDA_DEVICE_FLUSH_PERSISTENT = 549755813888L;
+    public static final long ERDA_DEVICE_ATOMIC_WRITE = 1099511627776L;
 
     /** {@code struct ibv_device}, 664 bytes. */
     public static final StructLayout ibv_device = MemoryLayout.structLayout(
@@ -207,12 +213,17 @@ public final class Verbs {
 
     /** {@code struct verbs_context}, 648 bytes. */
     public static final StructLayout verbs_context = MemoryLayout.structLayout(
-        MemoryLayout.paddingLayout(264),
+        MemoryLayout.paddingLayout(216),
+        ADDRESS.withName("query_device_ex"),
+        MemoryLayout.paddingLayout(40),
         ADDRESS.withName("create_qp_ex"),
         MemoryLayout.paddingLayout(40),
         JAVA_LONG.withName("sz"),
         ibv_context.withName("context")
     ).withName("verbs_context");
+    /** offsetof(verbs_context, query_device_ex) */
+    public static final long verbs_context$query_device_ex$OFFSET = 216;
+    public static final VarHandle verbs_context$query_device_ex = verbs_context.varHandle(groupElement("query_device_ex"));
     /** offsetof(verbs_context, create_qp_ex) */
     public static final long verbs_context$create_qp_ex$OFFSET = 264;
     public static final VarHandle verbs_context$create_qp_ex = verbs_context.varHandle(groupElement("create_qp_ex"));
@@ -698,6 +709,139 @@ public final class Verbs {
     /** offsetof(ibv_port_attr, link_layer) */
     public static final long ibv_port_attr$link_layer$OFFSET = 46;
     public static final VarHandle ibv_port_attr$link_layer = ibv_port_attr.varHandle(groupElement("link_layer"));
+
+    /** {@code struct ibv_device_attr}, 232 bytes. */
+    public static final StructLayout ibv_device_attr = MemoryLayout.structLayout(
+        MemoryLayout.sequenceLayout(64, JAVA_BYTE).withName("fw_ver"),
+        MemoryLayout.paddingLayout(16),
+        JAVA_LONG.withName("max_mr_size"),
+        MemoryLayout.paddingLayout(8),
+        JAVA_INT.withName("vendor_id"),
+        JAVA_INT.withName("vendor_part_id"),
+        JAVA_INT.withName("hw_ver"),
+        JAVA_INT.withName("max_qp"),
+        JAVA_INT.withName("max_qp_wr"),
+        MemoryLayout.paddingLayout(4),
+        JAVA_INT.withName("max_sge"),
+        MemoryLayout.paddingLayout(4),
+        JAVA_INT.withName("max_cq"),
+        JAVA_INT.withName("max_cqe"),
+        JAVA_INT.withName("max_mr"),
+        MemoryLayout.paddingLayout(4),
+        JAVA_INT.withName("max_qp_rd_atom"),
+        MemoryLayout.paddingLayout(8),
+        JAVA_INT.withName("max_qp_init_rd_atom"),
+        MemoryLayout.paddingLayout(4),
+        JAVA_INT.withName("atomic_cap"),
+        MemoryLayout.paddingLayout(64)
+    ).withName("ibv_device_attr");
+    /** offsetof(ibv_device_attr, fw_ver) */
+    public static final long ibv_device_attr$fw_ver$OFFSET = 0;
+    /** offsetof(ibv_device_attr, max_mr_size) */
+    public static final long ibv_device_attr$max_mr_size$OFFSET = 80;
+    public static final VarHandle ibv_device_attr$max_mr_size = ibv_device_attr.varHandle(groupElement("max_mr_size"));
+    /** offsetof(ibv_device_attr, vendor_id) */
+    public static final long ibv_device_attr$vendor_id$OFFSET = 96;
+    public static final VarHandle ibv_device_attr$vendor_id = ibv_device_attr.varHandle(groupElement("vendor_id"));
+    /** offsetof(ibv_device_attr, vendor_part_id) */
+    public static final long ibv_device_attr$vendor_part_id$OFFSET = 100;
+    public static final VarHandle ibv_device_attr$vendor_part_id = ibv_device_attr.varHandle(groupElement("vendor_part_id"));
+    /** offsetof(ibv_device_attr, hw_ver) */
+    public static final long ibv_device_attr$hw_ver$OFFSET = 104;
+    public static final VarHandle ibv_device_attr$hw_ver = ibv_device_attr.varHandle(groupElement("hw_ver"));
+    /** offsetof(ibv_device_attr, max_qp) */
+    public static final long ibv_device_attr$max_qp$OFFSET = 108;
+    public static final VarHandle ibv_device_attr$max_qp = ibv_device_attr.varHandle(groupElement("max_qp"));
+    /** offsetof(ibv_device_attr, max_qp_wr) */
+    public static final long ibv_device_attr$max_qp_wr$OFFSET = 112;
+    public static final VarHandle ibv_device_attr$max_qp_wr = ibv_device_attr.varHandle(groupElement("max_qp_wr"));
+    /** offsetof(ibv_device_attr, max_sge) */
+    public static final long ibv_device_attr$max_sge$OFFSET = 120;
+    public static final VarHandle ibv_device_attr$max_sge = ibv_device_attr.varHandle(groupElement("max_sge"));
+    /** offsetof(ibv_device_attr, max_cq) */
+    public static final long ibv_device_attr$max_cq$OFFSET = 128;
+    public static final VarHandle ibv_device_attr$max_cq = ibv_device_attr.varHandle(groupElement("max_cq"));
+    /** offsetof(ibv_device_attr, max_cqe) */
+    public static final long ibv_device_attr$max_cqe$OFFSET = 132;
+    public static final VarHandle ibv_device_attr$max_cqe = ibv_device_attr.varHandle(groupElement("max_cqe"));
+    /** offsetof(ibv_device_attr, max_mr) */
+    public static final long ibv_device_attr$max_mr$OFFSET = 136;
+    public static final VarHandle ibv_device_attr$max_mr = ibv_device_attr.varHandle(groupElement("max_mr"));
+    /** offsetof(ibv_device_attr, max_qp_rd_atom) */
+    public static final long ibv_device_attr$max_qp_rd_atom$OFFSET = 144;
+    public static final VarHandle ibv_device_attr$max_qp_rd_atom = ibv_device_attr.varHandle(groupElement("max_qp_rd_atom"));
+    /** offsetof(ibv_device_attr, max_qp_init_rd_atom) */
+    public static final long ibv_device_attr$max_qp_init_rd_atom$OFFSET = 156;
+    public static final VarHandle ibv_device_attr$max_qp_init_rd_atom = ibv_device_attr.varHandle(groupElement("max_qp_init_rd_atom"));
+    /** offsetof(ibv_device_attr, atomic_cap) */
+    public static final long ibv_device_attr$atomic_cap$OFFSET = 164;
+    public static final VarHandle ibv_device_attr$atomic_cap = ibv_device_attr.varHandle(groupElement("atomic_cap"));
+
+    /** {@code struct ibv_device_attr_ex}, 400 bytes. */
+    public static final StructLayout ibv_device_attr_ex = MemoryLayout.structLayout(
+        ibv_device_attr.withName("orig_attr"),
+        JAVA_INT.withName("comp_mask"),
+        MemoryLayout.paddingLayout(44),
+        JAVA_LONG.withName("device_cap_flags_ex"),
+        MemoryLayout.paddingLayout(112)
+    ).withName("ibv_device_attr_ex");
+    /** offsetof(ibv_device_attr_ex, orig_attr) */
+    public static final long ibv_device_attr_ex$orig_attr$OFFSET = 0;
+    /** offsetof(ibv_device_attr_ex, orig_attr.fw_ver) */
+    public static final long ibv_device_attr_ex$orig_attr$fw_ver$OFFSET = 0;
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_mr_size) */
+    public static final long ibv_device_attr_ex$orig_attr$max_mr_size$OFFSET = 80;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_mr_size = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_mr_size"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.vendor_id) */
+    public static final long ibv_device_attr_ex$orig_attr$vendor_id$OFFSET = 96;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$vendor_id = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("vendor_id"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.vendor_part_id) */
+    public static final long ibv_device_attr_ex$orig_attr$vendor_part_id$OFFSET = 100;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$vendor_part_id = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("vendor_part_id"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.hw_ver) */
+    public static final long ibv_device_attr_ex$orig_attr$hw_ver$OFFSET = 104;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$hw_ver = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("hw_ver"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_qp) */
+    public static final long ibv_device_attr_ex$orig_attr$max_qp$OFFSET = 108;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_qp = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_qp"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_qp_wr) */
+    public static final long ibv_device_attr_ex$orig_attr$max_qp_wr$OFFSET = 112;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_qp_wr = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_qp_wr"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_sge) */
+    public static final long ibv_device_attr_ex$orig_attr$max_sge$OFFSET = 120;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_sge = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_sge"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_cq) */
+    public static final long ibv_device_attr_ex$orig_attr$max_cq$OFFSET = 128;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_cq = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_cq"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_cqe) */
+    public static final long ibv_device_attr_ex$orig_attr$max_cqe$OFFSET = 132;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_cqe = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_cqe"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_mr) */
+    public static final long ibv_device_attr_ex$orig_attr$max_mr$OFFSET = 136;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_mr = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_mr"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_qp_rd_atom) */
+    public static final long ibv_device_attr_ex$orig_attr$max_qp_rd_atom$OFFSET = 144;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_qp_rd_atom = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_qp_rd_atom"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.max_qp_init_rd_atom) */
+    public static final long ibv_device_attr_ex$orig_attr$max_qp_init_rd_atom$OFFSET = 156;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$max_qp_init_rd_atom = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("max_qp_init_rd_atom"));
+    /** offsetof(ibv_device_attr_ex, orig_attr.atomic_cap) */
+    public static final long ibv_device_attr_ex$orig_attr$atomic_cap$OFFSET = 164;
+    public static final VarHandle ibv_device_attr_ex$orig_attr$atomic_cap = ibv_device_attr_ex.varHandle(groupElement("orig_attr"), groupElement("atomic_cap"));
+    /** offsetof(ibv_device_attr_ex, comp_mask) */
+    public static final long ibv_device_attr_ex$comp_mask$OFFSET = 232;
+    public static final VarHandle ibv_device_attr_ex$comp_mask = ibv_device_attr_ex.varHandle(groupElement("comp_mask"));
+    /** offsetof(ibv_device_attr_ex, device_cap_flags_ex) */
+    public static final long ibv_device_attr_ex$device_cap_flags_ex$OFFSET = 280;
+    public static final VarHandle ibv_device_attr_ex$device_cap_flags_ex = ibv_device_attr_ex.varHandle(groupElement("device_cap_flags_ex"));
+
+    /** {@code struct ibv_query_device_ex_input}, 4 bytes. */
+    public static final StructLayout ibv_query_device_ex_input = MemoryLayout.structLayout(
+        JAVA_INT.withName("comp_mask")
+    ).withName("ibv_query_device_ex_input");
+    /** offsetof(ibv_query_device_ex_input, comp_mask) */
+    public static final long ibv_query_device_ex_input$comp_mask$OFFSET = 0;
+    public static final VarHandle ibv_query_device_ex_input$comp_mask = ibv_query_device_ex_input.varHandle(groupElement("comp_mask"));
 
     /** {@code struct ibv_sge}, 16 bytes. */
     public static final StructLayout ibv_sge = MemoryLayout.structLayout(

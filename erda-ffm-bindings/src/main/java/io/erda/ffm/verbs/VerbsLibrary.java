@@ -37,6 +37,12 @@ public final class VerbsLibrary {
     static final FunctionDescriptor IBV_OPEN_DEVICE = FunctionDescriptor.of(ADDRESS, ADDRESS);
     static final FunctionDescriptor IBV_CLOSE_DEVICE = FunctionDescriptor.of(JAVA_INT, ADDRESS);
     static final FunctionDescriptor IBV_QUERY_PORT = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS);
+    static final FunctionDescriptor IBV_QUERY_DEVICE = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+    /**
+     * int (*query_device_ex)(struct ibv_context *, const struct ibv_query_device_ex_input *, struct ibv_device_attr_ex *,
+     * size_t), the verbs_context slot the inline ibv_query_device_ex calls.
+     */
+    public static final FunctionDescriptor QUERY_DEVICE_EX = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG);
     static final FunctionDescriptor IBV_QUERY_GID = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS);
     static final FunctionDescriptor IBV_ALLOC_PD = FunctionDescriptor.of(ADDRESS, ADDRESS);
     static final FunctionDescriptor IBV_DEALLOC_PD = FunctionDescriptor.of(JAVA_INT, ADDRESS);
@@ -59,7 +65,7 @@ public final class VerbsLibrary {
 
     /** Every symbol this class may resolve, for fakes and for diagnostics. */
     public static final List<String> SYMBOLS = List.of("ibv_get_device_list", "ibv_free_device_list",
-            "ibv_get_device_name", "ibv_open_device", "ibv_close_device", "ibv_query_port", "ibv_query_gid",
+            "ibv_get_device_name", "ibv_open_device", "ibv_close_device", "ibv_query_device", "ibv_query_port", "ibv_query_gid",
             "ibv_alloc_pd", "ibv_dealloc_pd", "ibv_reg_mr_iova2", "ibv_dereg_mr", "ibv_create_comp_channel",
             "ibv_destroy_comp_channel", "ibv_create_cq", "ibv_destroy_cq", "ibv_get_cq_event",
             "ibv_ack_cq_events", "ibv_create_qp", "ibv_destroy_qp", "ibv_modify_qp", "ibv_qp_to_qp_ex");
@@ -217,6 +223,30 @@ public final class VerbsLibrary {
     public void queryPort(MemorySegment context, int port, MemorySegment attr) {
         attr.fill((byte) 0);
         lib.callStatus("ibv_query_port", IBV_QUERY_PORT, context, (byte) port, attr);
+    }
+
+    /** Fills {@code attr} (a {@link Verbs#ibv_device_attr}). */
+    public void queryDevice(MemorySegment context, MemorySegment attr) {
+        attr.fill((byte) 0);
+        lib.callStatus("ibv_query_device", IBV_QUERY_DEVICE, context, attr);
+    }
+
+    /**
+     * ibv_query_device_ex, static inline in verbs.h and done the same way: the provider's
+     * {@code verbs_context.query_device_ex} with an empty input. False when the provider has no such slot (its
+     * extended attributes, device_cap_flags_ex among them, are then unknown); {@code attrEx} is zeroed first.
+     */
+    public boolean queryDeviceEx(MemorySegment context, MemorySegment attrEx) {
+        attrEx.fill((byte) 0);
+        MemorySegment function = IbvContext.extendedOp(context, Verbs.verbs_context$query_device_ex$OFFSET);
+        if (function == null) {
+            return false;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment input = arena.allocate(Verbs.ibv_query_device_ex_input);
+            lib.callStatusAt("ibv_query_device_ex", function, QUERY_DEVICE_EX, context, input, attrEx, attrEx.byteSize());
+        }
+        return true;
     }
 
     public void queryGid(MemorySegment context, int port, int index, MemorySegment gid) {

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import io.erda.ffm.verbs.Errno;
+import io.erda.ffm.verbs.DeviceAttributes;
 import io.erda.ffm.verbs.Verbs;
 import io.erda.ffm.verbs.WorkCompletions;
 import java.lang.foreign.Arena;
@@ -305,6 +306,26 @@ public final class FakeVerbsDevice implements AutoCloseable {
                     Short.toUnsignedInt((short) Verbs.ibv_qp_attr$ah_attr$dlid.get(attr, 0L)),
                     (int) Verbs.ibv_qp_attr$qp_access_flags.get(attr, 0L),
                     Byte.toUnsignedInt((byte) Verbs.ibv_qp_attr$port_num.get(attr, 0L))));
+            return 0;
+        } catch (Throwable t) {
+            return fail(t);
+        }
+    }
+
+    /**
+     * What ibv_query_device reports: a device of the classic API only (no query_device_ex, so no ATOMIC_WRITE or
+     * FLUSH is claimed) whose atomics are atomic only among themselves (ATOMIC_HCA), like many RoCE NICs.
+     */
+    public static final DeviceAttributes ATTRIBUTES = new DeviceAttributes("fake 1.0", 0xfa4e, 1, 64, 256, 4, 16, 1024, 64,
+            16, Verbs.IBV_ATOMIC_HCA, 0, false);
+
+    int queryDevice(MemorySegment ctx, MemorySegment attr) {
+        try {
+            int errno = takeFailure("ibv_query_device");
+            if (errno != 0) {
+                return errno;
+            }
+            ATTRIBUTES.encode(attr);
             return 0;
         } catch (Throwable t) {
             return fail(t);

@@ -2,6 +2,7 @@ package io.erda.ffm.verbs.fake;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
+import io.erda.ffm.verbs.DeviceAttributes;
 import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.Verbs;
@@ -79,6 +80,7 @@ public final class SoftRnicDevice implements AutoCloseable {
         stubs.bindControlPath("release", "deregMr", "destroyCq", "destroyQp");
         stubs.symbol(VerbsLibrary.SOFT_RNIC_WRITE_DELAY, "setWriteDelay", VerbsLibrary.SOFT_RNIC_WRITE_DELAY_DESC);
         stubs.extendedOp(Verbs.verbs_context$create_qp_ex$OFFSET, "createQpEx", VerbsLibrary.CREATE_QP_EX);
+        stubs.extendedOp(Verbs.verbs_context$query_device_ex$OFFSET, "queryDeviceEx", VerbsLibrary.QUERY_DEVICE_EX);
         stubs.symbol("ibv_qp_to_qp_ex", "qpToQpEx", FunctionDescriptor.of(ADDRESS, ADDRESS));
         wrStart = stubs.stub("wrStart", VerbsOps.WR_START_DESC);
         wrComplete = stubs.stub("wrComplete", VerbsOps.WR_COMPLETE_DESC);
@@ -267,8 +269,8 @@ public final class SoftRnicDevice implements AutoCloseable {
 
     MemorySegment createCq(MemorySegment ctx, int cqe, MemorySegment cqContext, MemorySegment channel, int vector) {
         try {
-            if (cqe <= 0) {
-                return failNull(Errno.EINVAL);
+            if (cqe <= 0 || cqe > ATTRIBUTES.maxCqe()) {
+                return failNull(Errno.EINVAL); // as rxe and mlx5 answer a CQ above max_cqe
             }
             MemorySegment cq = object(Verbs.ibv_cq.byteSize());
             Verbs.ibv_cq$channel.set(cq, 0L, channel);
@@ -461,6 +463,36 @@ public final class SoftRnicDevice implements AutoCloseable {
             SoftQueuePair queuePair = qpsByAddress.get(qp.address());
             return queuePair == null ? Errno.EINVAL
                     : queuePair.modify(attr.reinterpret(Verbs.ibv_qp_attr.byteSize()), mask);
+        } catch (Throwable t) {
+            return fail(t);
+        }
+    }
+
+    /**
+     * What ibv_query_device(_ex) reports: limits of the order of a ConnectX (max_qp_wr 32768, max_cqe 4194303),
+     * atomics that are atomic against the target CPU's (ATOMIC_GLOB: the soft RNIC executes them with the same
+     * VarHandle atomics a CPU would use) and ATOMIC_WRITE in device_cap_flags_ex; no FLUSH (not modelled).
+     */
+    public static final DeviceAttributes ATTRIBUTES = new DeviceAttributes("soft-rnic 1.0", 0x50f7, 44, 1 << 16, 32768,
+            30, 1 << 16, 4194303, 1 << 20, 16, Verbs.IBV_ATOMIC_GLOB, Verbs.ERDA_DEVICE_ATOMIC_WRITE, true);
+
+    int queryDevice(MemorySegment ctx, MemorySegment attr) {
+        try {
+            ATTRIBUTES.encode(attr);
+            return 0;
+        } catch (Throwable t) {
+            return fail(t);
+        }
+    }
+
+    /** verbs_context.query_device_ex; the input's comp_mask must be 0 (nothing optional is asked for). */
+    int queryDeviceEx(MemorySegment ctx, MemorySegment input, MemorySegment attrEx, long attrSize) {
+        try {
+            if (attrSize < Verbs.ibv_device_attr_ex.byteSize()) {
+                return Errno.EINVAL;
+            }
+            ATTRIBUTES.encodeExtended(attrEx);
+            return 0;
         } catch (Throwable t) {
             return fail(t);
         }

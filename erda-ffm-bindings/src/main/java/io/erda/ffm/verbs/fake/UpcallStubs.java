@@ -54,7 +54,8 @@ final class UpcallStubs {
     }
 
     /**
-     * Binds the control path every fake has: allocPd, regMr, createCq, createQp, modifyQp, queryPort, queryGid, and
+     * Binds the control path every fake has: allocPd, regMr, createCq, createQp, modifyQp, queryDevice, queryPort,
+     * queryGid, and
      * the four destructors to the named handler methods ({@code int m(MemorySegment)}).
      */
     void bindControlPath(String deallocPd, String deregMr, String destroyCq, String destroyQp) {
@@ -68,6 +69,7 @@ final class UpcallStubs {
         symbol("ibv_create_qp", "createQp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
         symbol("ibv_destroy_qp", destroyQp, release);
         symbol("ibv_modify_qp", "modifyQp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        symbol("ibv_query_device", "queryDevice", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         symbol("ibv_query_port", "queryPort", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
         symbol("ibv_query_gid", "queryGid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
     }
