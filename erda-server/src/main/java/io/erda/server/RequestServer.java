@@ -43,6 +43,7 @@ public final class RequestServer implements AutoCloseable {
             + 63) & -64;
     /** Reply buffers of a redo-log connection (one per PM receive buffer); larger replies get a buffer of their own. */
     private static final int REDO_REPLY_SIZE = 16 << 10;
+    /** Entries of each of the two shared completion queues, unless the device allows fewer (max_cqe). */
     private static final int QUEUE_CAPACITY = 1 << 16;
     private static final long IDLE_WAIT_MILLIS = 500;
     private static final Logger LOG = Logger.getLogger(RequestServer.class.getName());
@@ -57,6 +58,12 @@ public final class RequestServer implements AutoCloseable {
     private final CompletionQueue recvQueue;
     private final CompletionQueue sendQueue;
     private final Map<Endpoint, Connection> connections = new ConcurrentHashMap<>();
+    /** Entries of each shared completion queue: QUEUE_CAPACITY, or the device's max_cqe when smaller. */
+    private final int queueEntries;
+    /** Completion-queue entries the connections' queue depths reserve, so the shared CQs can never overrun. */
+    private final Map<Endpoint, int[]> reserved = new ConcurrentHashMap<>();
+    private int sendEntriesReserved; // guarded by reserved
+    private int recvEntriesReserved; // guarded by reserved
     private final RequestDispatcher dispatcher;
     private final StatsReport statsReport;
     private final LeaseValidator validator;
@@ -73,8 +80,10 @@ public final class RequestServer implements AutoCloseable {
         this.fabric = fabric;
         this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos());
         store.onChainGrowth(registry::chainGrew);
-        this.recvQueue = fabric.createCompletionQueue(QUEUE_CAPACITY);
-        this.sendQueue = fabric.createCompletionQueue(QUEUE_CAPACITY);
+        // every queue is sized within the device's limits (rxe: max_cqe 32767), read when the fabric opened
+        this.queueEntries = Math.min(QUEUE_CAPACITY, fabric.capabilities().maxCompletionQueueEntries());
+        this.recvQueue = fabric.createCompletionQueue(queueEntries);
+        this.sendQueue = fabric.createCompletionQueue(queueEntries);
         this.listener = fabric.listen(config.listen());
         this.dispatcher = new RequestDispatcher(stats, this::drainUntil);
         this.validator = new LeaseValidator(store, stats);
@@ -200,8 +209,23 @@ public final class RequestServer implements AutoCloseable {
         try {
             boolean redo = connect.protocol() == ConnectData.PROTOCOL_REDO_LOG;
             buffers = redo ? redoLog.takeLane() : ReceiveBuffers.dram(fabric, RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
-            Endpoint endpoint = fabric.createEndpoint(EndpointOptions.defaults().withQueues(sendQueue, recvQueue)
-                    .withDepth(2 * buffers.count() + 64, buffers.count()));
+            int sendDepth = 2 * buffers.count() + 64;
+            String full = reserve(sendDepth, buffers.count());
+            if (full != null) {
+                LOG.warning(() -> "refused " + request.peer() + ": " + full);
+                request.reject(full);
+                buffers.close();
+                return;
+            }
+            Endpoint endpoint;
+            try {
+                endpoint = fabric.createEndpoint(EndpointOptions.defaults().withQueues(sendQueue, recvQueue)
+                        .withDepth(sendDepth, buffers.count()));
+            } catch (RuntimeException e) {
+                release(sendDepth, buffers.count());
+                throw e;
+            }
+            reserved.put(endpoint, new int[] {sendDepth, buffers.count()});
             // HEAD_STATE (paper §4.4) goes to Erda connections only: baseline clients GET two-sided, never read the
             // head array, and keep no receive posted for an unsolicited message
             connection = new Connection(fabric, endpoint, handlerFor(connect.protocol(), buffers),
@@ -213,7 +237,7 @@ public final class RequestServer implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warning(() -> "accepting " + request.peer() + " failed: " + e);
             if (connection != null) {
-                connections.remove(connection.endpoint());
+                forget(connection);
                 connection.close();
             } else if (buffers != null) {
                 buffers.close();
@@ -245,8 +269,43 @@ public final class RequestServer implements AutoCloseable {
         return ring;
     }
 
+    /**
+     * Reserves a connection's queue depths in the shared completion queues; null when they fit, else why not (the
+     * reason the connection is rejected with).
+     */
+    private String reserve(int send, int recv) {
+        synchronized (reserved) {
+            if (sendEntriesReserved + send > queueEntries || recvEntriesReserved + recv > queueEntries) {
+                return "server full: " + connections.size() + " connections use " + sendEntriesReserved + " of the "
+                        + queueEntries + " send and " + recvEntriesReserved + " receive completion-queue entries ("
+                        + fabric.capabilities().device() + " allows " + fabric.capabilities().maxCompletionQueueEntries()
+                        + " per queue)";
+            }
+            sendEntriesReserved += send;
+            recvEntriesReserved += recv;
+            return null;
+        }
+    }
+
+    private void release(int send, int recv) {
+        synchronized (reserved) {
+            sendEntriesReserved -= send;
+            recvEntriesReserved -= recv;
+        }
+    }
+
+    /** Drops a connection from the table and returns its completion-queue entries; true if it was there. */
+    private boolean forget(Connection connection) {
+        boolean present = connections.remove(connection.endpoint()) != null;
+        int[] depths = reserved.remove(connection.endpoint());
+        if (depths != null) {
+            release(depths[0], depths[1]);
+        }
+        return present;
+    }
+
     private void closeConnection(Connection connection, String why) {
-        if (connections.remove(connection.endpoint()) != null) {
+        if (forget(connection)) {
             LOG.fine(() -> "closing " + connection + ": " + why);
             connection.close();
         }
@@ -284,7 +343,7 @@ public final class RequestServer implements AutoCloseable {
         }
         try {
             if (!dispatcher.dispatch(connection, (int) c.wrId(), c.byteLength())) {
-                connections.remove(connection.endpoint());
+                forget(connection);
                 connection.endpoint().abort();
                 connection.close();
             }
