@@ -38,11 +38,15 @@ final class CmConnection implements Closeable {
     private boolean disconnected;   // guarded by this
     private boolean destroyed;      // guarded by this
 
+    /** Wakes a thread waiting for a set-up event when the fabric's channel closes (not an rdma_cm event type). */
+    private static final CmEvent CHANNEL_CLOSED = new CmEvent(MemorySegment.NULL, -1, MemorySegment.NULL,
+            MemorySegment.NULL, 0, 0, new byte[0]);
+
     /** An active-side connection: a new id on the fabric's channel. */
     CmConnection(CmEventChannel events) {
         this.events = events;
         this.cm = events.library();
-        this.id = events.createId(this::onEvent);
+        this.id = events.createId(this::onEvent, this::channelClosing);
     }
 
     /** A passive-side connection on the id a CONNECT_REQUEST brought (called on the event thread). */
@@ -50,7 +54,24 @@ final class CmConnection implements Closeable {
         this.events = events;
         this.cm = events.library();
         this.id = requestId;
-        events.route(requestId, this::onEvent);
+        events.route(requestId, this::onEvent, this::channelClosing);
+    }
+
+    /** The fabric closes its channel: destroy the id now (not while one of our calls uses it) and wake a waiter. */
+    private void channelClosing() {
+        destroy();
+        setUp.add(CHANNEL_CLOSED);
+    }
+
+    /**
+     * Runs a librdmacm call on the id under this connection's lock, so that the id cannot be destroyed (by
+     * {@link #channelClosing} on another thread) while the call uses it; a destroyed id is a FabricException.
+     */
+    private synchronized void onId(String what, java.util.function.Consumer<MemorySegment> call) {
+        if (destroyed) {
+            throw new FabricException(what + ": the rdma_cm id was destroyed (the fabric is closing)");
+        }
+        call.accept(id);
     }
 
     MemorySegment id() {
@@ -85,20 +106,23 @@ final class CmConnection implements Closeable {
     /** Resolves, connects and brings the QP up; returns the peer's accept payload. Destroys the id on failure. */
     byte[] connect(VerbsFabric fabric, VerbsEndpoint endpoint, URI uri, byte[] privateData) {
         try {
-            cm.resolveAddr(id, new InetSocketAddress(uri.getHost(), uri.getPort()), RESOLVE_TIMEOUT_MILLIS);
+            InetSocketAddress to = new InetSocketAddress(uri.getHost(), uri.getPort());
+            onId("rdma_resolve_addr", id -> cm.resolveAddr(id, to, RESOLVE_TIMEOUT_MILLIS));
             await(RdmaCma.RDMA_CM_EVENT_ADDR_RESOLVED, uri);
-            cm.resolveRoute(id, RESOLVE_TIMEOUT_MILLIS);
+            onId("rdma_resolve_route", id -> cm.resolveRoute(id, RESOLVE_TIMEOUT_MILLIS));
             await(RdmaCma.RDMA_CM_EVENT_ROUTE_RESOLVED, uri);
-            fabric.checkSameDevice(RdmaCmLibrary.verbsOf(id), "route to " + uri);
+            onId("route check", id -> fabric.checkSameDevice(RdmaCmLibrary.verbsOf(id), "route to " + uri));
             toInit(fabric, endpoint);
             RnrSetting rnr = endpoint.rnr();
-            try (Arena arena = Arena.ofConfined()) {
-                cm.connect(id, RdmaCmLibrary.connectionParameters(arena,
-                        new CmPrivateData(rnr.timerCode(), privateData).encode(), endpoint.qpNum(), rnr.retry()));
-            }
+            onId("rdma_connect", id -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    cm.connect(id, RdmaCmLibrary.connectionParameters(arena,
+                            new CmPrivateData(rnr.timerCode(), privateData).encode(), endpoint.qpNum(), rnr.retry()));
+                }
+            });
             CmPrivateData reply = CmPrivateData.decode(await(RdmaCma.RDMA_CM_EVENT_CONNECT_RESPONSE, uri).privateData());
             toRts(endpoint, reply.rnrTimerCode());
-            cm.establish(id);
+            onId("rdma_establish", cm::establish);
             return reply.payload();
         } catch (VerbsException | FabricException e) {
             destroy();
@@ -115,10 +139,12 @@ final class CmConnection implements Closeable {
             toInit(fabric, endpoint);
             toRts(endpoint, request.rnrTimerCode());
             RnrSetting rnr = endpoint.rnr();
-            try (Arena arena = Arena.ofConfined()) {
-                cm.accept(id, RdmaCmLibrary.connectionParameters(arena,
-                        new CmPrivateData(rnr.timerCode(), replyPrivateData).encode(), endpoint.qpNum(), rnr.retry()));
-            }
+            onId("rdma_accept", id -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    cm.accept(id, RdmaCmLibrary.connectionParameters(arena,
+                            new CmPrivateData(rnr.timerCode(), replyPrivateData).encode(), endpoint.qpNum(), rnr.retry()));
+                }
+            });
             await(RdmaCma.RDMA_CM_EVENT_ESTABLISHED, peer);
         } catch (VerbsException | FabricException e) {
             destroy();
@@ -129,7 +155,7 @@ final class CmConnection implements Closeable {
 
     void reject(String reason) {
         try {
-            cm.reject(id, CmPrivateData.reject(reason));
+            onId("rdma_reject", id -> cm.reject(id, CmPrivateData.reject(reason)));
         } finally {
             destroy();
         }
@@ -140,23 +166,23 @@ final class CmConnection implements Closeable {
     /** INIT → INIT with rdma_cm's port and P_Key (the QP went to INIT before the id knew its port), our access. */
     private void toInit(VerbsFabric fabric, VerbsEndpoint endpoint) {
         int access = fabric.connectionParameters(0, 0).accessFlags();
-        cm.modifyQp(id, endpoint.queuePair(), Verbs.IBV_QPS_INIT, attr -> {
+        onId("rdma_init_qp_attr (INIT)", id -> cm.modifyQp(id, endpoint.queuePair(), Verbs.IBV_QPS_INIT, attr -> {
             Verbs.ibv_qp_attr$qp_access_flags.set(attr, 0L, access);
             return Verbs.IBV_QP_ACCESS_FLAGS;
-        });
+        }));
     }
 
     /** RTR with the RNR timer the peer asked for, RTS with our RNR retry count. */
     private void toRts(VerbsEndpoint endpoint, int peerRnrTimerCode) {
-        cm.modifyQp(id, endpoint.queuePair(), Verbs.IBV_QPS_RTR, attr -> {
+        onId("rdma_init_qp_attr (RTR)", id -> cm.modifyQp(id, endpoint.queuePair(), Verbs.IBV_QPS_RTR, attr -> {
             Verbs.ibv_qp_attr$min_rnr_timer.set(attr, 0L, (byte) peerRnrTimerCode);
             return Verbs.IBV_QP_MIN_RNR_TIMER;
-        });
+        }));
         int retry = endpoint.rnr().retry();
-        cm.modifyQp(id, endpoint.queuePair(), Verbs.IBV_QPS_RTS, attr -> {
+        onId("rdma_init_qp_attr (RTS)", id -> cm.modifyQp(id, endpoint.queuePair(), Verbs.IBV_QPS_RTS, attr -> {
             Verbs.ibv_qp_attr$rnr_retry.set(attr, 0L, (byte) retry);
             return Verbs.IBV_QP_RNR_RETRY;
-        });
+        }));
     }
 
     private CmEvent await(int expected, URI peer) {
@@ -173,6 +199,10 @@ final class CmConnection implements Closeable {
         }
         if (event.type() == expected) {
             return event;
+        }
+        if (event == CHANNEL_CLOSED) {
+            throw new FabricException("the fabric closed while waiting for " + CmEventChannel.name(expected) + " from "
+                    + peer);
         }
         if (event.type() == RdmaCma.RDMA_CM_EVENT_REJECTED) {
             if (event.status() == RdmaCmLibrary.REJECT_CONSUMER_DEFINED && event.privateData().length > 0) {
@@ -214,6 +244,7 @@ final class CmConnection implements Closeable {
         }
     }
 
+    /** Destroys the id once; the channel's own close goes through here too ({@link #channelClosing}). */
     synchronized void destroy() {
         if (destroyed) {
             return;
@@ -222,7 +253,7 @@ final class CmConnection implements Closeable {
         try {
             events.destroyId(id);
         } catch (VerbsException e) {
-            // destroyed with the fabric's channel already
+            // the kernel refused (the id is gone with its device): librdmacm freed nothing we still use
         }
     }
 }

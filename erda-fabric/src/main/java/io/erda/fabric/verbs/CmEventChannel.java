@@ -1,5 +1,6 @@
 package io.erda.fabric.verbs;
 
+import io.erda.fabric.FabricException;
 import io.erda.ffm.rdmacm.CmEvent;
 import io.erda.ffm.rdmacm.RdmaCma;
 import io.erda.ffm.rdmacm.RdmaCmLibrary;
@@ -25,7 +26,10 @@ final class CmEventChannel implements AutoCloseable {
 
     private final RdmaCmLibrary cm;
     private final MemorySegment channel;
-    private final ConcurrentHashMap<Long, Consumer<CmEvent>> handlers = new ConcurrentHashMap<>();
+    /** Live ids: the handler of their events, and what their owner does when the channel closes under it. */
+    private final ConcurrentHashMap<Long, Owner> handlers = new ConcurrentHashMap<>();
+
+    private record Owner(Consumer<CmEvent> handler, Runnable channelClosing) {}
     private final Thread reader;
     private volatile boolean closing;
 
@@ -43,21 +47,37 @@ final class CmEventChannel implements AutoCloseable {
         return cm;
     }
 
-    /** A new RC id on this channel whose events go to {@code handler}. */
+    /** A new RC id on this channel whose events go to {@code handler}; the channel destroys it if still live at close. */
     MemorySegment createId(Consumer<CmEvent> handler) {
+        return createId(handler, () -> { });
+    }
+
+    /**
+     * A new RC id whose owner is told, before the channel destroys the id at close, that it must stop using it:
+     * {@code channelClosing} runs on the closing thread and typically destroys the id itself, under the lock its
+     * own rdma_cm calls hold, so no thread calls librdmacm with an id that is already freed.
+     */
+    MemorySegment createId(Consumer<CmEvent> handler, Runnable channelClosing) {
         MemorySegment id = cm.createId(channel);
-        handlers.put(id.address(), handler);
+        handlers.put(id.address(), new Owner(handler, channelClosing));
         return id;
     }
 
-    /** Routes the events of an id rdma_cm made (a CONNECT_REQUEST's) to {@code handler}. */
-    void route(MemorySegment id, Consumer<CmEvent> handler) {
-        handlers.put(id.address(), handler);
+    /** Routes the events of an id rdma_cm made (a CONNECT_REQUEST's) to {@code handler}; see {@link #createId}. */
+    void route(MemorySegment id, Consumer<CmEvent> handler, Runnable channelClosing) {
+        handlers.put(id.address(), new Owner(handler, channelClosing));
     }
 
-    void destroyId(MemorySegment id) {
-        handlers.remove(id.address());
+    /**
+     * rdma_destroy_id, exactly once per id: by whoever unregisters it first (its owner, or close()). A second call
+     * returns false and touches nothing, so an id is never freed twice nor used after the channel that carried it.
+     */
+    boolean destroyId(MemorySegment id) {
+        if (handlers.remove(id.address()) == null) {
+            return false;
+        }
         cm.destroyId(id);
+        return true;
     }
 
     private void run() {
@@ -69,9 +89,9 @@ final class CmEventChannel implements AutoCloseable {
                 CmEvent event = cm.getEvent(channel);
                 cm.ackEvent(event);
                 MemorySegment owner = event.type() == RdmaCma.RDMA_CM_EVENT_CONNECT_REQUEST ? event.listenId() : event.id();
-                Consumer<CmEvent> handler = handlers.get(owner.address());
+                Owner handler = handlers.get(owner.address());
                 if (handler != null) {
-                    handler.accept(event);
+                    handler.handler().accept(event);
                 }
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "rdma_cm event handling failed", e);
@@ -79,7 +99,11 @@ final class CmEventChannel implements AutoCloseable {
         }
     }
 
-    /** Stops the reader, destroys the ids nobody destroyed, then the channel. */
+    /**
+     * Stops the reader; tells each owner of a live id to let go of it (a connection still setting up is woken and
+     * destroys its id under its own lock), destroys the ids nobody destroyed, then the channel. Every id is
+     * destroyed before the channel: rdma_destroy_id reads the id's channel.
+     */
     @Override
     public void close() {
         closing = true;
@@ -89,9 +113,13 @@ final class CmEventChannel implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         for (Long id : List.copyOf(handlers.keySet())) {
+            Owner owner = handlers.get(id);
             try {
-                destroyId(MemorySegment.ofAddress(id));
-            } catch (VerbsException e) {
+                if (owner != null) {
+                    owner.channelClosing().run();
+                }
+                destroyId(MemorySegment.ofAddress(id).reinterpret(RdmaCma.rdma_cm_id.byteSize()));
+            } catch (VerbsException | FabricException e) {
                 LOG.log(System.Logger.Level.DEBUG, "rdma_destroy_id on close: {0}", e.getMessage());
             }
         }

@@ -60,6 +60,34 @@ class VerbsRdmaCmTest {
         return thrown;
     }
 
+    /**
+     * A connection still waiting for the peer's answer when its fabric closes: the channel's close tells the
+     * connection first, which destroys its id under its own lock and wakes the waiter, so connect fails at once with
+     * the reason and nothing destroys the id a second time or uses it after the channel is gone (on librdmacm that
+     * was a SIGSEGV in rdma_destroy_id, which reads the id's channel).
+     */
+    @Test
+    void closingTheFabricDuringSetUpFailsTheConnectOnceAndPromptly() throws Exception {
+        Endpoint client = initiator.createEndpoint();
+        List<Throwable> thrown = new CopyOnWriteArrayList<>();
+        Thread connector = Thread.ofPlatform().start(() -> {
+            try {
+                client.connect(listener.uri(), new byte[] {1});
+            } catch (Throwable t) {
+                thrown.add(t);
+            }
+        });
+        assertThat(listener.accept(10, TimeUnit.SECONDS)).as("the request arrives; nobody answers it").isNotNull();
+        long start = System.nanoTime();
+        initiator.close();
+        connector.join(10_000);
+        assertThat(connector.isAlive()).isFalse();
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isLessThan(10);
+        assertThat(thrown).singleElement().isInstanceOf(FabricException.class)
+                .extracting(Throwable::getMessage).asString()
+                .contains("the fabric closed while waiting for RDMA_CM_EVENT_CONNECT_RESPONSE");
+    }
+
     @Test
     void privateDataTravelsBothWaysExactlyThoughTheCmPadsIt() throws Exception {
         Endpoint client = initiator.createEndpoint();
