@@ -72,10 +72,14 @@ public final class ErdaBackend implements StoreBackend {
     }
 
     private static StoreServer startProcess(ServerSettings s) throws IOException {
-        ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
-            "io.erda.server.ErdaServerMain", List.of("--dir", s.pmDir().resolve("store").toString(),
+        List<String> args = new java.util.ArrayList<>(List.of("--dir", s.pmDir().resolve("store").toString(),
                 "--listen", listenUri(s).toString(), "--pm-write-latency-ns", Long.toString(s.pmWriteLatencyNs()),
-                "--persistence", s.persistence()), s);
+                "--persistence", s.persistence()));
+        if (s.regionSize() > 0) {
+            args.addAll(List.of("--region-size", Long.toString(s.regionSize())));
+        }
+        ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
+            "io.erda.server.ErdaServerMain", args, s);
         ErdaClient statsClient;
         try {
             statsClient = ErdaClient.connect(ClientOptions.of(URI.create(p.uri())).withPoolSize(1));
@@ -103,8 +107,11 @@ public final class ErdaBackend implements StoreBackend {
     }
 
     private static URI listenUri(ServerSettings s) {
-        return s.fabric().equals("shm") ? URI.create("shm://" + s.pmDir().toAbsolutePath().resolve("fabric"))
-            : URI.create("tcp://127.0.0.1:0");
+        return switch (s.fabric()) {
+            case "shm" -> URI.create("shm://" + s.pmDir().toAbsolutePath().resolve("fabric"));
+            case "verbs" -> URI.create("verbs://" + s.verbsHost() + ":0");
+            default -> URI.create("tcp://127.0.0.1:0");
+        };
     }
 
     @Override

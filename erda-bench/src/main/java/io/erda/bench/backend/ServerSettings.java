@@ -6,14 +6,21 @@ import java.time.Duration;
 /**
  * How the comparison driver wants a server started.
  *
- * @param fabric           {@code shm} or {@code tcp}
+ * @param fabric           {@code shm}, {@code tcp} or {@code verbs}
  * @param pmDir            an empty directory for the server's PM files (removed by the driver afterwards)
  * @param pmWriteLatencyNs the PM write-latency model per written cache line (paper §5.1: 150 ns), 0 for none
  * @param persistence      the persistence method the server advertises (wsp, read-after-write, server-flush)
  * @param separateProcess  true: a server process of its own; false: in the driver's JVM where the store can
  * @param startTimeout     how long a start may take before it counts as failed
  * @param logDir           where a server process's stdout/stderr go
+ * @param verbsHost        verbs: the address the server listens on (its RNIC's IP; 127.0.0.1 on one host)
+ * @param regionSize       bytes of one PM log region of a new store, 0 for the server's default (1 GiB); on verbs
+ *                         every region is registered (pinned) whole, which is slow under emulation
  */
 public record ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
-                             Duration startTimeout, Path logDir) {
+                             Duration startTimeout, Path logDir, String verbsHost, long regionSize) {
+    public ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
+                          Duration startTimeout, Path logDir) {
+        this(fabric, pmDir, pmWriteLatencyNs, persistence, separateProcess, startTimeout, logDir, "127.0.0.1", 0);
+    }
 }

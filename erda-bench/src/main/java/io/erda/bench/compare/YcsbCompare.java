@@ -39,8 +39,17 @@ public final class YcsbCompare implements Callable<Integer> {
     /** Longest wait for a server to settle owed work between runs: the default lease plus the validator's slack. */
     static final long SETTLE_MILLIS = 10_000;
 
-    @Option(names = "--fabric", defaultValue = "shm", description = "shm (default; same host) or tcp (loopback, each server a process)")
+    @Option(names = "--fabric", defaultValue = "shm", description = "shm (default; same host), tcp (loopback, each server"
+        + " a process) or verbs (an RDMA device, e.g. SoftRoCE's rxe0 in scripts/softroce-vm; each server a process)")
     String fabric;
+
+    @Option(names = "--verbs-host", defaultValue = "127.0.0.1", description = "--fabric verbs: the address servers"
+        + " listen on (default 127.0.0.1: client and server on this host, the RDMA traffic on its first device)")
+    String verbsHost;
+
+    @Option(names = "--region-size", defaultValue = "0", description = "bytes of one PM log region of each server"
+        + " (0: the server's default, 1 GiB); verbs registers regions whole, so smaller ones start faster")
+    long regionSize;
 
     @Option(names = "--out", description = "report directory (default: a fresh results/ycsb-TIMESTAMP)")
     Path out;
@@ -160,8 +169,9 @@ public final class YcsbCompare implements Callable<Integer> {
     }
 
     private void validate() {
-        if (!fabric.equals("shm") && !fabric.equals("tcp")) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--fabric " + fabric + " is not shm or tcp");
+        if (!fabric.equals("shm") && !fabric.equals("tcp") && !fabric.equals("verbs")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--fabric " + fabric
+                + " is not shm, tcp or verbs");
         }
         if (valueSize < 1 || threads < 1 || records < 1 || durationSeconds < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--value-size " + valueSize + ", --threads " + threads
@@ -192,8 +202,10 @@ public final class YcsbCompare implements Callable<Integer> {
         StoreBackend backend = StoreBackends.forProtocol(g.protocol());
         String name = fabric + "-" + g.protocol() + "-v" + g.valueSize();
         Path pmDir = Files.createDirectories(scratch.resolve(name));
-        ServerSettings settings = new ServerSettings(fabric, pmDir, pmWriteLatencyNs, persistence, fabric.equals("tcp"),
-            Duration.ofSeconds(60), rawDir);
+        // verbs: a process of its own (as on tcp), and a start that may pin a region under emulation
+        boolean verbs = fabric.equals("verbs");
+        ServerSettings settings = new ServerSettings(fabric, pmDir, pmWriteLatencyNs, persistence, !fabric.equals("shm"),
+            Duration.ofSeconds(verbs ? 300 : 60), rawDir, verbsHost, regionSize);
         progress.printf(Locale.ROOT, "starting %s server (%s fabric, PM files in %s)%n", g.protocol(), fabric, pmDir);
         List<RunRecord> results = new ArrayList<>();
         StoreServer server;

@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
 /**
  * Micro-benchmark of the fabric providers side by side: target and initiator are two fabric instances in this
  * process, connected over the provider's real transport. Per provider, single connection: 64 B READ, 64 B WRITE
- * then READ, 4 KiB READ, SEND/RECV ping-pong against an echo thread; then 64 B READ from 2 and 4 initiator threads
+ * (to its acknowledgement), 64 B WRITE then READ, 4 KiB READ, SEND/RECV ping-pong against an echo thread; then 64 B READ from 2 and 4 initiator threads
  * (one endpoint each). Prints a Markdown table, ratios to the first provider, and the target's engine CPU per op.
  */
 @Command(name = "fabric-bench", mixinStandardHelpOptions = true, description = "Fabric provider latency and rate")
@@ -123,6 +123,8 @@ public final class FabricBench implements Callable<Integer> {
                     long at = remote.address();
                     int rkey = remote.rkey();
                     out.add(measure("READ 64 B", 1, t -> () -> one.read(local, 0, 64, at, rkey)));
+                    // a signalled WRITE completes when the target acknowledged it: one round trip
+                    out.add(measure("WRITE 64 B", 1, t -> () -> one.write(local, 128, 64, at + 8192, rkey)));
                     out.add(measure("WRITE 64 B + READ", 1, t -> () -> {
                         one.write(local, 0, 64, at + 4096, rkey);
                         one.read(local, 64, 64, at + 4096, rkey);

@@ -27,7 +27,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
     // and tens of µs on SoftRoCE, and a park costs more than that (a timer wake-up: ~50 µs on Linux, far more in a
     // VM), so parking early multiplied READ latency on rxe0 by about six against perftest's busy polling. Spin,
     // then yield (which gives the core away only when another thread wants it), then park.
-    private static final long SPIN_NANOS = 20_000;
+    private static final long SPIN_NANOS = 2_000;
     private static final long YIELD_NANOS = 1_000_000;
 
     private final VerbsFabric fabric;
