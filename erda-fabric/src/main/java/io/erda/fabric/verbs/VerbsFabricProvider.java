@@ -14,6 +14,6 @@ public final class VerbsFabricProvider implements FabricProvider {
 
     @Override
     public Fabric open(Map<String, String> properties) throws FabricException {
-        return VerbsFabric.open(VerbsProperties.parse(properties));
+        return VerbsFabric.open(VerbsProperties.parseWithSystemDefaults(properties));
     }
 }

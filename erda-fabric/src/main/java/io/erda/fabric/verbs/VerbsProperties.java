@@ -26,6 +26,23 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
     public static final String CM_RDMACM = "rdmacm";
     public static final String SOFT_DEVICE = "soft";
 
+    /**
+     * The given properties over the JVM's system properties of the same names: a server or client that opens its
+     * fabric from a URI alone (erda-server, erda-cli, ErdaClient.connect) is pointed at a device with
+     * {@code -Dverbs.device=mlx5_1} (scripts: {@code ERDA_JAVA_OPTS}); a property in the map wins.
+     */
+    public static VerbsProperties parseWithSystemDefaults(Map<String, String> properties) {
+        Map<String, String> merged = new java.util.HashMap<>();
+        for (String key : new String[] {DEVICE, PORT, GID_INDEX, CONNECTION_MANAGER}) {
+            String value = System.getProperty(key);
+            if (value != null) {
+                merged.put(key, value);
+            }
+        }
+        merged.putAll(properties);
+        return parse(merged);
+    }
+
     public static VerbsProperties parse(Map<String, String> properties) {
         String cm = properties.getOrDefault(CONNECTION_MANAGER, CM_TCP);
         if (!cm.equals(CM_TCP) && !cm.equals(CM_RDMACM)) {

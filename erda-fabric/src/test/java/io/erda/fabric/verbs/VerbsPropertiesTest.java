@@ -1,0 +1,45 @@
+package io.erda.fabric.verbs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.erda.fabric.FabricException;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
+
+/** Properties of a fabric opened from a URI alone come from the JVM's system properties; the map's win. */
+@ResourceLock(Resources.SYSTEM_PROPERTIES)
+class VerbsPropertiesTest {
+    @AfterEach
+    void clear() {
+        System.clearProperty(VerbsProperties.DEVICE);
+        System.clearProperty(VerbsProperties.CONNECTION_MANAGER);
+    }
+
+    @Test
+    void systemPropertiesFillWhatTheMapLeavesOut() {
+        System.setProperty(VerbsProperties.DEVICE, "rxe0");
+        System.setProperty(VerbsProperties.CONNECTION_MANAGER, VerbsProperties.CM_RDMACM);
+        VerbsProperties p = VerbsProperties.parseWithSystemDefaults(Map.of());
+        assertThat(p.device()).isEqualTo("rxe0");
+        assertThat(p.rdmaCm()).isTrue();
+    }
+
+    @Test
+    void theMapWinsOverASystemProperty() {
+        System.setProperty(VerbsProperties.DEVICE, "rxe0");
+        VerbsProperties p = VerbsProperties.parseWithSystemDefaults(Map.of(VerbsProperties.DEVICE, "mlx5_1"));
+        assertThat(p.device()).isEqualTo("mlx5_1");
+        assertThat(p.rdmaCm()).isFalse();
+    }
+
+    @Test
+    void aBadSystemPropertyIsRefusedByName() {
+        System.setProperty(VerbsProperties.CONNECTION_MANAGER, "ibcm");
+        assertThatThrownBy(() -> VerbsProperties.parseWithSystemDefaults(Map.of()))
+                .isInstanceOf(FabricException.class).hasMessageStartingWith("verbs.cm=ibcm is not supported");
+    }
+}
