@@ -4,7 +4,9 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.LinkedHashSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The lines Maven Surefire (3.5) prints, so a run of this launcher reads like {@code ./mvnw verify}: per class
@@ -89,13 +91,13 @@ final class SurefireFormat {
      * The throwable as Surefire prints it under a failed test: its class and message, the frames down to the
      * test class's last one, then each cause the same way. Long messages keep their first lines.
      */
-    static String trace(Throwable t, String testClass) {
+    static String trace(Throwable t, Set<String> testClass) {
         StringBuilder sb = new StringBuilder();
         appendTrace(sb, t, testClass, false, 0);
         return sb.toString();
     }
 
-    private static void appendTrace(StringBuilder sb, Throwable t, String testClass, boolean cause, int depth) {
+    private static void appendTrace(StringBuilder sb, Throwable t, Set<String> testClass, boolean cause, int depth) {
         String message = t.getMessage();
         sb.append(cause ? "Caused by: " : "").append(t.getClass().getName());
         if (message != null) {
@@ -132,8 +134,30 @@ final class SurefireFormat {
         return String.join("\n", java.util.Arrays.copyOf(lines, max)) + "\n    ... (" + (lines.length - max) + " more lines)";
     }
 
-    private static boolean inClass(StackTraceElement f, String testClass) {
-        return f.getClassName().equals(testClass) || f.getClassName().startsWith(testClass + "$");
+    /** A frame of the test class: the class itself, a superclass the test method may be inherited from, or a nested class. */
+    private static boolean inClass(StackTraceElement f, Set<String> testClass) {
+        String name = f.getClassName();
+        for (String c : testClass) {
+            if (name.equals(c) || name.startsWith(c + "$")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The class and its superclasses (an inherited test method's frames are in the superclass), when loadable. */
+    static Set<String> withSuperclasses(String className) {
+        Set<String> names = new LinkedHashSet<>();
+        names.add(className);
+        try {
+            Class<?> c = Class.forName(className, false, Thread.currentThread().getContextClassLoader());
+            for (c = c.getSuperclass(); c != null && c != Object.class; c = c.getSuperclass()) {
+                names.add(c.getName());
+            }
+        } catch (ClassNotFoundException | LinkageError e) {
+            // the name alone
+        }
+        return names;
     }
 
     /**
@@ -142,9 +166,10 @@ final class SurefireFormat {
      * an error the exception's simple name without "Exception", then the message (here on one line).
      */
     static String summary(String testClass, String methodName, Throwable t) {
+        Set<String> classes = withSuperclasses(testClass);
         List<String> frames = new ArrayList<>();
         for (StackTraceElement f : t.getStackTrace()) {
-            if (inClass(f, testClass)) {
+            if (inClass(f, classes)) {
                 frames.addFirst(f.getMethodName() + (f.getLineNumber() > 0 ? ":" + f.getLineNumber() : ""));
             }
         }

@@ -155,7 +155,7 @@ final class SurefireReporter implements TestExecutionListener {
                 problems.add(p);
                 record("problem", String.valueOf(p.kind()), p.summary());
                 c.details.append(SurefireFormat.testLine(testName(id), nanos, failure)).append('\n')
-                        .append(SurefireFormat.trace(t, testClass)).append('\n');
+                        .append(SurefireFormat.trace(t, SurefireFormat.withSuperclasses(testClass))).append('\n');
             }
         }
         if (root || isTopLevel(id)) {

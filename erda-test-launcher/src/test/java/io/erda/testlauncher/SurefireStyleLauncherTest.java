@@ -91,6 +91,17 @@ class SurefireStyleLauncherTest {
         }
     }
 
+    abstract static class Base {
+        @Test
+        void inherited() {
+            assertThat("rxe0").isEqualTo("soft");
+        }
+    }
+
+    /** As the conformance suite's subclasses: the test method and its frames are the superclass's. */
+    static class Sub extends Base {
+    }
+
     @Tag("fixture-only")
     static class Tagged {
         @Test
@@ -176,6 +187,16 @@ class SurefireStyleLauncherTest {
         assertThat(run.lines()).anyMatch(l -> l.startsWith("[ERROR] Tests run: 1, Failures: 0, Errors: 1, Skipped: 0, "));
         assertThat(run.lines()).anyMatch(l -> l.startsWith("[ERROR] " + fixture("BeforeAllFails") + " -- Time elapsed: "));
         assertThat(run.lines()).contains("[ERROR]   SurefireStyleLauncherTest$BeforeAllFails.up:82 IllegalState no server");
+    }
+
+    @Test
+    void anInheritedTestIsCutAtItsSuperclassFramesAndNamedAfterTheTestClass() {
+        Run run = launch("--class", fixture("Sub"));
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.out()).contains("[ERROR] " + fixture("Sub") + ".inherited -- Time elapsed: ", "\tat "
+                + fixture("Base") + ".inherited(SurefireStyleLauncherTest.java:");
+        assertThat(run.lines()).anyMatch(l -> l.matches("\\[ERROR]   SurefireStyleLauncherTest\\$Sub\\.inherited:[0-9]+ "
+                + "expected: \"soft\" but was: \"rxe0\""));
     }
 
     @Test
