@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The baseline clients (Redo Logging, Read After Write) against a real server process, over every fabric. */
+/** The baseline clients (Redo Logging, Read After Write) against a real server process, over every selected fabric (TestFabric). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BaselineClientFunctionalTest {
     private final Servers servers = new Servers("baselines", ServerArgs.small());
@@ -26,7 +26,7 @@ class BaselineClientFunctionalTest {
 
     static Stream<Arguments> baselines() {
         List<Arguments> all = new ArrayList<>();
-        for (TestFabric fabric : TestFabric.values()) {
+        for (TestFabric fabric : TestFabric.selected()) {
             for (ClientOptions.Protocol p : List.of(ClientOptions.Protocol.REDO_LOG, ClientOptions.Protocol.READ_AFTER_WRITE)) {
                 all.add(Arguments.of(fabric, p));
             }

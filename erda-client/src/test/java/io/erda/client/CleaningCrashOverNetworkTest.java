@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The real server process dies (halt, as kill -9: no shutdown hooks) at every point of a cleaning run an operator
  * started with CLEAN, every phase boundary and the middle of every phase, while a client goes on PUTting. After a
  * restart (which rolls the interrupted run forward) every durable PUT reads back, the head cleans again, and
- * {@code erda-server verify} finds the store clean. Over tcp: the fabric where a stale rkey breaks a connection.
+ * {@code erda-server verify} finds the store clean. Over tcp, or verbs when the run selects it
+ * ({@link TestFabric#network()}): the fabrics where a stale rkey breaks a connection.
  */
 class CleaningCrashOverNetworkTest {
     private static final int KEYS = 40;
@@ -30,7 +31,7 @@ class CleaningCrashOverNetworkTest {
                 .lease(java.time.Duration.ofMillis(200)).toArray();
         Map<String, Long> acked = new ConcurrentHashMap<>();
         try {
-            try (ServerProcess server = ServerProcess.start(dir, TestFabric.TCP, Map.of("ERDA_CLEANER_HALT_AT", point.name()), args);
+            try (ServerProcess server = ServerProcess.start(dir, TestFabric.network(), Map.of("ERDA_CLEANER_HALT_AT", point.name()), args);
                  ErdaClient client = ErdaClient.connect(server.uri());
                  ErdaClient admin = ErdaClient.connect(server.uri())) {
                 for (long seq = 1; seq <= VERSIONS; seq++) {
@@ -54,7 +55,7 @@ class CleaningCrashOverNetworkTest {
                 assertThat(server.awaitExit(30)).as("exit code; log %s", server.log()).isEqualTo(137);
                 writer.join();
             }
-            try (ServerProcess server = ServerProcess.start(dir, TestFabric.TCP, args);
+            try (ServerProcess server = ServerProcess.start(dir, TestFabric.network(), args);
                  ErdaClient client = ErdaClient.connect(server.uri())) {
                 assertEveryDurablePutReadsBack(client, acked);
                 client.clean(0); // after the roll-forward (one run at a time): the head cleans again

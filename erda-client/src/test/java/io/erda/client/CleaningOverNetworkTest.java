@@ -13,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Log cleaning in a real server process (paper §4.4): with a small clean threshold the server cleans each head over
@@ -29,7 +29,7 @@ class CleaningOverNetworkTest {
     private static final int ROUNDS = 60;
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void serverCleansHeadsUnderLoadAndConnectionsSurviveWithEveryReadCurrent(TestFabric fabric) throws Exception {
         Path dir = ServerProcess.newStoreDir("cleaning-" + fabric.name().toLowerCase());
         List<String> args = new ArrayList<>(List.of(new ServerArgs().heads(2).capacity(1 << 12).regionSize(256 << 10)

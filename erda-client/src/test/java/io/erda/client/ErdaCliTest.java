@@ -7,7 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** erda-cli the way redis-cli is used: values raw on stdout, "(not found)" with exit 1, errors on stderr with exit 2. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -20,7 +20,7 @@ class ErdaCliTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void putGetDeleteAndStats(TestFabric fabric) {
         var uri = servers.get(fabric).uri();
         CliRun put = CliRun.run(uri, "put", "greeting", "hello wörld");
@@ -39,7 +39,7 @@ class ErdaCliTest {
 
     @Test
     void cleanCompactsAHeadAndPrintsTheReport() {
-        var uri = servers.get(TestFabric.TCP).uri();
+        var uri = servers.get(TestFabric.network()).uri();
         for (int version = 0; version < 5; version++) {
             for (int k = 0; k < 20; k++) {
                 CliRun.run(uri, "put", "cleaned-" + k, "v" + version).assertExit(ErdaCli.EXIT_OK);
@@ -60,7 +60,7 @@ class ErdaCliTest {
 
     @Test
     void usageErrorsGoToStderrWithExitTwo() {
-        var uri = servers.get(TestFabric.TCP).uri();
+        var uri = servers.get(TestFabric.network()).uri();
         CliRun unknown = CliRun.run(uri, "frobnicate", "x");
         unknown.assertExit(ErdaCli.EXIT_ERROR);
         assertThat(unknown.err).contains("unknown command 'frobnicate'");

@@ -15,9 +15,9 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** GET, PUT and DELETE against a real server process, over every fabric. */
+/** GET, PUT and DELETE against a real server process, over every selected fabric (TestFabric). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ErdaClientFunctionalTest {
     private final Servers servers = new Servers("functional", ServerArgs.small());
@@ -36,7 +36,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void putThenGetReturnsTheValueAndOverwriteReplacesIt(TestFabric fabric) {
         try (ErdaClient client = client(fabric)) {
             client.put(b("put-get"), b("first"));
@@ -48,7 +48,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void deleteMakesTheKeyNotFoundAndAPutAfterItRevivesIt(TestFabric fabric) {
         try (ErdaClient client = client(fabric)) {
             client.put(b("delete-me"), b("v"));
@@ -60,7 +60,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void missingKeyIsNotFoundAndDeletingItIsNoError(TestFabric fabric) {
         try (ErdaClient client = client(fabric)) {
             assertThat(client.get(b("never-written"))).isNull();
@@ -71,7 +71,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void manyKeysOverSeveralHeadsAllReadBack(TestFabric fabric) {
         try (ErdaClient client = client(fabric)) {
             assertThat(client.storeInfo().headCount()).isGreaterThan(1);
@@ -90,7 +90,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void valuesFromOneByteToOneMebibyteReadBackWhole(TestFabric fabric) {
         int[] sizes = {1, 7, 8, 100, 243, 244, 245, 256, 1000, 4096, 65_536, 300_000, 1 << 20};
         try (ErdaClient client = client(fabric)) {
@@ -115,7 +115,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void objectsInLaterRegionsOfAChainReadBack(TestFabric fabric) {
         // 4 MiB regions: 48 values of 512 KiB over 4 heads put about 6 MiB on each head, so every chain grows
         try (ErdaClient writer = client(fabric); ErdaClient reader = client(fabric)) {
@@ -136,7 +136,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void segmentVariantsCopyIntoTheCallersSegmentOnlyWhenTheValueFits(TestFabric fabric) {
         try (ErdaClient client = client(fabric); Arena arena = Arena.ofConfined()) {
             MemorySegment key = arena.allocateFrom("segment-key", StandardCharsets.UTF_8);
@@ -156,7 +156,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void oversizedKeysAndValuesAreRefusedNamingTheLimitWithNothingSent(TestFabric fabric) {
         try (ErdaClient client = ErdaClient.connect(ClientOptions.of(servers.get(fabric).uri()).withPoolSize(1))) {
             long segment = client.storeInfo().segmentSize();
@@ -183,7 +183,7 @@ class ErdaClientFunctionalTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void fullTableIsReportedAndEveryKeyStoredBeforeStillReadsBack(TestFabric fabric) {
         try (Servers tiny = new Servers("full-table", ServerArgs.small().capacity(64));
              ErdaClient client = ErdaClient.connect(tiny.get(fabric).uri())) {

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Torn client WRITEs (fabric fault injection, paper §4.2, ARCHITECTURE rules 1 and 2): readers fall back to the
@@ -61,7 +61,7 @@ class TornWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void getReturnsPreviousVersionWhenNewestWriteIsTruncated(TestFabric fabric) {
         byte[] key = key("truncated", fabric);
         try (FaultyClient writer = faulty(fabric); ErdaClient reader = reader(fabric, null)) {
@@ -76,7 +76,7 @@ class TornWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void getReturnsPreviousVersionWhenNewestWriteIsDropped(TestFabric fabric) {
         byte[] key = key("dropped", fabric);
         try (FaultyClient writer = faulty(fabric); ErdaClient reader = reader(fabric, null)) {
@@ -88,7 +88,7 @@ class TornWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void serverRollsATornVersionBackOnceItsLeaseExpired(TestFabric fabric) throws InterruptedException {
         byte[] key = key("rolled-back", fabric);
         try (FaultyClient writer = faulty(fabric); ErdaClient reader = reader(fabric, Duration.ZERO)) {
@@ -112,7 +112,7 @@ class TornWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void slowButLiveWriterInsideItsLeaseIsNotRolledBack(TestFabric fabric) throws Exception {
         byte[] key = key("slow", fabric);
         try (FaultyClient writer = faulty(fabric); ErdaClient reader = reader(fabric, Duration.ZERO)) {
@@ -130,7 +130,7 @@ class TornWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void putThatOutlivesItsLeaseEndsUpCurrent(TestFabric fabric) {
         byte[] key = key("outlived", fabric);
         try (FaultyClient writer = faulty(fabric); ErdaClient reader = reader(fabric, null)) {
@@ -143,7 +143,7 @@ class TornWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TestFabric.class)
+    @MethodSource("io.erda.client.TestFabric#selected")
     void twoTornWritersOfOneKeyLeaveTheOlderCompleteVersionReadable(TestFabric fabric) {
         byte[] key = key("two-torn", fabric);
         try (FaultyClient a = faulty(fabric); FaultyClient b = faulty(fabric);

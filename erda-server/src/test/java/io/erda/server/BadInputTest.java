@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Rule 6: bad input gets a clear error (or, without a usable header, a dropped connection); others keep working. */
 class BadInputTest extends RunningServer {
@@ -29,7 +29,7 @@ class BadInputTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void garbageWithoutAHeaderDropsThatConnectionOnly(String scheme) {
         try (RawClient good = start(scheme); RawClient bad = RawClient.connect(server.uri())) {
             good.putAndWrite(bytes("kept"), bytes("value"));
@@ -45,7 +45,7 @@ class BadInputTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void keyLengthOverTheLimitGetsKeyTooLong(String scheme) {
         try (RawClient client = start(scheme)) {
             RawClient.Reply reply = client.call(MessageType.PUT, (s, o) -> {
@@ -61,7 +61,7 @@ class BadInputTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void valueOverTheSegmentLimitGetsValueTooLarge(String scheme) {
         try (RawClient client = start(scheme)) {
             RawClient.Reply reply = client.put(bytes("k"), 70_000, false);
@@ -72,7 +72,7 @@ class BadInputTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void unknownTypeAndReplyTypesGetBadRequest(String scheme) {
         try (RawClient client = start(scheme)) {
             byte[] unknown = new byte[MessageHeader.LENGTH];
@@ -96,7 +96,7 @@ class BadInputTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void redoPutWithABadCrcIsRefusedNamingItAndNothingIsStored(String scheme) {
         try (RawClient erda = start(scheme);
              RawClient redo = RawClient.connect(server.uri(), ConnectData.PROTOCOL_REDO_LOG)) {
@@ -116,7 +116,7 @@ class BadInputTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void erdaRequestsOnABaselineConnectionAreRefusedNamingTheProtocol(String scheme) {
         try (RawClient erda = start(scheme);
              RawClient raw = RawClient.connect(server.uri(), ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
@@ -129,7 +129,7 @@ class BadInputTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void badConnectDataIsRejectedWithTheReason(String scheme) {
         try (RawClient client = start(scheme); Fabric fabric = Fabric.open(server.uri())) {
             Endpoint endpoint = fabric.createEndpoint();

@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The baselines' asynchronous apply, seen from the wire: a GET sees a PUT the server has not applied yet, an
@@ -35,7 +35,7 @@ class BaselineProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void redoGetSeesAnAcknowledgedPutBeforeItIsApplied(String scheme) {
         try (RawClient erda = start(scheme); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
             assertThat(redo.redoPut(bytes("k"), bytes("applied")).status()).isEqualTo(WireStatus.OK);
@@ -53,7 +53,7 @@ class BaselineProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void redoEntryAcknowledgedButNotAppliedIsReplayedAfterACrash(String scheme) {
         try (RawClient erda = start(scheme); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
             redo.redoPut(bytes("a"), bytes("old"));
@@ -76,7 +76,7 @@ class BaselineProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void ringGetSeesAForcedPutBeforeThePollerAppliesIt(String scheme) {
         try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
             raw.rawPut(bytes("k"), bytes("applied"));
@@ -92,7 +92,7 @@ class BaselineProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void ringSlotForcedButNotAppliedIsReplayedAfterACrash(String scheme) {
         try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
             raw.rawPut(bytes("a"), bytes("old"));
@@ -114,7 +114,7 @@ class BaselineProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void ringSlotNeverWrittenIsRecycledAfterItsLeaseAndLaterPutsApply(String scheme) {
         server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofMillis(200)));
         try (RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The background validator of a running server rolls back a reservation whose client never wrote. */
 class LeaseOverNetworkTest {
@@ -20,7 +20,7 @@ class LeaseOverNetworkTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void validatorRollsBackAnAbandonedReservation(String scheme) throws InterruptedException {
         try (RequestServer server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofMillis(200)));
              RawClient client = RawClient.connect(server.uri())) {

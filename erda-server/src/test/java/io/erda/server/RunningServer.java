@@ -7,7 +7,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Base of the tests that talk to a running server over tcp or shm: starts one per test, closes it after. */
+/** Base of the tests that talk to a running server over a fabric (TestStores#schemes): starts one per test, closes it after. */
 abstract class RunningServer {
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;

@@ -12,12 +12,12 @@ import io.erda.core.wire.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The Erda protocol end to end over a real fabric (tcp and shm), with a hand-written client. */
 class ServerProtocolTest extends RunningServer {
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void helloDescribesTheStoreAndItsRegions(String scheme) {
         try (RawClient client = start(scheme)) {
             StoreInfo info = client.hello();
@@ -36,7 +36,7 @@ class ServerProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void putThenOneSidedWriteIsReadableOneSidedAndTwoSided(String scheme) {
         try (RawClient client = start(scheme)) {
             client.hello();
@@ -55,7 +55,7 @@ class ServerProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void deleteWritesATombstoneAndGetReportsNotFound(String scheme) {
         try (RawClient client = start(scheme)) {
             client.putAndWrite(bytes("k"), bytes("v"));
@@ -70,7 +70,7 @@ class ServerProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void flushAcceptsAReservedRangeAndRefusesOthers(String scheme) {
         try (RawClient client = start(scheme)) {
             PutReply where = client.putAndWrite(bytes("f"), bytes("value"));
@@ -88,7 +88,7 @@ class ServerProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void headsReplyGrowsWhenAChainGetsANewRegion(String scheme) {
         try (RawClient client = start(scheme)) {
             HeadArray before = client.heads();
@@ -106,7 +106,7 @@ class ServerProtocolTest extends RunningServer {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "shm"})
+    @MethodSource("io.erda.server.TestStores#schemes")
     void statsCountOperationsAndBytes(String scheme) {
         try (RawClient client = start(scheme)) {
             client.putAndWrite(bytes("a"), bytes("1"));

@@ -7,6 +7,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 
 /** Small store geometries and helpers shared by the tests. */
 final class TestStores {
@@ -18,11 +21,40 @@ final class TestStores {
     private TestStores() {
     }
 
-    /** A config for a small store in {@code dir} listening on {@code scheme} (tcp on port 0, shm under dir). */
+    /**
+     * The fabrics the tests that serve over the network run over, from the system property {@code erda.test.fabrics}
+     * (comma-separated, default {@code tcp,shm}; the same property erda-client's end-to-end suites read). Only
+     * scripts/test-softroce selects verbs, inside the VM that has a real RDMA device.
+     */
+    static List<String> schemes() {
+        String value = System.getProperty("erda.test.fabrics", "tcp,shm");
+        List<String> schemes = new ArrayList<>();
+        for (String s : value.split(",")) {
+            String scheme = s.strip().toLowerCase(Locale.ROOT);
+            if (scheme.isEmpty() || schemes.contains(scheme)) {
+                continue;
+            }
+            if (!List.of("tcp", "shm", "verbs").contains(scheme)) {
+                throw new IllegalArgumentException("erda.test.fabrics=" + value + ": no fabric '" + scheme
+                        + "' (known: tcp, shm, verbs)");
+            }
+            schemes.add(scheme);
+        }
+        if (schemes.isEmpty()) {
+            throw new IllegalArgumentException("erda.test.fabrics=" + value + " selects no fabric");
+        }
+        return schemes;
+    }
+
+    /**
+     * A config for a small store in {@code dir} listening on {@code scheme} (tcp on port 0, shm under dir, verbs on
+     * port 0 of {@code erda.softroce.address}).
+     */
     static ServerConfig config(Path dir, String scheme, Duration lease) {
         URI listen = switch (scheme) {
             case "tcp" -> URI.create("tcp://127.0.0.1:0");
             case "shm" -> URI.create("shm://" + dir.resolve("fabric").toAbsolutePath().toUri().getRawPath());
+            case "verbs" -> URI.create("verbs://" + System.getProperty("erda.softroce.address", "192.0.2.1") + ":0");
             default -> throw new IllegalArgumentException(scheme);
         };
         return ServerConfig.defaults(dir.resolve("store"), listen).withGeometry(HEADS, CAPACITY, REGION, SEGMENT)

@@ -1,0 +1,35 @@
+package io.erda.fabric.verbs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.fabric.conformance.FabricConformanceTest;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole conformance suite on the verbs provider bound to a real kernel RDMA device (rxe0 inside
+ * scripts/softroce-vm) with connections set up by rdma_cm ({@code verbs.cm=rdmacm}): the kernel's RDMA CM, not the
+ * software RNIC's emulation. Same properties and tag as {@link VerbsSoftRoceConformanceTest}.
+ */
+@Tag("softroce")
+class VerbsRdmaCmSoftRoceConformanceTest extends FabricConformanceTest {
+    @Override
+    protected URI listenUri(Path tempDir) {
+        return VerbsSoftRoceConformanceTest.listen();
+    }
+
+    @Override
+    protected Map<String, String> fabricProperties() {
+        return Map.of(VerbsProperties.DEVICE, VerbsSoftRoceConformanceTest.device(),
+                VerbsProperties.CONNECTION_MANAGER, VerbsProperties.CM_RDMACM);
+    }
+
+    @Test
+    void listenerOnPortZeroReportsTheRealPort() {
+        assertThat(listener.uri().getScheme()).isEqualTo("verbs");
+        assertThat(listener.uri().getPort()).isPositive();
+    }
+}
