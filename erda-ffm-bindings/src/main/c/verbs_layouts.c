@@ -228,8 +228,10 @@ static const struct field f_cm_event[] = {
     F(struct rdma_cm_event, status, 'I'), NEST(struct rdma_cm_event, param, a_cm_param) };
 static const struct agg a_cm_event = AGG(struct rdma_cm_event, "rdma_cm_event", 0, f_cm_event, 1);
 
+/* rdma_get_peer_addr is a static inline of rdma_cma.h (&id->route.addr.dst_addr), not a symbol of librdmacm */
 static const struct field f_cm_id[] = {
     F(struct rdma_cm_id, verbs, 'A'), F(struct rdma_cm_id, channel, 'A'), F(struct rdma_cm_id, context, 'A'), F(struct rdma_cm_id, qp, 'A'),
+    FN(struct rdma_cm_id, route.addr.dst_addr, "route_addr_dst_addr", 'X'),
     F(struct rdma_cm_id, ps, 'I'), F(struct rdma_cm_id, port_num, 'B'), F(struct rdma_cm_id, send_cq, 'A'), F(struct rdma_cm_id, recv_cq, 'A'),
     F(struct rdma_cm_id, pd, 'A') };
 static const struct agg a_cm_id = AGG(struct rdma_cm_id, "rdma_cm_id", 0, f_cm_id, 1);

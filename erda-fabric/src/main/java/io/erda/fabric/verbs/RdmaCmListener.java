@@ -69,7 +69,8 @@ final class RdmaCmListener implements Listener {
             if (closed.get() && requests.remove(request)) {
                 request.reject("listener closed");
             }
-        } catch (FabricException | VerbsException e) {
+        } catch (RuntimeException e) {
+            // any failure to take the request answers it: an unanswered request leaves its peer waiting
             connection.reject(e.getMessage());
         }
     }

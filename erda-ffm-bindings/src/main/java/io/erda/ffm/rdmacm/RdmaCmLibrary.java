@@ -192,11 +192,13 @@ public final class RdmaCmLibrary {
         return Short.toUnsignedInt(Short.reverseBytes((short) lib.callRaw("rdma_get_src_port", SHORT_PTR, id)));
     }
 
-    /** The peer's address of a connected id (rdma_get_peer_addr), IPv4 only. */
+    /**
+     * The peer's address of a connected id, IPv4 only: what rdma_get_peer_addr returns. That is a static inline of
+     * rdma_cma.h ({@code &id->route.addr.dst_addr}), not a symbol librdmacm exports, so it is read from the struct.
+     */
     public InetSocketAddress peerAddress(MemorySegment id) {
-        MemorySegment sa = ((MemorySegment) lib.callRaw("rdma_get_peer_addr", PTR_PTR, id))
-                .reinterpret(RdmaCma.sockaddr_in.byteSize());
-        return decodeSockaddrIn(sa);
+        return decodeSockaddrIn(id.reinterpret(RdmaCma.rdma_cm_id.byteSize())
+                .asSlice(RdmaCma.rdma_cm_id$route_addr_dst_addr$OFFSET, RdmaCma.sockaddr_in.byteSize()));
     }
 
     /**

@@ -119,7 +119,9 @@ public final class RdmaCma {
         ADDRESS.withName("channel"),
         ADDRESS.withName("context"),
         ADDRESS.withName("qp"),
-        MemoryLayout.paddingLayout(312),
+        MemoryLayout.paddingLayout(128),
+        MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("route_addr_dst_addr"),
+        MemoryLayout.paddingLayout(168),
         JAVA_INT.withName("ps"),
         JAVA_BYTE.withName("port_num"),
         MemoryLayout.paddingLayout(19),
@@ -142,6 +144,8 @@ public final class RdmaCma {
     /** offsetof(rdma_cm_id, qp) */
     public static final long rdma_cm_id$qp$OFFSET = 24;
     public static final VarHandle rdma_cm_id$qp = rdma_cm_id.varHandle(groupElement("qp"));
+    /** offsetof(rdma_cm_id, route_addr_dst_addr) */
+    public static final long rdma_cm_id$route_addr_dst_addr$OFFSET = 160;
     /** offsetof(rdma_cm_id, ps) */
     public static final long rdma_cm_id$ps$OFFSET = 344;
     public static final VarHandle rdma_cm_id$ps = rdma_cm_id.varHandle(groupElement("ps"));

@@ -14,7 +14,7 @@ final class SoftCmId {
 
     final SoftRdmaCm cm;
     final MemorySegment struct;
-    /** The peer's address for rdma_get_peer_addr: 127.0.0.1 and the peer's port. */
+    /** The peer's address, in the id struct where rdma_get_peer_addr (an inline) reads it: 127.0.0.1, the peer's port. */
     final MemorySegment peerAddress;
     final SoftCmChannel channel;
     /** The starting PSN the IB CM would put in this side's REQ or REP. */

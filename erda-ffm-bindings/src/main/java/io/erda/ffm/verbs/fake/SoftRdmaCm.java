@@ -61,7 +61,6 @@ final class SoftRdmaCm implements AutoCloseable {
         stubs.symbol("rdma_bind_addr", this, "bindAddr", intPtrPtr);
         stubs.symbol("rdma_listen", this, "listen", intPtrInt);
         stubs.symbol("rdma_get_src_port", this, "sourcePort", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
-        stubs.symbol("rdma_get_peer_addr", this, "peerAddress", FunctionDescriptor.of(ADDRESS, ADDRESS));
         stubs.symbol("rdma_resolve_addr", this, "resolveAddr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
         stubs.symbol("rdma_resolve_route", this, "resolveRoute", intPtrInt);
         stubs.symbol("rdma_init_qp_attr", this, "initQpAttr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
@@ -197,7 +196,9 @@ final class SoftRdmaCm implements AutoCloseable {
         RdmaCma.rdma_cm_id$channel.set(struct, 0L, channel.struct);
         RdmaCma.rdma_cm_id$ps.set(struct, 0L, RdmaCma.RDMA_PS_TCP);
         RdmaCma.rdma_cm_id$port_num.set(struct, 0L, (byte) 1);
-        SoftCmId id = new SoftCmId(this, struct, arena.allocate(RdmaCma.sockaddr_in), channel);
+        // rdma_get_peer_addr is an inline reading &id->route.addr.dst_addr: the address lives in the struct itself
+        SoftCmId id = new SoftCmId(this, struct, struct.reinterpret(RdmaCma.rdma_cm_id.byteSize())
+                .asSlice(RdmaCma.rdma_cm_id$route_addr_dst_addr$OFFSET, RdmaCma.sockaddr_in.byteSize()), channel);
         ids.put(struct.address(), id);
         return id;
     }
@@ -246,15 +247,6 @@ final class SoftRdmaCm implements AutoCloseable {
         } catch (Throwable t) {
             device.recordFailure(t);
             return 0;
-        }
-    }
-
-    MemorySegment peerAddress(MemorySegment idPointer) {
-        try {
-            return id(idPointer).peerAddress;
-        } catch (Throwable t) {
-            device.recordFailure(t);
-            return MemorySegment.NULL;
         }
     }
 

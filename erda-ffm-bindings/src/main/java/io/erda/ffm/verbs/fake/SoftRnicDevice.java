@@ -93,6 +93,11 @@ public final class SoftRnicDevice implements AutoCloseable {
         cm = new SoftRdmaCm(this, arena, stubs);
     }
 
+    /** Every symbol {@link #lookup()} resolves (tests check that the real libraries export each of them). */
+    public java.util.Set<String> symbolNames() {
+        return stubs.symbolNames();
+    }
+
     /** Resolves the fake's control-path symbols; anything else is absent. */
     public SymbolLookup lookup() {
         return stubs.lookup();

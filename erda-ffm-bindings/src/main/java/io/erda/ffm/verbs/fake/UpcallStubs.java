@@ -106,6 +106,11 @@ final class UpcallStubs {
         symbols.put(name, stub(target, method, descriptor));
     }
 
+    /** The names {@link #lookup()} answers. */
+    java.util.Set<String> symbolNames() {
+        return java.util.Set.copyOf(symbols.keySet());
+    }
+
     SymbolLookup lookup() {
         return name -> Optional.ofNullable(symbols.get(name));
     }
