@@ -306,7 +306,9 @@ public final class RequestServer implements AutoCloseable {
 
     private void closeConnection(Connection connection, String why) {
         if (forget(connection)) {
-            LOG.fine(() -> "closing " + connection + ": " + why);
+            // a broken connection is worth a line; the flushes that follow one are not
+            LOG.log(why.contains("WR_FLUSH_ERROR") ? java.util.logging.Level.FINE : java.util.logging.Level.WARNING,
+                    () -> "closing " + connection + ": " + why);
             connection.close();
         }
     }

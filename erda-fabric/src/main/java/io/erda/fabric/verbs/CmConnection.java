@@ -97,7 +97,7 @@ final class CmConnection implements Closeable {
             setUp.add(event); // still setting up: that thread fails and destroys the id
             return;
         }
-        broken.enterError();
+        broken.enterError("rdma_cm reported " + CmEventChannel.name(event.type()));
         destroy();
     }
 

@@ -100,6 +100,8 @@ final class VerbsEndpoint implements Endpoint {
     private volatile URI peer;
     private volatile byte[] peerPrivateData = new byte[0];
     private volatile boolean destroyed;
+    /** Why the endpoint went to ERROR first; null while it has not. */
+    private volatile String brokenBecause;
 
     VerbsEndpoint(VerbsFabric fabric, QueuePair qp, VerbsCompletionQueue sendQueue, VerbsCompletionQueue recvQueue,
                   EndpointOptions options) {
@@ -270,7 +272,7 @@ final class VerbsEndpoint implements Endpoint {
         } catch (IOException e) {
             // closed locally or reset by the peer: either way the connection is gone
         }
-        enterError();
+        enterError("the side channel to " + peer + " ended (the peer closed, aborted or died)");
     }
 
     // ------------------------------------------------------------------ posting
@@ -447,16 +449,18 @@ final class VerbsEndpoint implements Endpoint {
             }
         }
         if (status != Status.SUCCESS) {
-            enterError();
+            enterError(WcStatus.name(wcStatus) + " completion");
         }
         return completion;
     }
 
-    private static String describe(int wcStatus, WorkCompletions wc, int i, WorkRequest r) {
+    private String describe(int wcStatus, WorkCompletions wc, int i, WorkRequest r) {
         String what = r == null ? "receive" : r.opcode() + " of " + r.length() + " bytes"
                 + (r.opcode() == Opcode.SEND ? "" : " at 0x" + Long.toHexString(r.remoteAddress()) + " rkey 0x"
                 + Integer.toHexString(r.rkey()));
-        return WcStatus.name(wcStatus) + ", vendor_err 0x" + Integer.toHexString(wc.vendorError(i)) + ": " + what;
+        String why = brokenBecause;
+        return WcStatus.name(wcStatus) + ", vendor_err 0x" + Integer.toHexString(wc.vendorError(i)) + ": " + what
+                + (wcStatus == Verbs.IBV_WC_WR_FLUSH_ERR && why != null ? " (connection broken: " + why + ")" : "");
     }
 
     /** The caller polled a send completion that {@link #completed} translated: its slot is free. */
@@ -477,10 +481,16 @@ final class VerbsEndpoint implements Endpoint {
 
     /** ERR: the QP flushes, the side channel closes (rdma_cm: disconnects) so the peer does the same. Idempotent. */
     void enterError() {
+        enterError("connection set-up failed or the CM reported the connection gone");
+    }
+
+    /** ERR with the reason, which every later flushed completion names (what broke a connection, for its owner). */
+    void enterError(String why) {
         synchronized (sendLock) {
             if (state == State.ERROR || state == State.CLOSED) {
                 return;
             }
+            brokenBecause = why;
             state = State.ERROR;
         }
         breakQueuePair();
@@ -499,7 +509,7 @@ final class VerbsEndpoint implements Endpoint {
 
     @Override
     public void abort() {
-        enterError();
+        enterError("aborted by this side");
     }
 
     @Override
