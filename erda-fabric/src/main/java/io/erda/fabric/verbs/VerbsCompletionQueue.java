@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * batch with ibv_poll_cq, translates each entry through the endpoint that owns its QP (send-side wr_ids index the
  * endpoint's ring of posted requests, which restores the caller's wrId and opcode, and hides completions of
  * requests the provider signalled for itself) and hands them out one by one. {@link #take} polls with
- * {@link Backoff}: it spins (20 µs), yields (to 1 ms), then parks up to 1 ms between polls, so an idle waiter
+ * {@link Backoff}: it yields between polls (up to 1 ms), then parks up to 1 ms between polls, so an idle waiter
  * gives its core back.
  * (A completion channel would let an idle waiter sleep in the kernel instead; polling keeps one code path for every
  * device, and the software RNIC has no channel.)
@@ -23,11 +23,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class VerbsCompletionQueue implements CompletionQueue {
     private static final int BATCH = 16;
     private static final long MAX_PARK_NANOS = 1_000_000;
-    // A waiter polls for as long as a completion plausibly takes before it parks: an RC READ is 2-3 µs on hardware
-    // and tens of µs on SoftRoCE, and a park costs more than that (a timer wake-up: ~50 µs on Linux, far more in a
-    // VM), so parking early multiplied READ latency on rxe0 by about six against perftest's busy polling. Spin,
-    // then yield (which gives the core away only when another thread wants it), then park.
-    private static final long SPIN_NANOS = 2_000;
+    // A waiter yields between polls for up to 1 ms before it parks, without spinning first. A park costs more than
+    // a completion takes (a timer wake-up: ~50 us on Linux, far more in a VM), and parking early multiplied READ
+    // latency on rxe0 by about six against perftest. Spinning first was worse on rxe: its READ responses and SEND
+    // acknowledgements are processed by a softirq that a spinning thread on the same CPU holds off, and under
+    // emulation PAUSE itself is expensive. Measured in the SoftRoCE VM (scripts/softroce-bench), 64 B ping-pong p50:
+    // 2.7 ms with 20 us of spinning, 1.9 ms with 2 us, 0.11 ms with none. On hardware a yield with nothing else
+    // runnable costs well under a microsecond.
+    private static final long SPIN_NANOS = 0;
     private static final long YIELD_NANOS = 1_000_000;
 
     private final VerbsFabric fabric;
