@@ -15,6 +15,12 @@ package io.erda.fabric;
 public record Completion(long wrId, Opcode opcode, Status status, int byteLength, int immData, boolean hasImm,
                          Endpoint endpoint, String detail) {
 
+    /**
+     * The words a provider puts in a flushed completion's detail when the connection broke because the peer closed
+     * it in order (it closed its endpoint or its process exited): the one reason for a flush that is not news.
+     */
+    public static final String PEER_CLOSED = "the peer closed the connection";
+
     public static Completion success(long wrId, Opcode opcode, int byteLength, Endpoint endpoint) {
         return new Completion(wrId, opcode, Status.SUCCESS, byteLength, 0, false, endpoint, null);
     }
@@ -25,6 +31,11 @@ public record Completion(long wrId, Opcode opcode, Status status, int byteLength
 
     public boolean isSuccess() {
         return status == Status.SUCCESS;
+    }
+
+    /** A flush because the peer closed the connection in order ({@link #PEER_CLOSED}), not a fault of either side. */
+    public boolean peerClosed() {
+        return status == Status.WR_FLUSH_ERROR && detail != null && detail.contains(PEER_CLOSED);
     }
 
     @Override

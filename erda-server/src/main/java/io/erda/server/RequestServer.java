@@ -305,9 +305,18 @@ public final class RequestServer implements AutoCloseable {
     }
 
     private void closeConnection(Connection connection, String why) {
+        closeConnection(connection, why, false);
+    }
+
+    /** A failed completion closes its connection: a line at WARNING, unless the client simply closed its side. */
+    private void closeConnection(Connection connection, Completion failed) {
+        closeConnection(connection, failed.toString(), failed.peerClosed());
+    }
+
+    private void closeConnection(Connection connection, String why, boolean orderly) {
         if (forget(connection)) {
-            // a broken connection is worth a line; the flushes that follow one are not
-            LOG.log(why.contains("WR_FLUSH_ERROR") ? java.util.logging.Level.FINE : java.util.logging.Level.WARNING,
+            // a broken connection is worth a line (with the provider's cause of a flush); a client leaving is not
+            LOG.log(orderly ? java.util.logging.Level.FINE : java.util.logging.Level.WARNING,
                     () -> "closing " + connection + ": " + why);
             connection.close();
         }
@@ -340,7 +349,7 @@ public final class RequestServer implements AutoCloseable {
             return; // a closed connection's flushed receives
         }
         if (!c.isSuccess()) {
-            closeConnection(connection, c.toString());
+            closeConnection(connection, c);
             return;
         }
         try {
@@ -364,7 +373,7 @@ public final class RequestServer implements AutoCloseable {
     private void sendCompleted(Completion c) {
         Connection connection = connections.get(c.endpoint());
         if (connection != null && !connection.sendCompleted(c)) {
-            closeConnection(connection, c.toString());
+            closeConnection(connection, c);
         }
     }
 

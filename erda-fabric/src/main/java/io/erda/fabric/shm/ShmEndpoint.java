@@ -420,7 +420,7 @@ final class ShmEndpoint implements Endpoint {
         }
         if (gone && stuck) { // nothing more will come, and what waits (a message without a receive) never will be served
             synchronized (this) {
-                fail("connection to " + peer + " lost");
+                fail(Completion.PEER_CLOSED + " (" + peer + ")"); // its socket ended: closed, or its process died
             }
         }
         return work;

@@ -374,7 +374,7 @@ final class TcpEndpoint implements Endpoint {
                 }
             }
         } catch (EOFException e) {
-            fail(Status.RETRY_EXCEEDED, "connection to " + peer + " closed by the peer", false);
+            fail(Status.RETRY_EXCEEDED, Completion.PEER_CLOSED + " (" + peer + ")", false);
         } catch (ProtocolViolation e) {
             LOG.log(System.Logger.Level.WARNING, "closing connection to " + peer + ": protocol violation: " + e.getMessage());
             fail(Status.RETRY_EXCEEDED, "protocol violation by " + peer + ": " + e.getMessage(), true);

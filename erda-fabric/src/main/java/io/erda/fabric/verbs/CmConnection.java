@@ -1,5 +1,6 @@
 package io.erda.fabric.verbs;
 
+import io.erda.fabric.Completion;
 import io.erda.fabric.FabricException;
 import io.erda.ffm.rdmacm.CmEvent;
 import io.erda.ffm.rdmacm.RdmaCma;
@@ -97,7 +98,9 @@ final class CmConnection implements Closeable {
             setUp.add(event); // still setting up: that thread fails and destroys the id
             return;
         }
-        broken.enterError("rdma_cm reported " + CmEventChannel.name(event.type()));
+        String name = CmEventChannel.name(event.type());
+        broken.enterError(event.type() == RdmaCma.RDMA_CM_EVENT_DISCONNECTED
+                ? Completion.PEER_CLOSED + " (rdma_cm reported " + name + ")" : "rdma_cm reported " + name);
         destroy();
     }
 
@@ -133,8 +136,12 @@ final class CmConnection implements Closeable {
 
     // ------------------------------------------------------------------ passive side
 
-    /** Brings the QP up towards the requester, accepts, and waits for ESTABLISHED. Destroys the id on failure. */
-    void accept(VerbsFabric fabric, VerbsEndpoint endpoint, CmPrivateData request, URI peer, byte[] replyPrivateData) {
+    /**
+     * Brings the QP up towards the requester, accepts, runs {@code accepted} (the peer may send from now on), and
+     * waits for ESTABLISHED. Destroys the id on failure.
+     */
+    void accept(VerbsFabric fabric, VerbsEndpoint endpoint, CmPrivateData request, URI peer, byte[] replyPrivateData,
+                Runnable accepted) {
         try {
             toInit(fabric, endpoint);
             toRts(endpoint, request.rnrTimerCode());
@@ -145,6 +152,7 @@ final class CmConnection implements Closeable {
                             new CmPrivateData(rnr.timerCode(), replyPrivateData).encode(), endpoint.qpNum(), rnr.retry()));
                 }
             });
+            accepted.run();
             await(RdmaCma.RDMA_CM_EVENT_ESTABLISHED, peer);
         } catch (VerbsException | FabricException e) {
             destroy();

@@ -181,7 +181,7 @@ final class VerbsEndpoint implements Endpoint {
         checkReplyLength(replyPrivateData);
         beginConnecting();
         try {
-            connection.accept(fabric, this, request, peerUri, replyPrivateData);
+            connection.accept(fabric, this, request, peerUri, replyPrivateData, this::open);
         } catch (RuntimeException e) {
             enterError();
             throw e;
@@ -203,6 +203,7 @@ final class VerbsEndpoint implements Endpoint {
         try {
             bringUp(remote, request.rnrTimerCode());
             QpInfoExchange.write(channel, localInfo(new ConnectMessage(ConnectMessage.ACCEPT, rnr.timerCode(), replyPrivateData)));
+            open();
             channel.socket().setSoTimeout(READY_TIMEOUT_MILLIS);
             InputStream in = channel.socket().getInputStream();
             int ready = in.read();
@@ -215,6 +216,20 @@ final class VerbsEndpoint implements Endpoint {
             closeQuietly(channel);
             enterError();
             throw e instanceof FabricException f ? f : new FabricException("accepting " + peerUri + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The passive side is open for posting once its QP is in RTS and the peer has its answer: from then on the peer
+     * may send, and the owner (polling its receive queue on another thread) must be able to reply before the
+     * connection manager's last step (the peer's READY byte, rdma_cm's ESTABLISHED) has been seen here. If that
+     * step fails, the endpoint goes to ERR like any broken connection.
+     */
+    private void open() {
+        synchronized (sendLock) {
+            if (state == State.CONNECTING) {
+                state = State.CONNECTED;
+            }
         }
     }
 
@@ -265,14 +280,17 @@ final class VerbsEndpoint implements Endpoint {
     /** Blocks (a parked virtual thread, no CPU) until the peer closes the side channel, then breaks the connection. */
     private void watch(SocketChannel channel) {
         ByteBuffer sink = ByteBuffer.allocate(64);
+        String why;
         try {
             while (channel.read(sink.clear()) >= 0) {
                 // nothing is sent after READY; bytes would be ignored
             }
+            why = Completion.PEER_CLOSED + " (end of its side channel " + peer + ")";
         } catch (IOException e) {
-            // closed locally or reset by the peer: either way the connection is gone
+            // closed here (enterError, close: then the reason is already recorded) or reset by the peer
+            why = "the side channel to " + peer + " failed: " + e;
         }
-        enterError("the side channel to " + peer + " ended (the peer closed, aborted or died)");
+        enterError(why);
     }
 
     // ------------------------------------------------------------------ posting
@@ -460,7 +478,12 @@ final class VerbsEndpoint implements Endpoint {
                 + Integer.toHexString(r.rkey()));
         String why = brokenBecause;
         return WcStatus.name(wcStatus) + ", vendor_err 0x" + Integer.toHexString(wc.vendorError(i)) + ": " + what
-                + (wcStatus == Verbs.IBV_WC_WR_FLUSH_ERR && why != null ? " (connection broken: " + why + ")" : "");
+                + (wcStatus != Verbs.IBV_WC_WR_FLUSH_ERR ? ""
+                        : why != null ? " (connection broken: " + why + ")"
+                        // the RNIC moved the QP to ERR with no error completion here: an RC responder does that when
+                        // the peer's READ, WRITE or atomic broke the rules (bad rkey, out of bounds, misaligned)
+                        : " (connection broken by the RNIC: the QP entered ERR without an error completion on this"
+                                + " side, as a responder does on the peer's invalid READ/WRITE/atomic)");
     }
 
     /** The caller polled a send completion that {@link #completed} translated: its slot is free. */
@@ -517,6 +540,9 @@ final class VerbsEndpoint implements Endpoint {
         synchronized (sendLock) {
             if (state == State.CLOSED) {
                 return;
+            }
+            if (brokenBecause == null) {
+                brokenBecause = "closed by this side";
             }
             state = State.CLOSED;
         }
