@@ -19,9 +19,13 @@ package io.erda.fabric;
  *                                  the earlier WRITEs are placed)
  * @param writeLatencyModel         {@link RegisterOptions#withWriteDelay} is applied (the software providers write
  *                                  target memory themselves; a real RNIC does not, and the option is ignored)
+ * @param remoteWritesCounted       {@link MemoryRegion#remoteBytesWritten} counts what peers wrote one-sided (the
+ *                                  software providers place those bytes themselves; an RNIC places them unseen, and
+ *                                  a target that needs the figure must derive it, e.g. from what it handed out)
  */
 public record FabricCapabilities(String device, int maxCompletionQueueEntries, int maxWorkRequests, boolean atomicWrite,
-                                 Atomicity atomicity, boolean nativeFlush, boolean writeLatencyModel) {
+                                 Atomicity atomicity, boolean nativeFlush, boolean writeLatencyModel,
+                                 boolean remoteWritesCounted) {
 
     /** What a remote atomic (CAS, FETCH_ADD) is atomic against (verbs' {@code atomic_cap}). */
     public enum Atomicity {
@@ -52,7 +56,7 @@ public record FabricCapabilities(String device, int maxCompletionQueueEntries, i
      * memory, applies the write-latency model, and its queues are bounded only by the endpoints' depths.
      */
     public static FabricCapabilities software(String device) {
-        return new FabricCapabilities(device, Integer.MAX_VALUE, Integer.MAX_VALUE, true, Atomicity.GLOBAL, true, true);
+        return new FabricCapabilities(device, Integer.MAX_VALUE, Integer.MAX_VALUE, true, Atomicity.GLOBAL, true, true, true);
     }
 
     /** The message of a refusal: {@code what} needs {@code capability}, which {@link #device} lacks. */

@@ -137,8 +137,9 @@ final class CmConnection implements Closeable {
     // ------------------------------------------------------------------ passive side
 
     /**
-     * Brings the QP up towards the requester, accepts, runs {@code accepted} (the peer may send from now on), and
-     * waits for ESTABLISHED. Destroys the id on failure.
+     * Brings the QP up towards the requester, runs {@code accepted} (the endpoint is open for posting: once
+     * rdma_accept has sent the REP the peer may send), accepts, and waits for ESTABLISHED. Destroys the id on
+     * failure.
      */
     void accept(VerbsFabric fabric, VerbsEndpoint endpoint, CmPrivateData request, URI peer, byte[] replyPrivateData,
                 Runnable accepted) {
@@ -146,13 +147,13 @@ final class CmConnection implements Closeable {
             toInit(fabric, endpoint);
             toRts(endpoint, request.rnrTimerCode());
             RnrSetting rnr = endpoint.rnr();
+            accepted.run(); // before the REP goes out: the peer may send as soon as it has it
             onId("rdma_accept", id -> {
                 try (Arena arena = Arena.ofConfined()) {
                     cm.accept(id, RdmaCmLibrary.connectionParameters(arena,
                             new CmPrivateData(rnr.timerCode(), replyPrivateData).encode(), endpoint.qpNum(), rnr.retry()));
                 }
             });
-            accepted.run();
             await(RdmaCma.RDMA_CM_EVENT_ESTABLISHED, peer);
         } catch (VerbsException | FabricException e) {
             destroy();

@@ -29,8 +29,8 @@ final class VerbsCompletionQueue implements CompletionQueue {
     // acknowledgements are processed by a softirq that a spinning thread on the same CPU holds off, and under
     // emulation PAUSE itself is expensive. Measured in the SoftRoCE VM (scripts/softroce-bench), 64 B ping-pong p50:
     // 2.7 ms with 20 us of spinning, 1.9 ms with 2 us, 0.11 ms with none. On hardware a yield with nothing else
-    // runnable costs well under a microsecond.
-    private static final long SPIN_NANOS = 0;
+    // runnable costs well under a microsecond. verbs.poll-spin-ns (VerbsProperties) sets a spin phase, for
+    // dedicated cores.
     private static final long YIELD_NANOS = 1_000_000;
 
     private final VerbsFabric fabric;
@@ -109,7 +109,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
     public Completion take(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         // No completion channel: after the spin and yield phases, poll with growing parks (1 µs .. MAX_PARK_NANOS).
-        Backoff backoff = new Backoff(SPIN_NANOS, YIELD_NANOS);
+        Backoff backoff = new Backoff(fabric.pollSpinNanos(), YIELD_NANOS);
         long park = 1_000;
         while (true) {
             Completion c = poll();
@@ -138,6 +138,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            fabric.queueClosing(this);
             synchronized (this) {
                 ready.clear();
                 cq.close();

@@ -202,8 +202,8 @@ final class VerbsEndpoint implements Endpoint {
         beginConnecting();
         try {
             bringUp(remote, request.rnrTimerCode());
+            open(); // before the answer: the peer may send as soon as it has it, before write() returns here
             QpInfoExchange.write(channel, localInfo(new ConnectMessage(ConnectMessage.ACCEPT, rnr.timerCode(), replyPrivateData)));
-            open();
             channel.socket().setSoTimeout(READY_TIMEOUT_MILLIS);
             InputStream in = channel.socket().getInputStream();
             int ready = in.read();
@@ -220,10 +220,11 @@ final class VerbsEndpoint implements Endpoint {
     }
 
     /**
-     * The passive side is open for posting once its QP is in RTS and the peer has its answer: from then on the peer
-     * may send, and the owner (polling its receive queue on another thread) must be able to reply before the
-     * connection manager's last step (the peer's READY byte, rdma_cm's ESTABLISHED) has been seen here. If that
-     * step fails, the endpoint goes to ERR like any broken connection.
+     * The passive side is open for posting once its QP is in RTS, before it sends the peer its answer: the peer may
+     * send as soon as it has that answer, and the owner (polling its receive queue on another thread) must be able
+     * to reply before this thread has returned from sending it, let alone seen the connection manager's last step
+     * (the peer's READY byte, rdma_cm's ESTABLISHED). If a later step fails, the endpoint goes to ERR like any
+     * broken connection.
      */
     private void open() {
         synchronized (sendLock) {
@@ -489,6 +490,11 @@ final class VerbsEndpoint implements Endpoint {
     /** The caller polled a send completion that {@link #completed} translated: its slot is free. */
     void handedOut() {
         unpolled.decrementAndGet();
+    }
+
+    /** Whether this endpoint's QP reports to {@code queue}. */
+    boolean uses(VerbsCompletionQueue queue) {
+        return sendQueue == queue || recvQueue == queue;
     }
 
     /** True when every posted request has been polled: the QP can be destroyed without losing completions. */

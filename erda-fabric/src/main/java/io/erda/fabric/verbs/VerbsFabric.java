@@ -172,7 +172,7 @@ public final class VerbsFabric implements Fabric {
         };
         return new FabricCapabilities(device, Math.max(1, a.maxCqe()), Math.max(1, a.maxQpWr()),
                 library.nativeAtomicWrite() && a.atomicWrite(), atomicity,
-                library.nativeFlush() && a.flushPersistent(), verbs.supportsWriteDelay());
+                library.nativeFlush() && a.flushPersistent(), verbs.supportsWriteDelay(), false);
     }
 
     @Override
@@ -190,6 +190,11 @@ public final class VerbsFabric implements Fabric {
 
     IbvContext context() {
         return context;
+    }
+
+    /** How long a waiter on one of this fabric's completion queues busy-polls before it yields (verbs.poll-spin-ns). */
+    long pollSpinNanos() {
+        return properties.pollSpinNanos();
     }
 
     /** The rdma_cm event channel, or null when connections are set up over the TCP side channel. */
@@ -358,6 +363,19 @@ public final class VerbsFabric implements Fabric {
     Completion translate(WorkCompletions batch, int i) {
         VerbsEndpoint endpoint = endpoints.get(batch.qpNum(i));
         return endpoint == null ? null : endpoint.completed(batch, i);
+    }
+
+    /**
+     * A shared completion queue is about to be destroyed: the QPs of closed endpoints that still wait on it for
+     * their last completions (see {@link #closed}) go first, as verbs requires (ibv_destroy_cq of a CQ that a QP
+     * still uses fails with EBUSY). Nobody will poll those completions now.
+     */
+    void queueClosing(VerbsCompletionQueue queue) {
+        for (VerbsEndpoint e : endpoints.values()) {
+            if (e.state() == Endpoint.State.CLOSED && e.uses(queue) && endpoints.remove(e.qpNum(), e)) {
+                e.destroy();
+            }
+        }
     }
 
     /** A closed endpoint's QP is destroyed now if nothing is outstanding, else when the fabric closes. */

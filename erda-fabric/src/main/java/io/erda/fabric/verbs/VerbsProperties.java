@@ -14,10 +14,14 @@ import java.util.Map;
  *       {@code show_gids});</li>
  *   <li>{@code verbs.cm}: how connections are set up: {@value #CM_TCP} (default, the QP-info side channel on the
  *       URI's host:port) or {@value #CM_RDMACM} (librdmacm: the URI's host:port is an rdma_cm address; the device is
- *       the one rdma_cm opened, chosen by {@code verbs.device} as usual).</li>
+ *       the one rdma_cm opened, chosen by {@code verbs.device} as usual);</li>
+ *   <li>{@code verbs.poll-spin-ns}: how long a thread waiting on a completion queue busy-polls it before it starts
+ *       yielding between polls (default 0; at most {@value #MAX_POLL_SPIN_NANOS}). Spinning trades a core for the
+ *       latency of a yield; on SoftRoCE under single-threaded emulation it starves the kernel's rxe work (see
+ *       VerbsCompletionQueue).</li>
  * </ul>
  */
-public record VerbsProperties(String device, int port, int gidIndex, boolean rdmaCm) {
+public record VerbsProperties(String device, int port, int gidIndex, boolean rdmaCm, long pollSpinNanos) {
     public static final String DEVICE = "verbs.device";
     public static final String PORT = "verbs.port";
     public static final String GID_INDEX = "verbs.gid-index";
@@ -25,6 +29,8 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
     public static final String CM_TCP = "tcp";
     public static final String CM_RDMACM = "rdmacm";
     public static final String SOFT_DEVICE = "soft";
+    public static final String POLL_SPIN_NANOS = "verbs.poll-spin-ns";
+    public static final long MAX_POLL_SPIN_NANOS = 10_000_000;
 
     /**
      * The given properties over the JVM's system properties of the same names: a server or client that opens its
@@ -33,7 +39,7 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
      */
     public static VerbsProperties parseWithSystemDefaults(Map<String, String> properties) {
         Map<String, String> merged = new java.util.HashMap<>();
-        for (String key : new String[] {DEVICE, PORT, GID_INDEX, CONNECTION_MANAGER}) {
+        for (String key : new String[] {DEVICE, PORT, GID_INDEX, CONNECTION_MANAGER, POLL_SPIN_NANOS}) {
             String value = System.getProperty(key);
             if (value != null) {
                 merged.put(key, value);
@@ -50,7 +56,24 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
                     + " (TCP side channel) or " + CM_RDMACM + " (librdmacm)");
         }
         return new VerbsProperties(properties.get(DEVICE), integer(properties, PORT, 1), integer(properties, GID_INDEX, 0),
-                cm.equals(CM_RDMACM));
+                cm.equals(CM_RDMACM), spinNanos(properties));
+    }
+
+    private static long spinNanos(Map<String, String> properties) {
+        String value = properties.get(POLL_SPIN_NANOS);
+        if (value == null) {
+            return 0;
+        }
+        long parsed;
+        try {
+            parsed = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new FabricException(POLL_SPIN_NANOS + "=" + value + " is not a number of nanoseconds");
+        }
+        if (parsed < 0 || parsed > MAX_POLL_SPIN_NANOS) {
+            throw new FabricException(POLL_SPIN_NANOS + "=" + value + " outside 0.." + MAX_POLL_SPIN_NANOS);
+        }
+        return parsed;
     }
 
     private static int integer(Map<String, String> properties, String key, int fallback) {

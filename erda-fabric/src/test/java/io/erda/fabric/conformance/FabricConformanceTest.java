@@ -1,6 +1,7 @@
 package io.erda.fabric.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.fabric.Access;
@@ -905,6 +906,27 @@ public abstract class FabricConformanceTest {
         assertThat(reply.isSuccess()).as("%s", reply).isTrue();
         assertThat(reply.byteLength()).isEqualTo(8);
         assertThat(server.state()).isEqualTo(Endpoint.State.CONNECTED);
+    }
+
+    /**
+     * A server's shutdown: it closes its connections, then its shared completion queues, with completions of the
+     * closed endpoints never polled (verbs keeps such a QP until they are: destroying the CQ under it is EBUSY).
+     */
+    @Test
+    void sharedQueuesCloseAfterTheirEndpointsWithCompletionsUnpolled() throws Exception {
+        CompletionQueue sends = target.createCompletionQueue(64);
+        CompletionQueue recvs = target.createCompletionQueue(64);
+        MemoryRegion serverRecv = targetBuffer(256);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults().withQueues(sends, recvs),
+                server -> {
+                    for (int i = 0; i < 4; i++) {
+                        server.postRecv(new RecvRequest(400 + i, serverRecv, i * 64L, 64));
+                    }
+                });
+        pair[1].close();
+        assertThatCode(sends::close).doesNotThrowAnyException();
+        assertThatCode(recvs::close).doesNotThrowAnyException();
+        pair[0].close();
     }
 
     @Test

@@ -17,6 +17,7 @@ class VerbsPropertiesTest {
     void clear() {
         System.clearProperty(VerbsProperties.DEVICE);
         System.clearProperty(VerbsProperties.CONNECTION_MANAGER);
+        System.clearProperty(VerbsProperties.POLL_SPIN_NANOS);
     }
 
     @Test
@@ -41,5 +42,17 @@ class VerbsPropertiesTest {
         System.setProperty(VerbsProperties.CONNECTION_MANAGER, "ibcm");
         assertThatThrownBy(() -> VerbsProperties.parseWithSystemDefaults(Map.of()))
                 .isInstanceOf(FabricException.class).hasMessageStartingWith("verbs.cm=ibcm is not supported");
+    }
+
+    @Test
+    void pollSpinIsReadAndBoundedNamingTheValueAndTheLimit() {
+        assertThat(VerbsProperties.parse(Map.of()).pollSpinNanos()).isZero();
+        assertThat(VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_NANOS, "20000")).pollSpinNanos()).isEqualTo(20_000);
+        System.setProperty(VerbsProperties.POLL_SPIN_NANOS, "5000");
+        assertThat(VerbsProperties.parseWithSystemDefaults(Map.of()).pollSpinNanos()).isEqualTo(5_000);
+        assertThatThrownBy(() -> VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_NANOS, "20000000")))
+                .hasMessageContaining("verbs.poll-spin-ns=20000000").hasMessageContaining("0..10000000");
+        assertThatThrownBy(() -> VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_NANOS, "fast")))
+                .hasMessageContaining("verbs.poll-spin-ns=fast");
     }
 }

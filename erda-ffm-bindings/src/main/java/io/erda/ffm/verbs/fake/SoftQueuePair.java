@@ -60,6 +60,10 @@ final class SoftQueuePair {
     private volatile int minRnrTimer;
     private volatile int rnrRetry;
 
+    boolean reportsTo(SoftCompletionQueue cq) {
+        return sendCq == cq || recvCq == cq;
+    }
+
     SoftQueuePair(SoftRnicDevice device, MemorySegment qp, int qpNum, SoftCompletionQueue sendCq,
                   SoftCompletionQueue recvCq, int maxRecvWr) {
         this.device = device;

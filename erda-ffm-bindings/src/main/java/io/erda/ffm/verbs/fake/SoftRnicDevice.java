@@ -290,8 +290,16 @@ public final class SoftRnicDevice implements AutoCloseable {
         }
     }
 
+    /** As the kernel does: EBUSY while a QP still reports to the CQ (its use count is not zero). */
     int destroyCq(MemorySegment cq) {
-        return cqs.remove(cq.address()) == null ? Errno.EINVAL : 0;
+        SoftCompletionQueue queue = cqs.get(cq.address());
+        if (queue == null) {
+            return Errno.EINVAL;
+        }
+        if (qpsByAddress.values().stream().anyMatch(qp -> qp.reportsTo(queue))) {
+            return Errno.EBUSY;
+        }
+        return cqs.remove(cq.address(), queue) ? 0 : Errno.EINVAL;
     }
 
     MemorySegment createQp(MemorySegment pd, MemorySegment initAttrPointer) {
