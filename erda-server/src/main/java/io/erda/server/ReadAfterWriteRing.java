@@ -82,6 +82,9 @@ final class ReadAfterWriteRing implements AutoCloseable {
     private final ArrayDeque<Slot> reserved = new ArrayDeque<>();
     private final Map<Key, List<Slot>> byKey = new HashMap<>();
     private final LongAdder applied = new LongAdder();
+    /** Object bytes of the slots applied: the clients' WRITEs, where the fabric cannot count them (verbs). */
+    private final LongAdder appliedBytes = new LongAdder();
+    private final boolean remoteWritesCounted;
     private final LongAdder expired = new LongAdder();
     private final long replayed;
     private long next;
@@ -90,6 +93,7 @@ final class ReadAfterWriteRing implements AutoCloseable {
     private volatile boolean running = true;
 
     private ReadAfterWriteRing(PmRegion file, Fabric fabric, Store store, StoreStats stats, long writeDelayNanos) {
+        this.remoteWritesCounted = fabric.capabilities().remoteWritesCounted();
         this.file = file;
         this.store = store;
         this.stats = stats;
@@ -219,6 +223,7 @@ final class ReadAfterWriteRing implements AutoCloseable {
                 try {
                     store.apply(oldest.key().segment(), object.value(), object.isTombstone());
                     applied.increment();
+                    appliedBytes.add(oldest.objectLength());
                 } catch (RuntimeException failed) {
                     stats.errors.increment();
                     LOG.log(Level.SEVERE, "ring position " + oldest.position() + " could not be applied", failed);
@@ -279,14 +284,17 @@ final class ReadAfterWriteRing implements AutoCloseable {
         return expired.sum();
     }
 
-    /** Bytes in the ring: clients' one-sided WRITEs (counted by the fabric) plus the server's zeroing and marks. */
+    /** Bytes in the ring: clients' one-sided WRITEs plus the server's zeroing and marks. */
     long bytesWritten() {
-        return file.localBytesWritten() + registration.remoteBytesWritten();
+        return file.localBytesWritten() + remoteBytesWritten();
     }
 
-    /** The clients' part of {@link #bytesWritten}. */
+    /**
+     * The clients' part of {@link #bytesWritten}: as the fabric counted it, or where it cannot (verbs) the objects
+     * of the slots applied (a WRITE that never validated is not counted).
+     */
     long remoteBytesWritten() {
-        return registration.remoteBytesWritten();
+        return remoteWritesCounted ? registration.remoteBytesWritten() : appliedBytes.sum();
     }
 
     synchronized void stop() {
