@@ -177,8 +177,8 @@ public final class ErdaServerMain implements Callable<Integer> {
         }
     }
 
-    /** Byte counts with an optional k/m/g suffix (powers of 1024). */
-    static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
+    /** Byte counts with an optional k/m/g suffix (powers of 1024); also used by erda-bench's commands. */
+    public static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
             String v = value.trim().toLowerCase(Locale.ROOT);

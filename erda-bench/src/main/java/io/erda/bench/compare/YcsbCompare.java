@@ -47,8 +47,9 @@ public final class YcsbCompare implements Callable<Integer> {
         + " listen on (default 127.0.0.1: client and server on this host, the RDMA traffic on its first device)")
     String verbsHost;
 
-    @Option(names = "--region-size", defaultValue = "0", description = "bytes of one PM log region of each server"
-        + " (0: the server's default, 1 GiB); verbs registers regions whole, so smaller ones start faster")
+    @Option(names = "--region-size", defaultValue = "0", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
+        description = "size of one PM log region of each server, bytes or with k/m/g (0: the server's default, 1 GiB);"
+        + " verbs registers regions whole, so smaller ones start faster")
     long regionSize;
 
     @Option(names = "--out", description = "report directory (default: a fresh results/ycsb-TIMESTAMP)")
