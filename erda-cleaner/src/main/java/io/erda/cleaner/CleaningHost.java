@@ -39,7 +39,7 @@ public interface CleaningHost {
     /**
      * Returns once every reservation (lease) of {@code headId} issued before {@code issuedBeforeNanos}
      * ({@link #nanoTime()} clock) is settled: its object is complete or its entry was rolled back
-     * (ARCHITECTURE rule 1). Must not be called holding the lock.
+     * (docs/ARCHITECTURE.md, [leases]). Must not be called holding the lock.
      */
     void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException;
 

@@ -25,13 +25,13 @@ import java.util.List;
  *       (the same answer, and right under concurrent PUTs and torn gaps), so the scan runs forward.</li>
  *   <li><b>Replicate</b> (locked start): writes go to the new chain; record REPLICATE; copy what was
  *       written to the old chain during the merge; wait until every reservation made in the old
- *       chain is settled (complete or rolled back, rule 1).</li>
+ *       chain is settled (complete or rolled back, docs/ARCHITECTURE.md, [leases]).</li>
  *   <li><b>Switch</b>: record SWITCH; flip the tags of the head's entries in locked chunks, then full
  *       locked passes until no entry references the old chain (waiting out reservations whose
  *       rollback target is still there); in the same lock hold record RETIRE(g+1) and make the new
  *       chain the head's. Tell clients. Once the reservations issued before the switch are settled,
  *       a last pass catches rollbacks to old versions; after a round trip the old regions are
- *       deregistered, zeroed and deleted (rule 5); record IDLE.</li>
+ *       deregistered, zeroed and deleted ([recycled-memory]); record IDLE.</li>
  * </ol>
  *
  * <p><b>Crash consistency.</b> The head record ({@link HeadRecords}) changes with single persisted

@@ -99,7 +99,8 @@ final class Relocation {
         }
         if (previousOld) {
             if (current != AtomicWord.NONE && validLength(current) < 0) {
-                return Outcome.PENDING; // the old previous version is this entry's rollback target (rule 2)
+                // the old previous version is this entry's rollback target ([last-complete-version])
+                return Outcome.PENDING;
             }
             table.updateAtomicWord(position, AtomicWord.withPrevious(word, AtomicWord.NONE));
             return Outcome.CLEARED;

@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * A crash at every phase boundary and in the middle of every phase, with PUTs and DELETEs running:
  * the hook stops the cleaner and the writer at once (the writer's reservation in flight stays torn),
- * the store is abandoned, reopened, recovered (rule 4, then {@link LogCleaner#resume}) and every
- * acknowledged PUT must read back.
+ * the store is abandoned, reopened, recovered (docs/ARCHITECTURE.md, [recovery], then
+ * {@link LogCleaner#resume}) and every acknowledged PUT must read back.
  */
 class CleaningCrashTest {
     static final int KEYS = 300;

@@ -202,7 +202,7 @@ final class SimulatedServer implements CleaningHost {
     }
 
     /**
-     * Rule 4 after a restart: every entry whose current object is incomplete rolls back to its
+     * [recovery] after a restart: every entry whose current object is incomplete rolls back to its
      * previous version, or goes if it has none. Returns the entries rolled back.
      */
     int rollBackIncomplete() {

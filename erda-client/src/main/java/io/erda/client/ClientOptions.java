@@ -18,7 +18,7 @@ import java.util.function.Function;
  * @param operationTimeout  longest wait for one completion or reply
  * @param readRetryBudget   how long a GET retries one-sided when neither version of an object is complete before
  *                          it asks the server two-sided; null means the server's lease plus a margin, by when the
- *                          server has rolled a dead writer back (ARCHITECTURE rule 1)
+ *                          server has rolled a dead writer back (docs/ARCHITECTURE.md, [leases])
  * @param replyBufferBytes  size of each posted receive: bounds the value a two-sided GET can return
  */
 public record ClientOptions(URI uri, Protocol protocol, int poolSize, Function<Endpoint, Endpoint> endpointDecorator,

@@ -17,11 +17,11 @@ public final class ClientStats {
     final LongAdder previousVersionReads = new LongAdder();
     /** Rounds of a GET that found neither version complete, or a miss it could not confirm, and waited. */
     final LongAdder getRetries = new LongAdder();
-    /** Misses confirmed through the stripe-version protocol (ARCHITECTURE rule 3). */
+    /** Misses confirmed through the stripe-version protocol (docs/ARCHITECTURE.md, [moves-vs-readers]). */
     final LongAdder missConfirmations = new LongAdder();
     /** GETs answered by the server two-sided after the one-sided budget ran out. */
     final LongAdder twoSidedGets = new LongAdder();
-    /** PUTs that outlived their lease and re-read the entry (rule 1). */
+    /** PUTs that outlived their lease and re-read the entry ([leases]). */
     final LongAdder leaseConfirmations = new LongAdder();
     /** PUTs sent again because the lease confirmation found their object no longer current. */
     final LongAdder putRetries = new LongAdder();

@@ -12,16 +12,17 @@ import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The Erda GET (paper §3.3, §4.2, §4.3; ARCHITECTURE rules 1-3), on one connection:
+ * The Erda GET (paper §3.3, §4.2, §4.3; docs/ARCHITECTURE.md, [leases], [last-complete-version], [moves-vs-readers]),
+ * on one connection:
  * <ol>
  *   <li>READ the key's neighbourhood window; for each entry whose fingerprint matches, READ the object at the
  *       current offset and check key and CRC. A complete object with the key is the answer (a tombstone means
  *       not found): a hit is trusted.</li>
  *   <li>Current incomplete (torn, or a write still in flight): READ the previous version; complete means answer.</li>
  *   <li>Neither complete: wait with exponential backoff and start again, for at most the retry budget, then ask
- *       the server two-sided (it knows its pending reservations, rule 2).</li>
+ *       the server two-sided (it knows its pending reservations, [last-complete-version]).</li>
  *   <li>No entry for the key: a miss is only reported once confirmed by the stripe-version protocol (versions,
- *       window, versions; rule 3), so a concurrent hopscotch move never yields a false "not found".</li>
+ *       window, versions; [moves-vs-readers]), so a concurrent hopscotch move never yields a false "not found".</li>
  * </ol>
  * Results are slices of the connection's read buffer, valid until the connection's next request.
  */
@@ -126,7 +127,7 @@ final class ErdaGet {
     }
 
     /**
-     * Rule 1, for a PUT that outlived its lease: true if the entry of {@code key} still has the object at chain
+     * [leases], for a PUT that outlived its lease: true if the entry of {@code key} still has the object at chain
      * offset {@code units} of {@code head} as current, and the head array has not changed since the reservation
      * ({@code generation}). False means it may have been rolled back: PUT again.
      *

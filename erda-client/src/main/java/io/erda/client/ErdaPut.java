@@ -10,7 +10,7 @@ import io.erda.core.wire.WireStatus;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The Erda PUT and DELETE (paper §3.3, Fig. 7; ARCHITECTURE "Remote persistence" and rule 1), on one connection:
+ * The Erda PUT and DELETE (paper §3.3, Fig. 7; docs/ARCHITECTURE.md, [persistence] and [leases]), on one connection:
  * encode the object into registered memory (the only copy of the caller's bytes), SEND the reservation request,
  * WRITE the object one-sided to the address the server reserved, apply the server's persistence method, and if
  * the whole took longer than the lease, confirm by re-reading the entry and PUT again if the object is no longer
@@ -72,7 +72,7 @@ final class ErdaPut {
         }
     }
 
-    /** Makes the WRITE persistent the way the server advertised (ARCHITECTURE "Remote persistence"). */
+    /** Makes the WRITE persistent the way the server advertised (docs/ARCHITECTURE.md, [persistence]). */
     private static void persist(Connection c, PutReply reply) {
         switch (c.view().info().persistence()) {
             case WSP -> { }

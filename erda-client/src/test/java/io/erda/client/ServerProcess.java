@@ -35,7 +35,10 @@ final class ServerProcess implements AutoCloseable {
         this.log = log;
     }
 
-    /** A fresh directory on tmpfs for a store (PM emulated by DRAM, as ARCHITECTURE says tests do). */
+    /**
+     * A fresh directory on tmpfs for a store (PM emulated by DRAM, as docs/ARCHITECTURE.md, "Testing", says tests
+     * do).
+     */
     static Path newStoreDir(String name) {
         try {
             Path base = Path.of("/dev/shm");

@@ -14,9 +14,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Torn client WRITEs (fabric fault injection, paper §4.2, ARCHITECTURE rules 1 and 2): readers fall back to the
- * previous version, the server rolls dead writers back after their lease, never a live one inside it, and two
- * torn writers of one key still leave the older complete version readable.
+ * Torn client WRITEs (fabric fault injection, paper §4.2, docs/ARCHITECTURE.md, [leases] and
+ * [last-complete-version]): readers fall back to the previous version, the server rolls dead writers back after
+ * their lease, never a live one inside it, and two torn writers of one key still leave the older complete version
+ * readable.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TornWriteTest {

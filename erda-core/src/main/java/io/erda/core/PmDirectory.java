@@ -173,10 +173,10 @@ public final class PmDirectory implements AutoCloseable {
             LogHead.ChainRegions next = phase.hasNewChain()
                     ? chainRegions(head, generation + 1, byGeneration.remove(generation + 1), log) : null;
             for (PmRegion region : stray) {
-                LogHead.zeroAndDelete(region); // a region of no chain (rule 5)
+                LogHead.zeroAndDelete(region); // a region of no chain ([recycled-memory])
             }
             if (phase == CleaningPhase.RETIRE) {
-                records.set(head, CleaningPhase.IDLE, generation); // the old chain is gone: rule 5 done
+                records.set(head, CleaningPhase.IDLE, generation); // the old chain is gone: [recycled-memory] done
             }
             return new LogHead(head, log, current, next, factory);
         } catch (RuntimeException e) {

@@ -6,12 +6,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The background validator of ARCHITECTURE rule 1: sleeps until the earliest lease deadline (or, with nothing
- * pending, until a reservation is made), then has the store settle every key whose newest lease expired.
+ * The background validator of docs/ARCHITECTURE.md, [leases]: sleeps until the earliest lease deadline (or, with
+ * nothing pending, until a reservation is made), then has the store settle every key whose newest lease expired.
  *
  * <p>It wakes at most every {@link #SETTLE_PERIOD_DIVISOR}th of a lease and settles what expired since in one
  * batch: waking for every deadline meant one wake-up (and store-lock hand-off) per PUT, on the same two cores as
- * the workers. Rule 1 only asks that nothing is rolled back before its lease ends; a settlement up to a quarter
+ * the workers. [leases] only asks that nothing is rolled back before its lease ends; a settlement up to a quarter
  * lease later costs a longer list of pending records, not safety.
  */
 final class LeaseValidator {

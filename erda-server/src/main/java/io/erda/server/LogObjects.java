@@ -52,8 +52,8 @@ final class LogObjects {
 
     /**
      * Offset (units) of the newest complete object of {@code key} in {@code head}'s log strictly before
-     * {@code beforeUnits}, or {@link AtomicWord#NONE}: the last resort of a rollback (rule 2). Scans the whole
-     * chain, resynchronising past torn areas.
+     * {@code beforeUnits}, or {@link AtomicWord#NONE}: the last resort of a rollback ([last-complete-version]). Scans
+     * the whole chain, resynchronising past torn areas.
      */
     long newestCompleteBefore(int head, MemorySegment key, long beforeUnits) {
         long[] newest = {AtomicWord.NONE};

@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Restart recovery (ARCHITECTURE rule 4). The tails come back from the high-water marks when the directory opens,
- * and the table repairs its own half-done moves; what is left is the leases that were pending at the crash: every
- * entry whose current object is incomplete is rolled back to its newest complete version (the previous slot if it
- * validates, else the newest complete object of that key in the head's log before it), or removed if the key never
- * had a complete version.
+ * Restart recovery (docs/ARCHITECTURE.md, [recovery]). The tails come back from the high-water marks when the directory
+ * opens, and the table repairs its own half-done moves; what is left is the leases that were pending at the crash:
+ * every entry whose current object is incomplete is rolled back to its newest complete version (the previous slot if it
+ * validates, else the newest complete object of that key in the head's log before it), or removed if the key never had
+ * a complete version.
  *
  * <p>An entry holds only a fingerprint, so when both its slots are torn the key is found by scanning the head's log
  * for complete objects whose key has the entry's fingerprint and head and no entry of its own.

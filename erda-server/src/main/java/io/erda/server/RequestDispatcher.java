@@ -13,9 +13,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Turns one received message into exactly one reply (ARCHITECTURE rule 6): the header is checked; a message
- * without a usable header (too short, wrong magic or version: no request id to answer) aborts its connection; any
- * other refusal becomes an ERROR reply with a status and a message naming value and limit. The receive buffer is
+ * Turns one received message into exactly one reply (docs/ARCHITECTURE.md, [bad-input]): the header is checked; a
+ * message without a usable header (too short, wrong magic or version: no request id to answer) aborts its connection;
+ * any other refusal becomes an ERROR reply with a status and a message naming value and limit. The receive buffer is
  * posted again afterwards.
  */
 final class RequestDispatcher {

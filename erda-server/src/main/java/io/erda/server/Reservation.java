@@ -2,7 +2,7 @@ package io.erda.server;
 
 /**
  * A pending reservation: a lease on {@code [chainOffset, chainOffset+length)} of a head, granted to one client for
- * one key (ARCHITECTURE rule 1).
+ * one key (docs/ARCHITECTURE.md, [leases]).
  *
  * @param key        the key the object must carry
  * @param head       head id
@@ -10,7 +10,7 @@ package io.erda.server;
  * @param length     padded object length
  * @param deadline   {@link System#nanoTime()} after which the validator may check the object
  * @param wordBefore the entry's atomic word before this reservation's flip (0 for a new entry): the way back to
- *                   older versions when both slots of the current word are torn (rule 2)
+ *                   older versions when both slots of the current word are torn ([last-complete-version])
  */
 record Reservation(Key key, int head, long chainOffset, int length, long deadline, long wordBefore) {
     boolean expired(long now) {

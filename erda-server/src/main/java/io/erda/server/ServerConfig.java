@@ -20,7 +20,7 @@ import java.util.Objects;
  *
  * @param directory           the PM directory of the store
  * @param listen              the fabric URI to listen on (tcp://host:port, port 0 picks one; shm:///dir)
- * @param persistence         what clients do before they report a PUT durable (ARCHITECTURE "Remote persistence")
+ * @param persistence         what clients do before they report a PUT durable (docs/ARCHITECTURE.md, [persistence])
  * @param lease               how long a reservation belongs to its client before the validator may check it
  * @param pmWriteLatencyNanos emulated PM write latency per 64-byte line, for every writer (0: off)
  * @param workers             threads handling requests from the shared receive queue

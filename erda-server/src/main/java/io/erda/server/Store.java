@@ -23,7 +23,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The store a server serves: the one place where the table and the logs change, under one lock (two cores; the
- * work under it is a few stores and a persist). Reservations are leases (ARCHITECTURE rule 1) settled by
+ * work under it is a few stores and a persist). Reservations are leases (docs/ARCHITECTURE.md, [leases]) settled by
  * {@link LeaseValidator} through {@link #settleExpired}.
  *
  * <p><b>Finding a key's entry.</b> Entries hold only a fingerprint, so a candidate is the key's entry if its
@@ -32,7 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Invariant.</b> While a key has pending reservations, its entry's current offset is the newest of them: every
  * flip adds a record, and a rollback settles (drops) all records of the key. So the records' words-before-flip
- * chain back, newest to oldest, through every version a rollback might need (rule 2).
+ * chain back, newest to oldest, through every version a rollback might need ([last-complete-version]).
  */
 public final class Store implements AutoCloseable {
     /** Told, under the store lock, when a reservation made a head's chain grow (register it, bump the head array). */
@@ -295,7 +295,7 @@ public final class Store implements AutoCloseable {
         stats.flushes.increment();
     }
 
-    // ------------------------------------------------------------------ leases (rules 1 and 2)
+    // ------------------------------------------------------------------ leases ([leases], [last-complete-version])
 
     /**
      * A client's hint that {@code key}'s newest object looks torn. Acts only if no lease of the key is running:

@@ -10,8 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The offline {@code rebuild} command (ARCHITECTURE rule 4, "a full rebuild from the logs exists for a lost
- * table"): clears the table and inserts, for each key, its newest complete object in its head's log order as the
+ * The offline {@code rebuild} command (docs/ARCHITECTURE.md, [recovery]: a full rebuild from the logs exists for a
+ * lost table): clears the table and inserts, for each key, its newest complete object in its head's log order as the
  * current version and the one before as the previous; a key whose newest object is a tombstone gets no entry.
  */
 final class TableRebuilder {

@@ -19,7 +19,10 @@ import java.nio.ByteOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Rule 6: bad input gets a clear error (or, without a usable header, a dropped connection); others keep working. */
+/**
+ * docs/ARCHITECTURE.md, [bad-input]: bad input gets a clear error (or, without a usable header, a dropped
+ * connection); others keep working.
+ */
 class BadInputTest extends RunningServer {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 

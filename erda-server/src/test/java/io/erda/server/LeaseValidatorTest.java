@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Leases and rollback (ARCHITECTURE rules 1 and 2) on a store, driving the validator's settlement with an explicit
- * clock instead of waiting.
+ * Leases and rollback (docs/ARCHITECTURE.md, [leases] and [last-complete-version]) on a store, driving the validator's
+ * settlement with an explicit clock instead of waiting.
  */
 class LeaseValidatorTest {
     private static final Duration LEASE = Duration.ofSeconds(30);

@@ -13,7 +13,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Restart recovery (rule 4): a store closed with reservations pending, as after a crash, reopens consistent. */
+/**
+ * Restart recovery (docs/ARCHITECTURE.md, [recovery]): a store closed with reservations pending, as after a crash,
+ * reopens consistent.
+ */
 class RecoveryTest {
     @TempDir(factory = ShmTempDirFactory.class)
     Path dir;

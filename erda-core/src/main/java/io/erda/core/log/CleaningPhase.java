@@ -20,7 +20,10 @@ public enum CleaningPhase {
     REPLICATE(2),
     /** Tags are being flipped so that every entry points into the new chain. */
     SWITCH(3),
-    /** The head serves the new chain; the old one is being zeroed and deleted (ARCHITECTURE rule 5). */
+    /**
+     * The head serves the new chain; the old one is being zeroed and deleted (docs/ARCHITECTURE.md,
+     * [recycled-memory]).
+     */
     RETIRE(4);
 
     private final int code;

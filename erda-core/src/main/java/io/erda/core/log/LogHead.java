@@ -27,7 +27,7 @@ import java.util.function.IntFunction;
  * that passes the region's end gets a successor region at the lowest free slot. A head that was
  * never cleaned uses slots 0, 1, 2, ... in order, as before slots existed.
  *
- * <p><b>Tail recovery</b> (ARCHITECTURE rule 4). The tail is volatile. Each region persists a
+ * <p><b>Tail recovery</b> (docs/ARCHITECTURE.md, [recovery]). The tail is volatile. Each region persists a
  * "reserved up to" high-water mark (header mutable word {@link #HIGH_WATER_SLOT}, offset in the
  * region). When a reservation ends past it, the mark jumps to the reservation end rounded up to the
  * granule (4 KiB by default) with one persisted 8-byte store, so most PUTs cost no extra NVM byte
@@ -39,7 +39,7 @@ import java.util.function.IntFunction;
  * <p><b>Cleaning</b> (driven by erda-cleaner): {@link #beginNewChain} creates the new chain,
  * {@link #reserveInNewChain} places the cleaner's copies, {@link #redirectWritesToNewChain} sends
  * {@link #reserve} there (replicate phase), {@link #switchToNewChain} makes it the head's chain and
- * {@link #retire} zeroes and deletes the old one (rule 5) and frees its slots.
+ * {@link #retire} zeroes and deletes the old one ([recycled-memory]) and frees its slots.
  *
  * <p><b>Threads.</b> Reservations and chain changes are synchronized (many request threads of one
  * server, one cleaner); resolution and slices are safe from any thread.
@@ -241,9 +241,10 @@ public final class LogHead implements AutoCloseable {
     }
 
     /**
-     * Zeroes every region of a chain the head no longer uses up to its high-water mark (rule 5: above
-     * it nothing was ever reserved, and a sparse file reads zero), persists that, unmaps and deletes
-     * the files and frees the slots. A region at a freed slot is later created afresh, zero-filled.
+     * Zeroes every region of a chain the head no longer uses up to its high-water mark
+     * ([recycled-memory]: above it nothing was ever reserved, and a sparse file reads zero),
+     * persists that, unmaps and deletes the files and frees the slots. A region at a freed slot is
+     * later created afresh, zero-filled.
      */
     public void retire(LogChain old) {
         synchronized (this) {
@@ -264,8 +265,9 @@ public final class LogHead implements AutoCloseable {
     }
 
     /**
-     * Zeroes a region no chain uses up to its high-water mark (rule 5; above it nothing was ever
-     * reserved), unmaps it and deletes its file (also for region files open finds in no chain).
+     * Zeroes a region no chain uses up to its high-water mark ([recycled-memory]; above it nothing
+     * was ever reserved), unmaps it and deletes its file (also for region files open finds in no
+     * chain).
      */
     public static void zeroAndDelete(PmRegion region) {
         region.zeroForReuse(highWater(region));

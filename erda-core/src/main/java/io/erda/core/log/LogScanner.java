@@ -17,8 +17,9 @@ import java.util.List;
  * died mid-WRITE) hides every later object of its segment. {@link Mode#RESYNC} instead steps 8 bytes
  * at a time past an invalid position until something validates again. Limit of resync: bytes
  * inside a torn region that happen to form a CRC-valid object (e.g. a value that embeds an encoded
- * object, or old bytes of a recycled region not zeroed, which rule 5 forbids) would be reported; a
- * rebuild should prefer, for each key, the version the table or the newest-offset rule designates.
+ * object, or old bytes of a recycled region not zeroed, which docs/ARCHITECTURE.md,
+ * [recycled-memory], forbids) would be reported; a rebuild should prefer, for each key, the version
+ * the table or the newest-offset rule designates.
  */
 public final class LogScanner {
     /** How a scan treats an invalid position inside a segment. */

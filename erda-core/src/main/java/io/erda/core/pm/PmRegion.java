@@ -200,7 +200,7 @@ public final class PmRegion implements AutoCloseable {
     }
 
     /**
-     * Zeroes the data area and the mutable header words and persists them (ARCHITECTURE rule 5: a
+     * Zeroes the data area and the mutable header words and persists them (docs/ARCHITECTURE.md, [recycled-memory]: a
      * recycled region must not hold an object that could validate at a new reservation).
      */
     public void zeroForReuse() {

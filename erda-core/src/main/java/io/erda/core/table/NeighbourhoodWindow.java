@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * Client-side reading of a neighbourhood window: pure functions over bytes a client READ remotely.
  *
- * <p>Protocol (ARCHITECTURE safety rule 3), with the ranges of {@link TableGeometry}:
+ * <p>Protocol (docs/ARCHITECTURE.md, [moves-vs-readers]), with the ranges of {@link TableGeometry}:
  * <ol>
  *   <li>READ the window of the home bucket; {@link #candidates} gives the entries whose fingerprint
  *       matches and whose hop distance puts them in this home bucket. For each, read the object at

@@ -21,7 +21,7 @@ public enum MessageType {
     HEADS(9),
     HEADS_REPLY(10),
     /**
-     * A client's report that a key's newest object looked torn: only a hint (ARCHITECTURE rule 1). Body: a
+     * A client's report that a key's newest object looked torn: only a hint (docs/ARCHITECTURE.md, [leases]). Body: a
      * {@link KeyRequest}; reply body: {@link RepairHintReply}.
      */
     REPAIR_HINT(11),

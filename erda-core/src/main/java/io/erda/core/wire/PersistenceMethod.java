@@ -1,8 +1,8 @@
 package io.erda.core.wire;
 
 /**
- * How a client makes its one-sided WRITE persistent before it reports a PUT durable (ARCHITECTURE "Remote
- * persistence"; seeds/remote-persistence-taxonomy.txt). The server advertises one at connect time.
+ * How a client makes its one-sided WRITE persistent before it reports a PUT durable (docs/ARCHITECTURE.md,
+ * [persistence]; Kashyap et al., "Correct, Fast Remote Persistence"). The server advertises one at connect time.
  */
 public enum PersistenceMethod {
     /** Whole-system persistence: a completed WRITE is already persistent. Nothing more. */

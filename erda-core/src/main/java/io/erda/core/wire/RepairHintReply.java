@@ -7,7 +7,7 @@ import static io.erda.core.wire.MessageHeader.INT;
 /**
  * Body of {@link MessageType#REPAIR_HINT_REPLY}: what the server did about a client's "this key's newest object
  * looks torn" hint. The hint itself ({@link MessageType#REPAIR_HINT}) is a {@link KeyRequest}. A hint is only a
- * hint (ARCHITECTURE rule 1): the server rolls back only a reservation whose lease has expired.
+ * hint (docs/ARCHITECTURE.md, [leases]): the server rolls back only a reservation whose lease has expired.
  *
  * <pre>
  * +---------------------------------------------------------------+

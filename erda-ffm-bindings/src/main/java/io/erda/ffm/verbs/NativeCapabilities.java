@@ -16,7 +16,8 @@ import java.util.stream.Stream;
  *
  * <p>This is the library's capability; a device still has to accept the matching
  * {@code IBV_QP_EX_WITH_*} send-ops flags when the QP is created (EOPNOTSUPP otherwise).
- * Without native FLUSH the fabric emulates it with a READ (ARCHITECTURE.md).
+ * Without native FLUSH the fabric emulates it with a READ (docs/ARCHITECTURE.md, [persistence];
+ * docs/verbs.md).
  *
  * @param rdmaCoreVersion the rdma-core release of the loaded library, 0 if unknown
  */
