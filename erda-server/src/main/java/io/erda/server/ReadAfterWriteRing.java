@@ -57,8 +57,8 @@ import java.util.logging.Logger;
  */
 final class ReadAfterWriteRing implements AutoCloseable {
     static final String FILE = "raw-ring.pm";
-    /** PM file kind (PmFileHeader: 1 table, 2 log region; 3 redo log). */
-    static final int KIND = 4;
+    /** PM file kind. */
+    static final int KIND = io.erda.core.pm.PmFileHeader.KIND_RAW_RING;
     static final int SLOTS = 256;
     static final int SLOT_SIZE = 128 << 10;
     /** Largest value with a 1-byte key: the object must fit a slot. */

@@ -62,8 +62,13 @@ import java.util.logging.Logger;
  */
 final class RedoLog implements AutoCloseable {
     static final String FILE = "redo-log.pm";
-    /** PM file kind (PmFileHeader: 1 table, 2 log region). */
-    static final int KIND = 3;
+    /** PM file kind. */
+    static final int KIND = io.erda.core.pm.PmFileHeader.KIND_REDO_LOG;
+    /**
+     * The kind redo logs were created with before they had their own: the same as heads.pm's. Still opened, so that
+     * an existing store keeps what its redo log holds; any other kind is refused.
+     */
+    static final int LEGACY_KIND = io.erda.core.pm.PmFileHeader.KIND_HEAD_RECORDS;
     static final int LANES = 32;
     static final int BUFFERS_PER_LANE = 16;
     static final int BUFFER_SIZE = 128 << 10;
@@ -104,11 +109,23 @@ final class RedoLog implements AutoCloseable {
         }
     }
 
+    private static PmRegion openExisting(Path path, WriteLatencyModel latency) {
+        try {
+            return PmRegion.open(path, KIND, latency);
+        } catch (PmFormatException notThisKind) {
+            try {
+                return PmRegion.open(path, LEGACY_KIND, latency);
+            } catch (PmFormatException notLegacyEither) {
+                throw notThisKind;
+            }
+        }
+    }
+
     /** Opens the store's redo log (creating it the first time) and replays what was acknowledged but not applied. */
     static RedoLog open(Path directory, WriteLatencyModel latency, Fabric fabric, Store store, StoreStats stats) {
         Path path = directory.resolve(FILE);
         long dataLength = (long) LANES * BUFFERS_PER_LANE * BUFFER_SIZE;
-        PmRegion file = Files.exists(path) ? PmRegion.open(path, KIND, latency)
+        PmRegion file = Files.exists(path) ? openExisting(path, latency)
                 : PmRegion.create(path, KIND, dataLength, new long[] {LANES, BUFFERS_PER_LANE, BUFFER_SIZE}, latency);
         try {
             file.requireGeometry(0, "redo lanes", LANES);

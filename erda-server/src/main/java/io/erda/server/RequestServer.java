@@ -206,6 +206,7 @@ public final class RequestServer implements AutoCloseable {
         }
         Connection connection = null;
         ReceiveBuffers buffers = null;
+        boolean answered = false;
         try {
             boolean redo = connect.protocol() == ConnectData.PROTOCOL_REDO_LOG;
             buffers = redo ? redoLog.takeLane() : ReceiveBuffers.dram(fabric, RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
@@ -233,9 +234,18 @@ public final class RequestServer implements AutoCloseable {
                     redo ? REDO_REPLY_SIZE : MAX_MESSAGE_LENGTH);
             connections.put(endpoint, connection);
             connection.postReceives();
+            answered = true; // accept answers the client, or fails with the connection broken
             request.accept(endpoint, new ConnectData(connect.protocol()).encode());
         } catch (RuntimeException e) {
             LOG.warning(() -> "accepting " + request.peer() + " failed: " + e);
+            if (!answered) {
+                // no redo lane free, no endpoint: the client is told why instead of waiting out its timeout
+                try {
+                    request.reject("server cannot take the connection: " + e.getMessage());
+                } catch (RuntimeException gone) {
+                    // the client went away meanwhile: nobody to tell
+                }
+            }
             if (connection != null) {
                 forget(connection);
                 connection.close();

@@ -2,6 +2,7 @@ package io.erda.server;
 
 import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.core.wire.ConnectData;
 import io.erda.core.wire.WireStatus;
@@ -125,6 +126,24 @@ class BaselineProtocolTest extends RunningServer {
             assertThat(stat("ring_applied")).isEqualTo(1);
             assertThat(raw.getString(bytes("dead"))).isNull();
             assertThat(raw.getString(bytes("after"))).isEqualTo("applied once the dead slot expired");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.erda.server.TestStores#schemes")
+    void aRedoConnectionBeyondTheLanesIsRefusedSayingWhyAndTheServerServesOn(String scheme) {
+        java.util.List<RawClient> lanes = new java.util.ArrayList<>();
+        try (RawClient erda = start(scheme)) {
+            for (int i = 0; i < RedoLog.LANES; i++) {
+                lanes.add(connect(ConnectData.PROTOCOL_REDO_LOG));
+            }
+            assertThatThrownBy(() -> connect(ConnectData.PROTOCOL_REDO_LOG).close())
+                    .hasMessageContaining("rejected")
+                    .hasMessageContaining("no free lane: all " + RedoLog.LANES);
+            erda.putAndWrite(bytes("still"), bytes("serving"));
+            assertThat(erda.getString(bytes("still"))).isEqualTo("serving");
+        } finally {
+            lanes.forEach(RawClient::close);
         }
     }
 

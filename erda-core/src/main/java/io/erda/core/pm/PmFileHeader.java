@@ -53,10 +53,14 @@ public final class PmFileHeader {
     public static final int MUTABLE_SLOTS = 8;
     public static final int LENGTH = 4096;
 
-    /** File kinds; the value is stored in the header. */
+    /** File kinds; the value is stored in the header, and each kind of file has its own. */
     public static final int KIND_TABLE = 1;
     public static final int KIND_LOG_REGION = 2;
     public static final int KIND_HEAD_RECORDS = 3;
+    /** The Read After Write baseline's ring (erda-server). */
+    public static final int KIND_RAW_RING = 4;
+    /** The Redo Logging baseline's log (erda-server); such files written before this kind existed say 3. */
+    public static final int KIND_REDO_LOG = 5;
 
     private PmFileHeader() {
     }
