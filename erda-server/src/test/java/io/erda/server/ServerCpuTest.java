@@ -37,4 +37,21 @@ class ServerCpuTest {
             assertThat(cpu(server)).isEqualTo(before);
         }
     }
+
+    /** What a benchmark does around a run: STATS over the wire is monitoring, not work charged to operations. */
+    @Test
+    void readingTheCountersOverTheWireCostsNoServerCpu() throws InterruptedException {
+        try (RequestServer server = RequestServer.start(TestStores.config(dir, "tcp", Duration.ofMillis(50)));
+             RawClient client = RawClient.connect(server.uri())) {
+            client.putAndWrite(bytes("k"), bytes("value"));
+            while (!client.stats().contains("pending_leases=0\n")) {
+                Thread.sleep(10);
+            }
+            long before = cpu(server);
+            assertThat(before).as("the PUT's work is counted").isPositive();
+            for (int i = 0; i < 50; i++) {
+                assertThat(client.stats()).contains("server_cpu_ns=" + before + "\n");
+            }
+        }
+    }
 }
