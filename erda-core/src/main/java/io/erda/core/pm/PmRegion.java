@@ -5,7 +5,10 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.LongAdder;
 import jdk.nio.mapmode.ExtendedMapMode;
@@ -53,11 +56,50 @@ public final class PmRegion implements AutoCloseable {
             throw new IllegalArgumentException("data length " + dataLength + " is not a positive multiple of 8");
         }
         long fileLength = PmFileHeader.LENGTH + dataLength;
-        PmRegion region = map(path, fileLength, latency, StandardOpenOption.CREATE_NEW);
-        PmFileHeader.write(region.mapping, kind, dataLength, geometry);
-        region.localBytes.add(PmFileHeader.LENGTH);
-        region.mapping.asSlice(0, PmFileHeader.LENGTH).force();
+        if (Files.exists(path)) {
+            throw new UncheckedIOException(new FileAlreadyExistsException(path.toString()));
+        }
+        // Made whole under a temporary name, then renamed: a crash (or SIGTERM) while a file is being created leaves
+        // no file of the real name that is empty or headerless, which recovery and verify would refuse. A leftover
+        // temporary file is replaced by the next attempt and matches no name the store looks for.
+        Path temporary = temporaryName(path);
+        PmRegion region;
+        try {
+            Files.deleteIfExists(temporary);
+            region = map(temporary, path, fileLength, latency, StandardOpenOption.CREATE_NEW);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create PM file " + path, e);
+        }
+        try {
+            PmFileHeader.write(region.mapping, kind, dataLength, geometry);
+            region.localBytes.add(PmFileHeader.LENGTH);
+            region.mapping.asSlice(0, PmFileHeader.LENGTH).force();
+            Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE);
+            forceDirectory(path);
+        } catch (IOException | RuntimeException e) {
+            region.close();
+            try {
+                Files.deleteIfExists(temporary);
+            } catch (IOException ignored) {
+                // the next create replaces it
+            }
+            throw e instanceof IOException io ? new UncheckedIOException("cannot create PM file " + path, io)
+                    : (RuntimeException) e;
+        }
         return region;
+    }
+
+    /** The name a file of {@code path} has while {@link #create} makes it. */
+    public static Path temporaryName(Path path) {
+        return path.resolveSibling(path.getFileName() + ".creating");
+    }
+
+    /** Persists a rename in {@code path}'s directory (fsync of the directory). */
+    private static void forceDirectory(Path path) throws IOException {
+        Path dir = path.toAbsolutePath().getParent();
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
     }
 
     /** Maps an existing PM file and checks its header (magic, version, kind, CRC, length). */
@@ -85,6 +127,13 @@ public final class PmRegion implements AutoCloseable {
     }
 
     private static PmRegion map(Path path, long fileLength, WriteLatencyModel latency, StandardOpenOption... extra) {
+        return map(path, path, fileLength, latency, extra);
+    }
+
+    /** Maps the file at {@code file}; the region is known by {@code name} (where {@code file} will be renamed). */
+    private static PmRegion map(Path file, Path name, long fileLength, WriteLatencyModel latency,
+                                StandardOpenOption... extra) {
+        Path path = file;
         Arena arena = Arena.ofShared();
         try (FileChannel channel = openChannel(path, extra)) {
             if (extra.length > 0) {
@@ -102,7 +151,7 @@ public final class PmRegion implements AutoCloseable {
                 mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileLength, arena);
                 sync = false;
             }
-            return new PmRegion(path, arena, mapping, sync, latency);
+            return new PmRegion(name, arena, mapping, sync, latency);
         } catch (IOException e) {
             arena.close();
             throw new UncheckedIOException("cannot map PM file " + path, e);

@@ -106,6 +106,23 @@ class PmRegionTest {
         assertThatThrownBy(() -> create("r.pm")).hasMessageContaining("r.pm");
     }
 
+    /**
+     * A crash while a file is being created (a server stopped mid-cleaning left an empty region file, which verify
+     * refused) leaves at most a temporary file: the real name appears only whole, and the next create replaces it.
+     */
+    @Test
+    void aFileAppearsUnderItsNameOnlyWholeAndACrashedCreateLeavesNothingInTheWay() throws IOException {
+        Path target = dir.resolve("r.pm");
+        Files.createFile(PmRegion.temporaryName(target)); // what a crash right after the file was opened leaves
+        assertThat(target).doesNotExist();
+        create("r.pm").close();
+        assertThat(PmRegion.temporaryName(target)).doesNotExist();
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly("r.pm");
+        }
+        PmRegion.open(target, PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF).close();
+    }
+
     @Test
     void zeroForReuseClearsDataAndMutableWords() {
         try (PmRegion region = create("r.pm")) {
