@@ -181,6 +181,7 @@ final class VerbsEndpoint implements Endpoint {
         checkReplyLength(replyPrivateData);
         beginConnecting();
         try {
+            peer = peerUri;
             connection.accept(fabric, this, request, peerUri, replyPrivateData, this::open);
         } catch (RuntimeException e) {
             enterError();
@@ -202,6 +203,7 @@ final class VerbsEndpoint implements Endpoint {
         beginConnecting();
         try {
             bringUp(remote, request.rnrTimerCode());
+            peer = peerUri; // named in anything that fails from now on
             open(); // before the answer: the peer may send as soon as it has it, before write() returns here
             QpInfoExchange.write(channel, localInfo(new ConnectMessage(ConnectMessage.ACCEPT, rnr.timerCode(), replyPrivateData)));
             channel.socket().setSoTimeout(READY_TIMEOUT_MILLIS);
