@@ -222,11 +222,11 @@ final class VerbsEndpoint implements Endpoint {
     }
 
     /**
-     * The passive side is open for posting once its QP is in RTS, before it sends the peer its answer: the peer may
-     * send as soon as it has that answer, and the owner (polling its receive queue on another thread) must be able
-     * to reply before this thread has returned from sending it, let alone seen the connection manager's last step
-     * (the peer's READY byte, rdma_cm's ESTABLISHED). If a later step fails, the endpoint goes to ERR like any
-     * broken connection.
+     * CONNECTING → CONNECTED (nothing else: an endpoint that broke meanwhile stays broken). The passive side is open
+     * for posting once its QP is in RTS, before it sends the peer its answer: the peer may send as soon as it has
+     * that answer, and the owner (polling its receive queue on another thread) must be able to reply before this
+     * thread has returned from sending it, let alone seen the connection manager's last step (the peer's READY byte,
+     * rdma_cm's ESTABLISHED). If a later step fails, the endpoint goes to ERR like any broken connection.
      */
     private void open() {
         synchronized (sendLock) {
@@ -273,11 +273,7 @@ final class VerbsEndpoint implements Endpoint {
         link = connectionLink;
         peer = peerUri;
         peerPrivateData = peerData.clone();
-        synchronized (sendLock) {
-            if (state == State.CONNECTING) {
-                state = State.CONNECTED;
-            }
-        }
+        open(); // the active side; the passive side opened before its answer went out
     }
 
     /** Blocks (a parked virtual thread, no CPU) until the peer closes the side channel, then breaks the connection. */
