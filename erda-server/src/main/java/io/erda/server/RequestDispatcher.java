@@ -35,8 +35,11 @@ final class RequestDispatcher {
         this.drain = drain;
     }
 
-    /** Handles the message in {@code slot} of {@code received} bytes; false if the connection must be aborted. */
-    boolean dispatch(Connection connection, int slot, int received) {
+    /**
+     * Handles the message in {@code slot} of {@code received} bytes. Returns the request's type ({@code ERROR} for a
+     * malformed one answered with an error), or null if the connection must be aborted.
+     */
+    MessageType dispatch(Connection connection, int slot, int received) {
         MemorySegment message = connection.received(slot);
         MessageType type;
         try {
@@ -45,12 +48,12 @@ final class RequestDispatcher {
             stats.errors.increment();
             if (!hasRequestId(message, received)) {
                 LOG.warning(() -> connection + ": aborted: " + malformed.getMessage());
-                return false;
+                return null;
             }
             reply(connection, slot, MessageHeader.requestId(message, 0), MessageType.ERROR, WireStatus.BAD_REQUEST,
                     malformed.getMessage());
             connection.repost(slot);
-            return true;
+            return MessageType.ERROR;
         }
         int requestId = MessageHeader.requestId(message, 0);
         connection.headStatesProcessed(MessageHeader.flags(message, 0)); // before the reply: the client reads it first
@@ -72,7 +75,7 @@ final class RequestDispatcher {
             reply(connection, slot, requestId, MessageType.ERROR, WireStatus.INTERNAL, type + " failed: " + bug);
         }
         connection.repost(slot);
-        return true;
+        return type;
     }
 
     private void reply(Connection connection, int slot, int requestId, MessageType type, WireStatus status, String text) {

@@ -2,6 +2,7 @@ package io.erda.server;
 
 import io.erda.core.wire.ConnectData;
 import io.erda.core.wire.MessageHeader;
+import io.erda.core.wire.MessageType;
 import io.erda.core.wire.PutRequest;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.WriteLatencyModel;
@@ -365,33 +366,21 @@ public final class RequestServer implements AutoCloseable {
         if (connection == null) {
             return false; // a closed connection's flushed receives
         }
-        boolean monitoring = c.isSuccess() && isStats(connection.received((int) c.wrId()), c.byteLength());
-        handle(connection, c);
-        return monitoring;
-    }
-
-    private static boolean isStats(java.lang.foreign.MemorySegment message, int received) {
-        try {
-            return received >= io.erda.core.wire.MessageHeader.LENGTH
-                    && io.erda.core.wire.MessageHeader.type(message, 0) == io.erda.core.wire.MessageType.STATS;
-        } catch (RuntimeException unknownType) {
-            return false; // the dispatcher answers it
-        }
-    }
-
-    private void handle(Connection connection, Completion c) {
         if (!c.isSuccess()) {
             closeConnection(connection, c);
-            return;
+            return false;
         }
         try {
-            if (!dispatcher.dispatch(connection, (int) c.wrId(), c.byteLength())) {
+            MessageType served = dispatcher.dispatch(connection, (int) c.wrId(), c.byteLength());
+            if (served == null) {
                 forget(connection);
                 connection.endpoint().abort();
                 connection.close();
             }
+            return served == MessageType.STATS;
         } catch (RuntimeException e) {
             closeConnection(connection, e.toString()); // endpoint failed or closed under us
+            return false;
         }
     }
 
