@@ -5,10 +5,8 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.LongAdder;
 import jdk.nio.mapmode.ExtendedMapMode;
@@ -56,12 +54,10 @@ public final class PmRegion implements AutoCloseable {
             throw new IllegalArgumentException("data length " + dataLength + " is not a positive multiple of 8");
         }
         long fileLength = PmFileHeader.LENGTH + dataLength;
-        if (Files.exists(path)) {
-            throw new UncheckedIOException(new FileAlreadyExistsException(path.toString()));
-        }
-        // Made whole under a temporary name, then renamed: a crash (or SIGTERM) while a file is being created leaves
+        // Made whole under a temporary name, then published under the real one with link(2), which fails if that
+        // name exists (CREATE_NEW's guarantee, atomically): a crash (or SIGTERM) while a file is being created leaves
         // no file of the real name that is empty or headerless, which recovery and verify would refuse. A leftover
-        // temporary file is replaced by the next attempt and matches no name the store looks for.
+        // temporary file matches no name the store looks for and is replaced by the next attempt.
         Path temporary = temporaryName(path);
         PmRegion region;
         try {
@@ -74,19 +70,19 @@ public final class PmRegion implements AutoCloseable {
             PmFileHeader.write(region.mapping, kind, dataLength, geometry);
             region.localBytes.add(PmFileHeader.LENGTH);
             region.mapping.asSlice(0, PmFileHeader.LENGTH).force();
-            Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE);
+            Files.createLink(path, temporary);
+            Files.delete(temporary);
             forceDirectory(path);
-        } catch (IOException | RuntimeException e) {
+            return region;
+        } catch (IOException e) {
             region.close();
             try {
-                Files.deleteIfExists(temporary);
+                Files.deleteIfExists(temporary); // e.g. the real name existed: give the space back now
             } catch (IOException ignored) {
                 // the next create replaces it
             }
-            throw e instanceof IOException io ? new UncheckedIOException("cannot create PM file " + path, io)
-                    : (RuntimeException) e;
+            throw new UncheckedIOException("cannot create PM file " + path, e);
         }
-        return region;
     }
 
     /** The name a file of {@code path} has while {@link #create} makes it. */
@@ -94,7 +90,7 @@ public final class PmRegion implements AutoCloseable {
         return path.resolveSibling(path.getFileName() + ".creating");
     }
 
-    /** Persists a rename in {@code path}'s directory (fsync of the directory). */
+    /** Persists a new name in {@code path}'s directory (fsync of the directory). */
     private static void forceDirectory(Path path) throws IOException {
         Path dir = path.toAbsolutePath().getParent();
         try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
@@ -130,12 +126,11 @@ public final class PmRegion implements AutoCloseable {
         return map(path, path, fileLength, latency, extra);
     }
 
-    /** Maps the file at {@code file}; the region is known by {@code name} (where {@code file} will be renamed). */
+    /** Maps the file at {@code file}; the region is known by {@code name} (where {@link #create} publishes it). */
     private static PmRegion map(Path file, Path name, long fileLength, WriteLatencyModel latency,
                                 StandardOpenOption... extra) {
-        Path path = file;
         Arena arena = Arena.ofShared();
-        try (FileChannel channel = openChannel(path, extra)) {
+        try (FileChannel channel = openChannel(file, extra)) {
             if (extra.length > 0) {
                 channel.truncate(0);
                 // sparse extension: the file reads as zeros, so a new region never holds stale objects
@@ -154,7 +149,7 @@ public final class PmRegion implements AutoCloseable {
             return new PmRegion(name, arena, mapping, sync, latency);
         } catch (IOException e) {
             arena.close();
-            throw new UncheckedIOException("cannot map PM file " + path, e);
+            throw new UncheckedIOException("cannot map PM file " + file, e);
         }
     }
 
