@@ -12,8 +12,8 @@ import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The Erda GET (paper §3.3, §4.2, §4.3; docs/ARCHITECTURE.md, [leases], [last-complete-version], [moves-vs-readers]),
- * on one connection:
+ * The Erda GET (paper §3.3, §4.2, §4.3; docs/ARCHITECTURE.md, [leases], [last-complete-version],
+ * [moves-vs-readers]), on one connection:
  * <ol>
  *   <li>READ the key's neighbourhood window; for each entry whose fingerprint matches, READ the object at the
  *       current offset and check key and CRC. A complete object with the key is the answer (a tombstone means

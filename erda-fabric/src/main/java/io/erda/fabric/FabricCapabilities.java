@@ -56,7 +56,8 @@ public record FabricCapabilities(String device, int maxCompletionQueueEntries, i
      * memory, applies the write-latency model, and its queues are bounded only by the endpoints' depths.
      */
     public static FabricCapabilities software(String device) {
-        return new FabricCapabilities(device, Integer.MAX_VALUE, Integer.MAX_VALUE, true, Atomicity.GLOBAL, true, true, true);
+        return new FabricCapabilities(device, Integer.MAX_VALUE, Integer.MAX_VALUE, true, Atomicity.GLOBAL, true, true,
+                true);
     }
 
     /** The message of a refusal: {@code what} needs {@code capability}, which {@link #device} lacks. */

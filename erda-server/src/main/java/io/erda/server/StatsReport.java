@@ -31,7 +31,8 @@ final class StatsReport {
         long baselines = redoLog.bytesWritten() + ring.bytesWritten();
         long local = store.directory().localBytesWritten() + baselines - ring.remoteBytesWritten();
         // an RNIC places clients' WRITEs unseen: then the object bytes handed out by reservations stand in for them
-        long objects = fabric.capabilities().remoteWritesCounted() ? registry.remoteBytesWritten() : stats.bytesReserved.sum();
+        long objects = fabric.capabilities().remoteWritesCounted() ? registry.remoteBytesWritten()
+                : stats.bytesReserved.sum();
         long remote = objects + ring.remoteBytesWritten();
         StringBuilder b = new StringBuilder();
         line(b, "puts", stats.puts.sum());

@@ -47,7 +47,8 @@ class VerbsPropertiesTest {
     @Test
     void pollSpinIsReadAndBoundedNamingTheValueAndTheLimit() {
         assertThat(VerbsProperties.parse(Map.of()).pollSpinNanos()).isZero();
-        assertThat(VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_NANOS, "20000")).pollSpinNanos()).isEqualTo(20_000);
+        assertThat(VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_NANOS, "20000")).pollSpinNanos())
+                .isEqualTo(20_000);
         System.setProperty(VerbsProperties.POLL_SPIN_NANOS, "5000");
         assertThat(VerbsProperties.parseWithSystemDefaults(Map.of()).pollSpinNanos()).isEqualTo(5_000);
         assertThatThrownBy(() -> VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_NANOS, "20000000")))
