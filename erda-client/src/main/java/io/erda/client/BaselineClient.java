@@ -1,5 +1,6 @@
 package io.erda.client;
 
+import io.erda.core.hash.Key;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,6 +1,6 @@
 package io.erda.client;
 
-import io.erda.core.wire.ConnectData;
+import io.erda.protocol.ConnectData;
 import io.erda.fabric.Endpoint;
 import java.net.URI;
 import java.time.Duration;

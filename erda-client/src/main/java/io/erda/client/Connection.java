@@ -1,16 +1,18 @@
 package io.erda.client;
 
-import io.erda.core.wire.ConnectData;
-import io.erda.core.wire.ErrorReply;
-import io.erda.core.wire.GetReply;
-import io.erda.core.wire.HeadArray;
-import io.erda.core.wire.HeadStateCredits;
-import io.erda.core.wire.KeyRequest;
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.StoreInfo;
-import io.erda.core.wire.WireFormatException;
-import io.erda.core.wire.WireStatus;
+import io.erda.core.hash.Key;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.ErrorReply;
+import io.erda.protocol.GetReply;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.HeadStateCredits;
+import io.erda.protocol.KeyRequest;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.StoreInfo;
+import io.erda.protocol.WireFormatException;
+import io.erda.protocol.WireStatus;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionException;
 import io.erda.fabric.Endpoint;
@@ -34,12 +36,6 @@ final class Connection implements AutoCloseable {
      */
     private static final int ERDA_RECEIVE_SLOTS = HeadStateCredits.CREDITS + 1;
     private static final int BASELINE_RECEIVE_SLOTS = 1;
-
-    /** Writes a request body at {@code offset} and returns its length. */
-    @FunctionalInterface
-    interface Body {
-        int encode(MemorySegment segment, long offset);
-    }
 
     /** Reads a reply body (valid only inside the call: the receive is reposted afterwards). */
     @FunctionalInterface
@@ -152,7 +148,7 @@ final class Connection implements AutoCloseable {
      * Sends one request and returns what {@code reader} makes of the reply. An unsolicited HEAD_STATE that arrives
      * first updates the head array. A {@link WireFormatException} in a reply becomes an {@link ErdaException}.
      */
-    <T> T call(MessageType type, Body body, ReplyReader<T> reader) {
+    <T> T call(MessageType type, BodyEncoder body, ReplyReader<T> reader) {
         int requestId = ++nextRequestId;
         MemorySegment s = send.segment();
         int bodyLength = body.encode(s, MessageHeader.LENGTH);

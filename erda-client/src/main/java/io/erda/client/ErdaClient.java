@@ -1,7 +1,8 @@
 package io.erda.client;
 
-import io.erda.core.wire.CleanRequest;
-import io.erda.core.wire.MessageType;
+import io.erda.core.hash.Key;
+import io.erda.protocol.CleanRequest;
+import io.erda.protocol.MessageType;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.util.Map;

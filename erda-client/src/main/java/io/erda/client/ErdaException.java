@@ -1,6 +1,6 @@
 package io.erda.client;
 
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.WireStatus;
 
 /** The server refused a request, or answered in a way the protocol does not allow; carries the server's status. */
 public class ErdaException extends RuntimeException {

@@ -1,12 +1,13 @@
 package io.erda.client;
 
+import io.erda.core.hash.Key;
 import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.ObjectCheck;
 import io.erda.core.table.NeighbourhoodWindow;
 import io.erda.core.table.TableGeometry;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;

@@ -1,12 +1,13 @@
 package io.erda.client;
 
+import io.erda.core.hash.Key;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectLayout;
-import io.erda.core.wire.FlushRequest;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.PutReply;
-import io.erda.core.wire.PutRequest;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.FlushRequest;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PutReply;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,7 +1,8 @@
 package io.erda.client;
 
-import io.erda.core.wire.HeadArray;
-import io.erda.core.wire.MessageType;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.MessageType;
 
 /** HEADS: refreshes a connection's cached head array when it meets a region it does not know (chain growth). */
 final class HeadRefresh {
@@ -9,7 +10,7 @@ final class HeadRefresh {
     }
 
     static void refresh(Connection c) {
-        HeadArray heads = c.call(MessageType.HEADS, (s, o) -> 0,
+        HeadArray heads = c.call(MessageType.HEADS, BodyEncoder.EMPTY,
                 reply -> HeadArray.decode(reply.expect(MessageType.HEADS_REPLY).body(), 0, (int) reply.body().byteSize()));
         c.view().updateHeads(heads);
     }

@@ -1,10 +1,11 @@
 package io.erda.client;
 
+import io.erda.core.hash.Key;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectCheck;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.Words;
-import io.erda.core.wire.RegionDescriptor;
+import io.erda.protocol.RegionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

@@ -1,8 +1,10 @@
 package io.erda.client;
 
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.StoreInfo;
-import io.erda.core.wire.WireStatus;
+import io.erda.core.hash.Key;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.StoreInfo;
+import io.erda.protocol.WireStatus;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.FabricException;
 import java.lang.foreign.MemorySegment;
@@ -148,7 +150,7 @@ public abstract class PooledClient implements KeyValueClient {
 
     /** The server's STATS ("name=value" lines), in its order. */
     public Map<String, String> serverStats() {
-        return nameValueLines(execute(c -> c.call(MessageType.STATS, (s, o) -> 0, reply -> text(reply, MessageType.STATS_REPLY))));
+        return nameValueLines(execute(c -> c.call(MessageType.STATS, BodyEncoder.EMPTY, reply -> text(reply, MessageType.STATS_REPLY))));
     }
 
     /** The UTF-8 text body of an OK reply of type {@code expected}. */

@@ -1,10 +1,11 @@
 package io.erda.client;
 
+import io.erda.core.hash.Key;
 import io.erda.core.layout.ObjectLayout;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.PutRequest;
-import io.erda.core.wire.RawReserveReply;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.RawReserveReply;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 
 /**

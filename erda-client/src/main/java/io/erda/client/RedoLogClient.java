@@ -1,7 +1,8 @@
 package io.erda.client;
 
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.RedoPutRequest;
+import io.erda.core.hash.Key;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.RedoPutRequest;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -3,9 +3,9 @@ package io.erda.client;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.log.LogGeometry;
 import io.erda.core.table.TableGeometry;
-import io.erda.core.wire.HeadArray;
-import io.erda.core.wire.RegionDescriptor;
-import io.erda.core.wire.StoreInfo;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.RegionDescriptor;
+import io.erda.protocol.StoreInfo;
 
 /**
  * What one connection knows of the store from its HELLO: table and stripe addresses, geometry, the cached head

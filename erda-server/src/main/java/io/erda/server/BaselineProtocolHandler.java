@@ -1,8 +1,8 @@
 package io.erda.server;
 
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.StoreInfo;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.StoreInfo;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 
 /**

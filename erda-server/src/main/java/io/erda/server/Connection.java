@@ -1,10 +1,11 @@
 package io.erda.server;
 
-import io.erda.core.wire.HeadArray;
-import io.erda.core.wire.HeadStateCredits;
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.HeadStateCredits;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.WireStatus;
 import io.erda.fabric.Completion;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
@@ -37,12 +38,6 @@ import java.util.function.Supplier;
  * request returns credit.
  */
 final class Connection implements AutoCloseable {
-    /** Writes a reply body at {@code offset} of {@code target}; returns its length. */
-    @FunctionalInterface
-    interface BodyWriter {
-        int write(MemorySegment target, long offset);
-    }
-
     private static final long OVERSIZED_WR_BASE = 1L << 40;
 
     private final Endpoint endpoint;
@@ -134,14 +129,14 @@ final class Connection implements AutoCloseable {
     }
 
     /** Sends a reply from reply slot {@code slot} (the caller waited for it to be free). */
-    void reply(int slot, int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyWriter body) {
+    void reply(int slot, int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyEncoder body) {
         if (MessageHeader.LENGTH + (long) maxBodyLength > slotSize) {
             sendOwnBuffer(requestId, type, status, maxBodyLength, body);
             return;
         }
         MemorySegment target = replies.segment();
         long offset = (long) slot * slotSize;
-        int length = body.write(target, offset + MessageHeader.LENGTH);
+        int length = body.encode(target, offset + MessageHeader.LENGTH);
         MessageHeader.write(target, offset, type, requestId, status, 0, length);
         synchronized (this) {
             if (closed) {
@@ -196,10 +191,10 @@ final class Connection implements AutoCloseable {
         }
     }
 
-    private void sendOwnBuffer(int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyWriter body) {
+    private void sendOwnBuffer(int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyEncoder body) {
         Arena own = Arena.ofShared();
         MemorySegment buffer = own.allocate(MessageHeader.LENGTH + (long) maxBodyLength, 64);
-        int length = body.write(buffer, MessageHeader.LENGTH);
+        int length = body.encode(buffer, MessageHeader.LENGTH);
         MessageHeader.write(buffer, 0, type, requestId, status, 0, length);
         synchronized (this) {
             if (closed) {

@@ -2,20 +2,21 @@ package io.erda.server;
 
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.table.TableGeometry;
-import io.erda.core.wire.CleanRequest;
-import io.erda.core.wire.ConnectData;
-import io.erda.core.wire.ErrorReply;
-import io.erda.core.wire.FlushRequest;
-import io.erda.core.wire.GetReply;
-import io.erda.core.wire.HeadArray;
-import io.erda.core.wire.KeyRequest;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.PersistenceMethod;
-import io.erda.core.wire.PutReply;
-import io.erda.core.wire.PutRequest;
-import io.erda.core.wire.RepairHintReply;
-import io.erda.core.wire.StoreInfo;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.CleanRequest;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.ErrorReply;
+import io.erda.protocol.FlushRequest;
+import io.erda.protocol.GetReply;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.KeyRequest;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.PutReply;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.RepairHintReply;
+import io.erda.protocol.StoreInfo;
+import io.erda.protocol.WireStatus;
 import io.erda.fabric.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -78,7 +79,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
             case FLUSH -> {
                 FlushRequest flush = FlushRequest.decode(s, body, request.bodyLength());
                 store.flush(flush.head(), flush.chainOffset(), flush.length());
-                replies.reply(MessageType.FLUSH_REPLY, WireStatus.OK, 0, (t, o) -> 0);
+                replies.reply(MessageType.FLUSH_REPLY, WireStatus.OK, 0, BodyEncoder.EMPTY);
             }
             case HEADS -> {
                 HeadArray heads = registry.headArray();
@@ -144,7 +145,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
     /** GET_REPLY with the value, or NOT_FOUND and no body for null. */
     static void replyValue(Replies replies, byte[] value) {
         if (value == null) {
-            replies.reply(MessageType.GET_REPLY, WireStatus.NOT_FOUND, 0, (t, o) -> 0);
+            replies.reply(MessageType.GET_REPLY, WireStatus.NOT_FOUND, 0, BodyEncoder.EMPTY);
         } else {
             GetReply reply = new GetReply(MemorySegment.ofArray(value));
             replies.reply(MessageType.GET_REPLY, WireStatus.OK, GetReply.VALUE_OFFSET + value.length, reply::encode);

@@ -1,7 +1,7 @@
 package io.erda.server;
 
 import io.erda.core.pm.PmFormatException;
-import io.erda.core.wire.PersistenceMethod;
+import io.erda.protocol.PersistenceMethod;
 import io.erda.fabric.FabricException;
 import java.io.IOException;
 import java.io.PrintWriter;

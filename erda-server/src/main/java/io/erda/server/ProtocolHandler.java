@@ -1,7 +1,8 @@
 package io.erda.server;
 
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.WireStatus;
 
 /**
  * The requests of one protocol (chosen per connection by the connect private data: Erda, or a baseline added
@@ -14,6 +15,6 @@ interface ProtocolHandler {
 
     /** Sends the reply of the request being handled. */
     interface Replies {
-        void reply(MessageType type, WireStatus status, int maxBodyLength, Connection.BodyWriter body);
+        void reply(MessageType type, WireStatus status, int maxBodyLength, BodyEncoder body);
     }
 }

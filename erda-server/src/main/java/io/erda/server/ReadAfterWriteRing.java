@@ -1,13 +1,14 @@
 package io.erda.server;
 
+import io.erda.core.hash.Key;
 import io.erda.core.layout.ObjectCheck;
 import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.core.wire.RawReserveReply;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.RawReserveReply;
+import io.erda.protocol.WireStatus;
 import io.erda.fabric.Access;
 import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
@@ -160,7 +161,7 @@ final class ReadAfterWriteRing implements AutoCloseable {
                     + key.byteSize() + " makes an object of " + objectLength + " bytes, which exceeds the ring slot of "
                     + SLOT_SIZE);
         }
-        Key k = Key.of(key);
+        Key k = Key.copyOf(key);
         synchronized (this) {
             long giveUp = System.nanoTime() + leaseNanos;
             while (next - persistedMark >= SLOTS) {
@@ -187,7 +188,7 @@ final class ReadAfterWriteRing implements AutoCloseable {
 
     /** The newest pending position of {@code key} that validates: its value, null for a tombstone; else NONE. */
     synchronized PendingWrite lookup(MemorySegment key) {
-        List<Slot> slots = byKey.get(Key.of(key));
+        List<Slot> slots = byKey.get(Key.copyOf(key));
         if (slots == null) {
             return PendingWrite.NONE;
         }
@@ -201,7 +202,7 @@ final class ReadAfterWriteRing implements AutoCloseable {
     }
 
     private boolean complete(Slot slot, ObjectFlyweight object) {
-        ObjectCheck check = object.wrap(file.data(), slot.offset()).validate(slot.objectLength(), slot.key().segment());
+        ObjectCheck check = object.wrap(file.data(), slot.offset()).validate(slot.objectLength(), slot.key().bytes());
         return check.isValid() && object.totalLength() == slot.objectLength();
     }
 
@@ -221,7 +222,7 @@ final class ReadAfterWriteRing implements AutoCloseable {
             long start = CPU.getCurrentThreadCpuTime();
             if (complete(oldest, object)) {
                 try {
-                    store.apply(oldest.key().segment(), object.value(), object.isTombstone());
+                    store.apply(oldest.key().bytes(), object.value(), object.isTombstone());
                     applied.increment();
                     appliedBytes.add(oldest.objectLength());
                 } catch (RuntimeException failed) {

@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.core.PmDirectory;
+import io.erda.core.hash.Key;
 import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
@@ -90,7 +91,7 @@ final class Recovery {
         long limitOrder = head.logOrder(limit); // chains may sit at any slots: compare log order, not offsets
         objects.scan(e.head(), object -> belongs(object.key(), e), (chainOffset, object) -> {
             if (head.logOrder(chainOffset) < limitOrder) {
-                newest.put(Key.of(object.key()), LogAddress.unitsForBytes(chainOffset));
+                newest.put(Key.copyOf(object.key()), LogAddress.unitsForBytes(chainOffset));
             }
         });
         long best = AtomicWord.NONE;
@@ -105,7 +106,7 @@ final class Recovery {
     }
 
     private boolean hasOtherEntry(Key key, int position) {
-        MemorySegment k = key.segment();
+        MemorySegment k = key.bytes();
         int found = table.lookup(key.hash(), (p, word, head) -> p != position
                 && (objects.isComplete(head, AtomicWord.current(word), k)
                 || objects.isComplete(head, AtomicWord.previous(word), k)));

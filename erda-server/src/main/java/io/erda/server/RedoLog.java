@@ -1,14 +1,15 @@
 package io.erda.server;
 
+import io.erda.core.hash.Key;
 import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.RedoPutRequest;
-import io.erda.core.wire.WireFormatException;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.RedoPutRequest;
+import io.erda.protocol.WireFormatException;
+import io.erda.protocol.WireStatus;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.fabric.Access;
 import io.erda.fabric.Backing;
@@ -207,7 +208,7 @@ final class RedoLog implements AutoCloseable {
         synchronized (this) {
             long sequence = ++nextSequence;
             file.setLongRelease(stamp, sequence);
-            Entry entry = new Entry(sequence, lane, connection, request.slot(), Key.of(put.key()), put.key(), put.value(),
+            Entry entry = new Entry(sequence, lane, connection, request.slot(), Key.copyOf(put.key()), put.key(), put.value(),
                     put.delete());
             connection.retain(request.slot());
             lane.outstanding++;
@@ -219,7 +220,7 @@ final class RedoLog implements AutoCloseable {
 
     /** The newest unapplied entry of {@code key}: its value, null if it is a delete, or NONE. */
     synchronized PendingWrite lookup(MemorySegment key) {
-        Entry e = pending.get(Key.of(key));
+        Entry e = pending.get(Key.copyOf(key));
         if (e == null) {
             return PendingWrite.NONE;
         }

@@ -1,8 +1,9 @@
 package io.erda.server;
 
-import io.erda.core.wire.ConnectData;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 
 /** The Redo Logging baseline (paper §5.1) on one connection, whose receive buffers are a lane of the {@link RedoLog}. */
@@ -29,7 +30,7 @@ final class RedoLogProtocolHandler extends BaselineProtocolHandler {
             return false;
         }
         log.accept(connection, lane, request);
-        replies.reply(MessageType.REDO_PUT_REPLY, WireStatus.OK, 0, (t, o) -> 0);
+        replies.reply(MessageType.REDO_PUT_REPLY, WireStatus.OK, 0, BodyEncoder.EMPTY);
         return true;
     }
 

@@ -1,7 +1,7 @@
 package io.erda.server;
 
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,10 +1,10 @@
 package io.erda.server;
 
-import io.erda.core.wire.ErrorReply;
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.WireFormatException;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.ErrorReply;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.WireFormatException;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

@@ -1,6 +1,6 @@
 package io.erda.server;
 
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.WireStatus;
 
 /** A request the server refuses: becomes an ERROR reply with this status and message (naming value and limit). */
 final class RequestException extends RuntimeException {

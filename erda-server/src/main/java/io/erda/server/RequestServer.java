@@ -1,12 +1,12 @@
 package io.erda.server;
 
-import io.erda.core.wire.ConnectData;
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.PutRequest;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PutRequest;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.core.wire.WireFormatException;
+import io.erda.protocol.WireFormatException;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.ConnectionRequest;

@@ -1,5 +1,6 @@
 package io.erda.server;
 
+import io.erda.core.hash.Key;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;

@@ -5,7 +5,7 @@ import io.erda.core.StoreGeometry;
 import io.erda.core.log.LogGeometry;
 import io.erda.core.table.HopscotchTable;
 import io.erda.core.table.TableGeometry;
-import io.erda.core.wire.PersistenceMethod;
+import io.erda.protocol.PersistenceMethod;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

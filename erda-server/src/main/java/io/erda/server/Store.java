@@ -2,6 +2,7 @@ package io.erda.server;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
+import io.erda.core.hash.Key;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectCheck;
@@ -12,8 +13,8 @@ import io.erda.core.log.LogHead;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.table.HopscotchTable;
 import io.erda.core.table.TableFullException;
-import io.erda.core.wire.RepairHintReply.Outcome;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.RepairHintReply.Outcome;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -125,7 +126,7 @@ public final class Store implements AutoCloseable {
      */
     Reserved reserve(MemorySegment keyBytes, int valueLength, boolean delete) {
         long objectLength = checkedObjectLength(keyBytes.byteSize(), valueLength);
-        Key key = Key.of(keyBytes);
+        Key key = Key.copyOf(keyBytes);
         int head = key.head(directory.heads().size());
         LogHead log = directory.head(head);
         lock.lock();
@@ -163,7 +164,7 @@ public final class Store implements AutoCloseable {
      */
     boolean apply(MemorySegment keyBytes, MemorySegment value, boolean delete) {
         long objectLength = checkedObjectLength(keyBytes.byteSize(), delete ? 0 : value.byteSize());
-        Key key = Key.of(keyBytes);
+        Key key = Key.copyOf(keyBytes);
         int head = key.head(directory.heads().size());
         LogHead log = directory.head(head);
         lock.lock();
@@ -249,7 +250,7 @@ public final class Store implements AutoCloseable {
     /** The value of the newest complete version of {@code key}, or null if the key is absent or deleted. */
     byte[] get(MemorySegment keyBytes) {
         checkedObjectLength(keyBytes.byteSize(), 0);
-        Key key = Key.of(keyBytes);
+        Key key = Key.copyOf(keyBytes);
         lock.lock();
         try {
             stats.getsTwoSided.increment();
@@ -261,7 +262,7 @@ public final class Store implements AutoCloseable {
             int head = key.head(directory.heads().size());
             long units = newestComplete(head, key, word, AtomicWord.current(word), false);
             ObjectFlyweight object = new ObjectFlyweight();
-            if (units == AtomicWord.NONE || !objects.wrap(head, units, object, key.segment()).isValid()
+            if (units == AtomicWord.NONE || !objects.wrap(head, units, object, key.bytes()).isValid()
                     || object.isTombstone()) {
                 return null;
             }
@@ -303,13 +304,13 @@ public final class Store implements AutoCloseable {
      */
     Outcome repairHint(MemorySegment keyBytes) {
         checkedObjectLength(keyBytes.byteSize(), 0);
-        Key key = Key.of(keyBytes);
+        Key key = Key.copyOf(keyBytes);
         lock.lock();
         try {
             stats.repairHints.increment();
             Reservation newest = reservations.newest(key);
             if (newest != null && !newest.expired(System.nanoTime())) {
-                return objects.isComplete(newest.head(), LogAddress.unitsForBytes(newest.chainOffset()), key.segment())
+                return objects.isComplete(newest.head(), LogAddress.unitsForBytes(newest.chainOffset()), key.bytes())
                         ? Outcome.COMPLETE : Outcome.LEASE_RUNNING;
             }
             return settle(key);
@@ -395,7 +396,7 @@ public final class Store implements AutoCloseable {
                 Reservation oldest = key[0];
                 Reservation newest = key[1];
                 if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0
-                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()), newest.key().segment())) {
+                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()), newest.key().bytes())) {
                     return false;
                 }
             }
@@ -428,7 +429,7 @@ public final class Store implements AutoCloseable {
             long word = table.atomicWord(position);
             int head = key.head(directory.heads().size());
             long current = AtomicWord.current(word);
-            if (objects.isComplete(head, current, key.segment())) {
+            if (objects.isComplete(head, current, key.bytes())) {
                 return Outcome.COMPLETE;
             }
             long target = newestComplete(head, key, word, current, true);
@@ -452,7 +453,7 @@ public final class Store implements AutoCloseable {
      * {@code scanLog} is false (a GET wants the newest complete version, whichever it is).
      */
     private long newestComplete(int head, Key key, long word, long torn, boolean scanLog) {
-        MemorySegment k = key.segment();
+        MemorySegment k = key.bytes();
         if (!scanLog && objects.isComplete(head, torn, k)) {
             return torn;
         }
@@ -476,7 +477,7 @@ public final class Store implements AutoCloseable {
     }
 
     private int find(Key key) {
-        MemorySegment k = key.segment();
+        MemorySegment k = key.bytes();
         List<Reservation> pending = reservations.of(key);
         return table.lookup(key.hash(), (position, word, head) -> owns(head, word, k, pending));
     }

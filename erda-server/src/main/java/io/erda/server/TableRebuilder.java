@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.core.PmDirectory;
+import io.erda.core.hash.Key;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.log.LogHead;
@@ -43,7 +44,7 @@ final class TableRebuilder {
             for (LogHead head : store.heads()) {
                 Map<Key, Versions> versions = new LinkedHashMap<>();
                 objects += LogScanner.scan(head, LogScanner.Mode.RESYNC, (chainOffset, object) -> {
-                    Key key = Key.of(object.key());
+                    Key key = Key.copyOf(object.key());
                     if (key.head(heads) != head.headId()) {
                         return; // not a version of a key of this head: stray bytes that happen to validate
                     }

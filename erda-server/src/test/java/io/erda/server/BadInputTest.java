@@ -4,12 +4,13 @@ import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.core.wire.ConnectData;
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.PutRequest;
-import io.erda.core.wire.RedoPutRequest;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.RedoPutRequest;
+import io.erda.protocol.WireStatus;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.FabricException;
@@ -87,7 +88,7 @@ class BadInputTest extends RunningServer {
             assertThat(reply.status()).isEqualTo(WireStatus.BAD_REQUEST);
             assertThat(reply.error()).isEqualTo("message type 99 is unknown");
 
-            RawClient.Reply replyType = client.call(MessageType.PUT_REPLY, (t, o) -> 0);
+            RawClient.Reply replyType = client.call(MessageType.PUT_REPLY, BodyEncoder.EMPTY);
             assertThat(replyType.status()).isEqualTo(WireStatus.BAD_REQUEST);
             assertThat(replyType.error()).contains("PUT_REPLY");
 

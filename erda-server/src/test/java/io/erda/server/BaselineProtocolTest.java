@@ -4,8 +4,8 @@ import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.core.wire.ConnectData;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.WireStatus;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;

@@ -5,9 +5,9 @@ import io.erda.core.testing.ShmTempDirFactory;
 import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.erda.core.wire.PutReply;
-import io.erda.core.wire.RepairHintReply.Outcome;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.PutReply;
+import io.erda.protocol.RepairHintReply.Outcome;
+import io.erda.protocol.WireStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;

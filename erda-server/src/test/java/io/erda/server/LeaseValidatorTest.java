@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
-import io.erda.core.wire.RepairHintReply.Outcome;
+import io.erda.protocol.RepairHintReply.Outcome;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,21 +1,22 @@
 package io.erda.server;
 
 import io.erda.core.layout.ObjectLayout;
-import io.erda.core.wire.ConnectData;
-import io.erda.core.wire.ErrorReply;
-import io.erda.core.wire.FlushRequest;
-import io.erda.core.wire.GetReply;
-import io.erda.core.wire.HeadArray;
-import io.erda.core.wire.KeyRequest;
-import io.erda.core.wire.MessageHeader;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.PutReply;
-import io.erda.core.wire.RawReserveReply;
-import io.erda.core.wire.RedoPutRequest;
-import io.erda.core.wire.PutRequest;
-import io.erda.core.wire.RepairHintReply;
-import io.erda.core.wire.StoreInfo;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.ErrorReply;
+import io.erda.protocol.FlushRequest;
+import io.erda.protocol.GetReply;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.KeyRequest;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PutReply;
+import io.erda.protocol.RawReserveReply;
+import io.erda.protocol.RedoPutRequest;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.RepairHintReply;
+import io.erda.protocol.StoreInfo;
+import io.erda.protocol.WireStatus;
 import io.erda.fabric.Completion;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
@@ -73,9 +74,9 @@ final class RawClient implements AutoCloseable {
     }
 
     /** Sends a request with the body {@code writer} produces and waits for its reply. */
-    Reply call(MessageType type, Connection.BodyWriter writer) {
+    Reply call(MessageType type, BodyEncoder writer) {
         MemorySegment s = buffer.segment();
-        int length = writer.write(s, SEND_AT + MessageHeader.LENGTH);
+        int length = writer.encode(s, SEND_AT + MessageHeader.LENGTH);
         int id = nextRequestId++;
         MessageHeader.write(s, SEND_AT, type, id, WireStatus.OK, 0, length);
         return sendRaw(MessageHeader.LENGTH + length);
@@ -101,7 +102,7 @@ final class RawClient implements AutoCloseable {
     }
 
     StoreInfo hello() {
-        Reply r = call(MessageType.HELLO, (s, o) -> 0);
+        Reply r = call(MessageType.HELLO, BodyEncoder.EMPTY);
         return StoreInfo.decode(r.body(), 0, (int) r.body().byteSize());
     }
 
@@ -183,7 +184,7 @@ final class RawClient implements AutoCloseable {
     }
 
     HeadArray heads() {
-        Reply r = call(MessageType.HEADS, (s, o) -> 0);
+        Reply r = call(MessageType.HEADS, BodyEncoder.EMPTY);
         return HeadArray.decode(r.body(), 0, (int) r.body().byteSize());
     }
 
@@ -193,7 +194,7 @@ final class RawClient implements AutoCloseable {
     }
 
     String stats() {
-        Reply r = call(MessageType.STATS, (s, o) -> 0);
+        Reply r = call(MessageType.STATS, BodyEncoder.EMPTY);
         return new String(r.body().toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
     }
 

@@ -5,7 +5,7 @@ import io.erda.core.testing.ShmTempDirFactory;
 import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.erda.core.wire.PutReply;
+import io.erda.protocol.PutReply;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

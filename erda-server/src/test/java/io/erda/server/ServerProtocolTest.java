@@ -4,11 +4,11 @@ import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.core.layout.ObjectLayout;
-import io.erda.core.wire.HeadArray;
-import io.erda.core.wire.MessageType;
-import io.erda.core.wire.PutReply;
-import io.erda.core.wire.StoreInfo;
-import io.erda.core.wire.WireStatus;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PutReply;
+import io.erda.protocol.StoreInfo;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -3,7 +3,7 @@ package io.erda.bench.store;
 import io.erda.bench.backend.StatsText;
 import io.erda.client.ClientOptions;
 import io.erda.client.KeyValueClient;
-import io.erda.core.wire.PersistenceMethod;
+import io.erda.protocol.PersistenceMethod;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.erda.bench.store;
 
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
-import io.erda.core.wire.PersistenceMethod;
+import io.erda.protocol.PersistenceMethod;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.io.IOException;

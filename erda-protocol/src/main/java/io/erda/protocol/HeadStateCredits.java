@@ -1,4 +1,4 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 /**
  * Flow control of the server's unsolicited {@link MessageType#HEAD_STATE} messages (paper §4.4: the server informs

@@ -1,8 +1,8 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.erda.core.wire.MessageHeader.INT;
+import static io.erda.protocol.MessageHeader.INT;
 
 /**
  * Body of {@link MessageType#GET_REPLY}. "Not found" is status {@link WireStatus#NOT_FOUND} with no body.

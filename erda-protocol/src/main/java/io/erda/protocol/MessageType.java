@@ -1,4 +1,4 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 /**
  * The two-sided messages between clients and the server. Requests have odd codes, their replies the next even

@@ -1,9 +1,9 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.erda.core.wire.MessageHeader.INT;
-import static io.erda.core.wire.MessageHeader.LONG;
+import static io.erda.protocol.MessageHeader.INT;
+import static io.erda.protocol.MessageHeader.LONG;
 
 /**
  * A remotely accessible region as the wire carries it: base address, length, rkey (the same 24-byte encoding as

@@ -1,11 +1,11 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import static io.erda.core.wire.MessageHeader.INT;
-import static io.erda.core.wire.MessageHeader.LONG;
-import static io.erda.core.wire.MessageHeader.SHORT;
+import static io.erda.protocol.MessageHeader.INT;
+import static io.erda.protocol.MessageHeader.LONG;
+import static io.erda.protocol.MessageHeader.SHORT;
 
 /**
  * Body of {@link MessageType#HELLO_REPLY}: everything a client needs to read and write the store one-sided.

@@ -1,8 +1,8 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.erda.core.wire.MessageHeader.INT;
+import static io.erda.protocol.MessageHeader.INT;
 
 /**
  * Body of {@link MessageType#REPAIR_HINT_REPLY}: what the server did about a client's "this key's newest object

@@ -1,10 +1,10 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.erda.core.wire.MessageHeader.INT;
-import static io.erda.core.wire.MessageHeader.LONG;
-import static io.erda.core.wire.MessageHeader.SHORT;
+import static io.erda.protocol.MessageHeader.INT;
+import static io.erda.protocol.MessageHeader.LONG;
+import static io.erda.protocol.MessageHeader.SHORT;
 
 /**
  * Body of {@link MessageType#FLUSH} (persistence method server-flush): the range a client wrote, as head and chain

@@ -1,4 +1,4 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 /** Status of a reply. Anything but {@link #OK} comes with an {@link MessageType#ERROR} body naming the values involved. */
 public enum WireStatus {

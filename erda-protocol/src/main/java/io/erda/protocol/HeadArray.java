@@ -1,11 +1,11 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.erda.core.wire.MessageHeader.INT;
-import static io.erda.core.wire.MessageHeader.SHORT;
+import static io.erda.protocol.MessageHeader.INT;
+import static io.erda.protocol.MessageHeader.SHORT;
 
 /**
  * The head array a client caches (paper §3.2.2, Fig. 5): for every head, the regions of its chain in chain order,

@@ -1,4 +1,4 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 /**
  * How a client makes its one-sided WRITE persistent before it reports a PUT durable (docs/ARCHITECTURE.md,

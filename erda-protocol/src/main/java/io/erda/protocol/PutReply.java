@@ -1,10 +1,10 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.erda.core.wire.MessageHeader.INT;
-import static io.erda.core.wire.MessageHeader.LONG;
-import static io.erda.core.wire.MessageHeader.SHORT;
+import static io.erda.protocol.MessageHeader.INT;
+import static io.erda.protocol.MessageHeader.LONG;
+import static io.erda.protocol.MessageHeader.SHORT;
 
 /**
  * Body of {@link MessageType#PUT_REPLY}: where to write the object, and for how long the reservation is leased.

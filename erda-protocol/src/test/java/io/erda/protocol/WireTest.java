@@ -1,4 +1,4 @@
-package io.erda.core.wire;
+package io.erda.protocol;
 
 import org.junit.jupiter.api.Test;
 
