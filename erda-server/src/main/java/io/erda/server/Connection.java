@@ -1,17 +1,17 @@
 package io.erda.server;
 
-import io.erda.protocol.BodyEncoder;
-import io.erda.protocol.HeadArray;
-import io.erda.protocol.HeadStateCredits;
-import io.erda.protocol.MessageHeader;
-import io.erda.protocol.MessageType;
-import io.erda.protocol.WireStatus;
 import io.erda.fabric.Completion;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.WorkRequest;
+import io.erda.protocol.BodyEncoder;
+import io.erda.protocol.HeadArray;
+import io.erda.protocol.HeadStateCredits;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  * acknowledge what the client processed; a change that finds no credit is sent (as the then-current array) once a
  * request returns credit.
  */
-final class Connection implements AutoCloseable {
+public final class Connection implements AutoCloseable {
     private static final long OVERSIZED_WR_BASE = 1L << 40;
 
     private final Endpoint endpoint;
@@ -103,12 +103,12 @@ final class Connection implements AutoCloseable {
     }
 
     /** Keeps receive slot {@code slot} from being posted again until {@link #release}. */
-    void retain(int slot) {
+    public void retain(int slot) {
         holds.incrementAndGet(slot);
     }
 
     /** Drops one hold of receive slot {@code slot}; the last one posts it again (not on a closed connection). */
-    void release(int slot) {
+    public void release(int slot) {
         if (holds.decrementAndGet(slot) == 0) {
             synchronized (this) {
                 if (closed) {

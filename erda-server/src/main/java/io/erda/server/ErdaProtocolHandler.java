@@ -2,6 +2,7 @@ package io.erda.server;
 
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.table.TableGeometry;
+import io.erda.fabric.MemoryRegion;
 import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.CleanRequest;
 import io.erda.protocol.ConnectData;
@@ -17,7 +18,6 @@ import io.erda.protocol.PutRequest;
 import io.erda.protocol.RepairHintReply;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireStatus;
-import io.erda.fabric.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -27,7 +27,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /** The Erda protocol (paper §3.3): reservations for one-sided WRITEs, plus the two-sided fallbacks. */
-final class ErdaProtocolHandler implements ProtocolHandler {
+public final class ErdaProtocolHandler implements ProtocolHandler {
     private static final Logger LOG = Logger.getLogger(ErdaProtocolHandler.class.getName());
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -143,7 +143,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
     }
 
     /** GET_REPLY with the value, or NOT_FOUND and no body for null. */
-    static void replyValue(Replies replies, byte[] value) {
+    public static void replyValue(Replies replies, byte[] value) {
         if (value == null) {
             replies.reply(MessageType.GET_REPLY, WireStatus.NOT_FOUND, 0, BodyEncoder.EMPTY);
         } else {
@@ -152,7 +152,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
         }
     }
 
-    static MemorySegment key(Request request) {
+    public static MemorySegment key(Request request) {
         requireKeyLength(request.message(), Request.BODY_OFFSET + KeyRequest.KEY_LENGTH_OFFSET, request.bodyLength(),
                 KeyRequest.KEY_OFFSET);
         return KeyRequest.decode(request.message(), Request.BODY_OFFSET, request.bodyLength(),
@@ -160,7 +160,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
     }
 
     /** KEY_TOO_LONG for a key length field over the limit, before the body decoder calls it malformed. */
-    static void requireKeyLength(MemorySegment s, long fieldOffset, int bodyLength, int fixedPart) {
+    public static void requireKeyLength(MemorySegment s, long fieldOffset, int bodyLength, int fixedPart) {
         if (bodyLength >= fixedPart) {
             long keyLength = Integer.toUnsignedLong(s.get(INT, fieldOffset));
             if (keyLength > ObjectLayout.MAX_KEY_LENGTH) {
@@ -170,7 +170,7 @@ final class ErdaProtocolHandler implements ProtocolHandler {
         }
     }
 
-    StoreInfo storeInfo() {
+    public StoreInfo storeInfo() {
         TableGeometry table = store.directory().table().geometry();
         var log = store.directory().geometry().log();
         return new StoreInfo(persistence, ConnectData.PROTOCOL_ERDA, store.directory().heads().size(),

@@ -1,8 +1,10 @@
 package io.erda.server;
 
 import io.erda.core.pm.PmFormatException;
-import io.erda.protocol.PersistenceMethod;
 import io.erda.fabric.FabricException;
+import io.erda.protocol.PersistenceMethod;
+import io.erda.server.offline.StoreVerifier;
+import io.erda.server.offline.TableRebuilder;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -15,11 +17,11 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code erda-server [options]} runs a server; {@code erda-server verify --dir DIR} and

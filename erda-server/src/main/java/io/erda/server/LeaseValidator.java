@@ -20,29 +20,29 @@ final class LeaseValidator {
     /** Settle at most this many times per lease. */
     static final int SETTLE_PERIOD_DIVISOR = 4;
 
-    private final Store store;
+    private final Leases leases;
     private final StoreStats stats;
     private volatile boolean running = true;
 
-    LeaseValidator(Store store, StoreStats stats) {
-        this.store = store;
+    LeaseValidator(Leases leases, StoreStats stats) {
+        this.leases = leases;
         this.stats = stats;
     }
 
     void run() {
-        long period = store.leaseNanos() / SETTLE_PERIOD_DIVISOR;
+        long period = leases.leaseNanos() / SETTLE_PERIOD_DIVISOR;
         while (running) {
             try {
                 long wait;
                 long now = System.nanoTime();
-                if (store.hasExpired(now)) {
+                if (leases.hasExpired(now)) {
                     long start = CPU.getCurrentThreadCpuTime();
-                    wait = store.settleExpired(now);
+                    wait = leases.settleExpired(now);
                     stats.serverCpuNanos.add(CPU.getCurrentThreadCpuTime() - start);
                 } else {
-                    wait = store.settleExpired(now);
+                    wait = leases.settleExpired(now);
                 }
-                store.awaitReservation(wait < 0 ? wait : Math.max(wait, period));
+                leases.awaitReservation(wait < 0 ? wait : Math.max(wait, period));
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {

@@ -10,7 +10,7 @@ import io.erda.protocol.WireStatus;
  * throws {@link RequestException} (or {@code WireFormatException} for a malformed body) and the dispatcher turns it
  * into an ERROR reply.
  */
-interface ProtocolHandler {
+public interface ProtocolHandler {
     void handle(Request request, Replies replies);
 
     /** Sends the reply of the request being handled. */

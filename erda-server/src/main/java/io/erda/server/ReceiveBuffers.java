@@ -9,7 +9,7 @@ import java.lang.foreign.Arena;
  * registered region. Erda connections use DRAM ({@link #dram}); Redo Logging connections a lane of the PM redo
  * log (the taxonomy's PM-RQWRB: a client's SEND lands in PM).
  */
-interface ReceiveBuffers extends AutoCloseable {
+public interface ReceiveBuffers extends AutoCloseable {
     MemoryRegion region();
 
     int count();

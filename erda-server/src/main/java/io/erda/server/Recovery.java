@@ -1,5 +1,6 @@
 package io.erda.server;
 
+import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
 import io.erda.core.hash.Key;
 import io.erda.core.hash.KeyHash;

@@ -13,6 +13,6 @@ import java.lang.foreign.MemorySegment;
  * @param message    the receive buffer (header at 0, body at {@link #BODY_OFFSET})
  * @param bodyLength bytes of body, within what was received
  */
-record Request(int slot, MessageType type, int requestId, MemorySegment message, int bodyLength) {
-    static final long BODY_OFFSET = MessageHeader.LENGTH;
+public record Request(int slot, MessageType type, int requestId, MemorySegment message, int bodyLength) {
+    public static final long BODY_OFFSET = MessageHeader.LENGTH;
 }

@@ -3,16 +3,16 @@ package io.erda.server;
 import io.erda.protocol.WireStatus;
 
 /** A request the server refuses: becomes an ERROR reply with this status and message (naming value and limit). */
-final class RequestException extends RuntimeException {
+public final class RequestException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final transient WireStatus status;
 
-    RequestException(WireStatus status, String message) {
+    public RequestException(WireStatus status, String message) {
         super(message);
         this.status = status;
     }
 
-    WireStatus status() {
+    public WireStatus status() {
         return status;
     }
 }

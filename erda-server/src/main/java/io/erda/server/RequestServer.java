@@ -1,12 +1,7 @@
 package io.erda.server;
 
-import io.erda.protocol.ConnectData;
-import io.erda.protocol.MessageHeader;
-import io.erda.protocol.MessageType;
-import io.erda.protocol.PutRequest;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.protocol.WireFormatException;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.ConnectionRequest;
@@ -14,6 +9,12 @@ import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.Listener;
+import io.erda.protocol.ConnectData;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.WireFormatException;
+import io.erda.server.baseline.Baselines;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;
@@ -42,8 +43,6 @@ public final class RequestServer implements AutoCloseable {
     /** Largest request: a header and a PUT of the longest key, rounded up to a cache line. */
     static final int MAX_MESSAGE_LENGTH = (MessageHeader.LENGTH + PutRequest.KEY_OFFSET + ObjectLayout.MAX_KEY_LENGTH
             + 63) & -64;
-    /** Reply buffers of a redo-log connection (one per PM receive buffer); larger replies get a buffer of their own. */
-    private static final int REDO_REPLY_SIZE = 16 << 10;
     /** Entries of each of the two shared completion queues, unless the device allows fewer (max_cqe). */
     private static final int QUEUE_CAPACITY = 1 << 16;
     private static final long IDLE_WAIT_MILLIS = 500;
@@ -68,8 +67,7 @@ public final class RequestServer implements AutoCloseable {
     private final RequestDispatcher dispatcher;
     private final StatsReport statsReport;
     private final LeaseValidator validator;
-    private final RedoLog redoLog;
-    private final ReadAfterWriteRing ring;
+    private final Baselines baselines;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
     private volatile StoreCleaning cleaning;
@@ -87,11 +85,10 @@ public final class RequestServer implements AutoCloseable {
         this.sendQueue = fabric.createCompletionQueue(queueEntries);
         this.listener = fabric.listen(config.listen());
         this.dispatcher = new RequestDispatcher(stats, this::drainUntil);
-        this.validator = new LeaseValidator(store, stats);
+        this.validator = new LeaseValidator(store.leases(), stats);
         WriteLatencyModel latency = new WriteLatencyModel(config.pmWriteLatencyNanos());
-        this.redoLog = RedoLog.open(config.directory(), latency, fabric, store, stats);
-        this.ring = ReadAfterWriteRing.open(config.directory(), latency, fabric, store, stats);
-        this.statsReport = new StatsReport(store, stats, registry, fabric, redoLog, ring);
+        this.baselines = Baselines.open(config.directory(), latency, fabric, store, stats);
+        this.statsReport = new StatsReport(store, stats, registry, fabric, baselines);
     }
 
     /** Opens (or creates) the store, recovers it, registers it and starts serving. */
@@ -119,8 +116,7 @@ public final class RequestServer implements AutoCloseable {
             threads.add(Thread.ofPlatform().name("erda-worker-" + i).daemon().start(this::workLoop));
         }
         threads.add(Thread.ofPlatform().name("erda-lease-validator").daemon().start(validator::run));
-        threads.add(Thread.ofPlatform().name("erda-redo-applier").daemon().start(redoLog::run));
-        threads.add(Thread.ofPlatform().name("erda-ring-poller").daemon().start(ring::run));
+        threads.addAll(baselines.start());
     }
 
     /**
@@ -210,7 +206,7 @@ public final class RequestServer implements AutoCloseable {
         boolean answered = false;
         try {
             boolean redo = connect.protocol() == ConnectData.PROTOCOL_REDO_LOG;
-            buffers = redo ? redoLog.takeLane() : ReceiveBuffers.dram(fabric, RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
+            buffers = redo ? baselines.takeRedoLane() : ReceiveBuffers.dram(fabric, RECEIVE_SLOTS, MAX_MESSAGE_LENGTH);
             int sendDepth = 2 * buffers.count() + 64;
             String full = reserve(sendDepth, buffers.count());
             if (full != null) {
@@ -232,7 +228,7 @@ public final class RequestServer implements AutoCloseable {
             // head array, and keep no receive posted for an unsolicited message
             connection = new Connection(fabric, endpoint, handlerFor(connect.protocol(), buffers),
                     connect.protocol() == ConnectData.PROTOCOL_ERDA ? registry::headArray : null, buffers,
-                    redo ? REDO_REPLY_SIZE : MAX_MESSAGE_LENGTH);
+                    redo ? Baselines.REDO_REPLY_SIZE : MAX_MESSAGE_LENGTH);
             connections.put(endpoint, connection);
             connection.postReceives();
             answered = true; // accept answers the client, or fails with the connection broken
@@ -262,22 +258,15 @@ public final class RequestServer implements AutoCloseable {
                 this::stats, head -> report(clean(head)));
         return switch (protocol) {
             case ConnectData.PROTOCOL_ERDA -> connection -> erda;
-            case ConnectData.PROTOCOL_REDO_LOG -> connection -> new RedoLogProtocolHandler(erda, store, redoLog,
-                    (RedoLog.Lane) buffers, connection);
-            case ConnectData.PROTOCOL_READ_AFTER_WRITE -> connection -> new ReadAfterWriteProtocolHandler(erda, store,
-                    ring, MAX_MESSAGE_LENGTH);
+            case ConnectData.PROTOCOL_REDO_LOG, ConnectData.PROTOCOL_READ_AFTER_WRITE ->
+                    connection -> baselines.handler(protocol, erda, buffers, connection, MAX_MESSAGE_LENGTH);
             default -> throw new IllegalArgumentException("protocol " + protocol + " is unknown");
         };
     }
 
-    /** The Redo Logging baseline's PM redo log (tests pause its applier). */
-    RedoLog redoLog() {
-        return redoLog;
-    }
-
-    /** The Read After Write baseline's PM ring (tests pause its poller). */
-    ReadAfterWriteRing ring() {
-        return ring;
+    /** The baselines' PM logs (tests pause their applier and poller). */
+    Baselines baselines() {
+        return baselines;
     }
 
     /**
@@ -444,8 +433,7 @@ public final class RequestServer implements AutoCloseable {
             cleaning.close();
         }
         validator.stop();
-        redoLog.stop();
-        ring.stop();
+        baselines.stop();
         threads.forEach(Thread::interrupt);
         for (Thread t : threads) {
             try {
@@ -460,8 +448,7 @@ public final class RequestServer implements AutoCloseable {
         recvQueue.close();
         sendQueue.close();
         registry.close();
-        redoLog.close();
-        ring.close();
+        baselines.close();
         fabric.close();
         store.close();
     }

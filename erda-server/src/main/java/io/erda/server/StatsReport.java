@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.fabric.Fabric;
+import io.erda.server.baseline.Baselines;
 
 /**
  * The STATS reply: "name=value" lines. NVM bytes are measured: the server's own stores into PM plus what peers
@@ -13,27 +14,24 @@ final class StatsReport {
     private final StoreStats stats;
     private final RegionRegistry registry;
     private final Fabric fabric;
-    private final RedoLog redoLog;
-    private final ReadAfterWriteRing ring;
+    private final Baselines baselines;
     private final long startNanos = System.nanoTime();
 
-    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, RedoLog redoLog,
-                ReadAfterWriteRing ring) {
+    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, Baselines baselines) {
         this.store = store;
         this.stats = stats;
         this.registry = registry;
         this.fabric = fabric;
-        this.redoLog = redoLog;
-        this.ring = ring;
+        this.baselines = baselines;
     }
 
     String text() {
-        long baselines = redoLog.bytesWritten() + ring.bytesWritten();
-        long local = store.directory().localBytesWritten() + baselines - ring.remoteBytesWritten();
+        long baselineLogs = baselines.bytesWritten();
+        long local = store.directory().localBytesWritten() + baselineLogs - baselines.remoteBytesWritten();
         // an RNIC places clients' WRITEs unseen: then the object bytes handed out by reservations stand in for them
         long objects = fabric.capabilities().remoteWritesCounted() ? registry.remoteBytesWritten()
                 : stats.bytesReserved.sum();
-        long remote = objects + ring.remoteBytesWritten();
+        long remote = objects + baselines.remoteBytesWritten();
         StringBuilder b = new StringBuilder();
         line(b, "puts", stats.puts.sum());
         line(b, "deletes", stats.deletes.sum());
@@ -46,18 +44,12 @@ final class StatsReport {
         line(b, "nvm_bytes_written", local + remote);
         line(b, "nvm_bytes_local", local);
         line(b, "nvm_bytes_reserved", stats.bytesReserved.sum());
-        line(b, "nvm_bytes_baseline_logs", baselines);
-        line(b, "redo_pending", redoLog.pendingEntries());
-        line(b, "redo_applied", redoLog.appliedEntries());
-        line(b, "redo_replayed", redoLog.replayed());
-        line(b, "ring_pending", ring.pendingSlots());
-        line(b, "ring_applied", ring.appliedSlots());
-        line(b, "ring_expired", ring.expiredSlots());
-        line(b, "ring_replayed", ring.replayed());
+        line(b, "nvm_bytes_baseline_logs", baselineLogs);
+        baselines.stats((name, value) -> line(b, name, value));
         line(b, "server_cpu_ns", stats.serverCpuNanos.sum());
         line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());
         line(b, "keys", store.keys());
-        line(b, "pending_leases", store.pendingKeys());
+        line(b, "pending_leases", store.leases().pendingKeys());
         line(b, "table_capacity", store.directory().table().geometry().capacity());
         line(b, "uptime_ms", (System.nanoTime() - startNanos) / 1_000_000);
         return b.toString();

@@ -1,5 +1,6 @@
 package io.erda.server;
 
+import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
 import io.erda.core.hash.Key;
@@ -17,19 +18,12 @@ import io.erda.protocol.RepairHintReply.Outcome;
 import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The store a server serves: the one place where the table and the logs change, under one lock (two cores; the
- * work under it is a few stores and a persist). Reservations are leases (docs/ARCHITECTURE.md, [leases]) settled by
- * {@link LeaseValidator} through {@link #settleExpired}.
- *
- * <p><b>Finding a key's entry.</b> Entries hold only a fingerprint, so a candidate is the key's entry if its
- * current object is complete with this key, or its current offset is a pending reservation of this key (not
- * written yet), or its previous object is complete with this key.
+ * work under it is a few stores and a persist). Reservations are leases (docs/ARCHITECTURE.md, [leases]) kept and
+ * settled by {@link Leases}; {@link KeyEntries} finds a key's entry.
  *
  * <p><b>Invariant.</b> While a key has pending reservations, its entry's current offset is the newest of them: every
  * flip adds a record, and a rollback settles (drops) all records of the key. So the records' words-before-flip
@@ -45,16 +39,12 @@ public final class Store implements AutoCloseable {
     record Reserved(int head, long chainOffset, int objectLength, int regionIndex, long offsetInRegion) {
     }
 
-    /** Keys {@link #settleExpired} settles per hold of the store lock. */
-    private static final int SETTLE_BATCH = 64;
-
     private final PmDirectory directory;
     private final HopscotchTable table;
     private final LogObjects objects;
-    private final Reservations reservations = new Reservations();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition reserved = lock.newCondition();
-    private final long leaseNanos;
+    private final KeyEntries entries;
+    private final Leases leases;
     private final StoreStats stats;
     private final Recovery.Summary recovery;
     private ChainListener chainListener = head -> { };
@@ -63,7 +53,9 @@ public final class Store implements AutoCloseable {
         this.directory = directory;
         this.table = directory.table();
         this.objects = new LogObjects(directory);
-        this.leaseNanos = leaseNanos;
+        Reservations reservations = new Reservations();
+        this.entries = new KeyEntries(table, objects, reservations);
+        this.leases = new Leases(lock, directory, objects, reservations, entries, stats, leaseNanos);
         this.stats = stats;
         this.recovery = recovery;
     }
@@ -104,8 +96,8 @@ public final class Store implements AutoCloseable {
         return recovery;
     }
 
-    long leaseNanos() {
-        return leaseNanos;
+    public long leaseNanos() {
+        return leases.leaseNanos();
     }
 
     /** Largest padded object a reservation can hold (a segment minus its header). */
@@ -114,7 +106,7 @@ public final class Store implements AutoCloseable {
     }
 
     /** Largest value with a 1-byte key, for clients sizing buffers (the exact limit depends on the key length). */
-    int maxValueLength() {
+    public int maxValueLength() {
         return (int) Math.min(Integer.MAX_VALUE, maxObjectLength() - ObjectLayout.HEADER_LENGTH - 1);
     }
 
@@ -131,16 +123,13 @@ public final class Store implements AutoCloseable {
         LogHead log = directory.head(head);
         lock.lock();
         try {
-            int position = find(key);
+            int position = entries.find(key);
             if (position < 0 && delete) {
                 throw new RequestException(WireStatus.NOT_FOUND, "DELETE of a key that does not exist");
             }
             long chainOffset = reserveTail(log, objectLength);
             long before = flip(key, position, head, LogAddress.unitsForBytes(chainOffset));
-            if (reservations.earliest() == null) {
-                reserved.signal();
-            }
-            reservations.add(new Reservation(key, head, chainOffset, (int) objectLength, System.nanoTime() + leaseNanos,
+            leases.add(new Reservation(key, head, chainOffset, (int) objectLength, System.nanoTime() + leases.leaseNanos(),
                     before));
             (delete ? stats.deletes : stats.puts).increment();
             stats.bytesReserved.add(objectLength);
@@ -162,14 +151,14 @@ public final class Store implements AutoCloseable {
      *
      * @return whether anything was written
      */
-    boolean apply(MemorySegment keyBytes, MemorySegment value, boolean delete) {
+    public boolean apply(MemorySegment keyBytes, MemorySegment value, boolean delete) {
         long objectLength = checkedObjectLength(keyBytes.byteSize(), delete ? 0 : value.byteSize());
         Key key = Key.copyOf(keyBytes);
         int head = key.head(directory.heads().size());
         LogHead log = directory.head(head);
         lock.lock();
         try {
-            int position = find(key);
+            int position = entries.find(key);
             if (position < 0 && delete) {
                 return false;
             }
@@ -221,7 +210,7 @@ public final class Store implements AutoCloseable {
     }
 
     /** Refuses (naming value and limit) a pair {@link #apply} could not store: checked before a baseline acknowledges. */
-    void requireAppliable(long keyLength, long valueLength) {
+    public void requireAppliable(long keyLength, long valueLength) {
         checkedObjectLength(keyLength, valueLength);
     }
 
@@ -248,19 +237,19 @@ public final class Store implements AutoCloseable {
     // ------------------------------------------------------------------ GET (two-sided fallback)
 
     /** The value of the newest complete version of {@code key}, or null if the key is absent or deleted. */
-    byte[] get(MemorySegment keyBytes) {
+    public byte[] get(MemorySegment keyBytes) {
         checkedObjectLength(keyBytes.byteSize(), 0);
         Key key = Key.copyOf(keyBytes);
         lock.lock();
         try {
             stats.getsTwoSided.increment();
-            int position = find(key);
+            int position = entries.find(key);
             if (position < 0) {
                 return null;
             }
             long word = table.atomicWord(position);
             int head = key.head(directory.heads().size());
-            long units = newestComplete(head, key, word, AtomicWord.current(word), false);
+            long units = entries.newestComplete(head, key, word, AtomicWord.current(word), false);
             ObjectFlyweight object = new ObjectFlyweight();
             if (units == AtomicWord.NONE || !objects.wrap(head, units, object, key.bytes()).isValid()
                     || object.isTombstone()) {
@@ -299,78 +288,17 @@ public final class Store implements AutoCloseable {
     // ------------------------------------------------------------------ leases ([leases], [last-complete-version])
 
     /**
-     * A client's hint that {@code key}'s newest object looks torn. Acts only if no lease of the key is running:
-     * then the key is settled at once, as the validator would.
+     * A client's hint that {@code key}'s newest object looks torn: checked like any key, then settled by
+     * {@link Leases#repairHint} if no lease of it is running.
      */
     Outcome repairHint(MemorySegment keyBytes) {
         checkedObjectLength(keyBytes.byteSize(), 0);
-        Key key = Key.copyOf(keyBytes);
-        lock.lock();
-        try {
-            stats.repairHints.increment();
-            Reservation newest = reservations.newest(key);
-            if (newest != null && !newest.expired(System.nanoTime())) {
-                return objects.isComplete(newest.head(), LogAddress.unitsForBytes(newest.chainOffset()), key.bytes())
-                        ? Outcome.COMPLETE : Outcome.LEASE_RUNNING;
-            }
-            return settle(key);
-        } finally {
-            lock.unlock();
-        }
+        return leases.repairHint(Key.copyOf(keyBytes));
     }
 
-    /**
-     * Settles every key whose newest reservation's lease has expired by {@code now}; returns the nanoseconds until
-     * the next deadline, or -1 if nothing is pending.
-     */
-    long settleExpired(long now) {
-        while (true) {
-            lock.lock();
-            try {
-                Reservation next;
-                int settled = 0;
-                while ((next = reservations.earliest()) != null && next.expired(now)) {
-                    if (settled == SETTLE_BATCH) {
-                        break;
-                    }
-                    Reservation due = reservations.pollEarliest();
-                    if (due != null) {
-                        settle(due.key());
-                        settled++;
-                    }
-                }
-                if (next == null || !next.expired(now)) {
-                    return next == null ? -1 : next.deadline() - now;
-                }
-            } finally {
-                lock.unlock(); // between batches: a validator settling a quarter lease of PUTs must not stall them
-            }
-        }
-    }
-
-    /** Whether a lease is due by {@code now} (the validator measures CPU only when there is work). */
-    boolean hasExpired(long now) {
-        lock.lock();
-        try {
-            Reservation next = reservations.earliest();
-            return next != null && next.expired(now);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Waits until a reservation is added, for at most {@code nanos} (forever if negative). */
-    void awaitReservation(long nanos) throws InterruptedException {
-        lock.lock();
-        try {
-            if (nanos < 0) {
-                reserved.await();
-            } else if (nanos > 0) {
-                reserved.await(nanos, TimeUnit.NANOSECONDS);
-            }
-        } finally {
-            lock.unlock();
-        }
+    /** The reservations and their settlement (the lease validator's and the cleaner's side of the store). */
+    Leases leases() {
+        return leases;
     }
 
     /** Runs {@code action} under the store lock (the log cleaner's changes to table and heads). */
@@ -381,122 +309,6 @@ public final class Store implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Whether every key of {@code head} with a reservation issued before {@code issuedBeforeNanos} is settled: its
-     * newest reservation (the entry's current version, by the invariant above) is complete, so no rollback will
-     * consult its older records, or the validator has settled the key (the cleaner's wait before retiring a chain).
-     * Older records of a key whose newest is complete are ignored: they may name slots a cleaning has since freed.
-     */
-    boolean settledBefore(int head, long issuedBeforeNanos) {
-        lock.lock();
-        try {
-            for (Reservation[] key : reservations.oldestAndNewest()) {
-                Reservation oldest = key[0];
-                Reservation newest = key[1];
-                if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0
-                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()), newest.key().bytes())) {
-                    return false;
-                }
-            }
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Pending reservations (keys with a lease outstanding). */
-    int pendingKeys() {
-        lock.lock();
-        try {
-            return reservations.keys();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Checks the key's current object; if it is incomplete, rolls the entry back with one atomic word store to the
-     * last complete version, or removes the entry if there is none. Drops the key's records either way.
-     */
-    private Outcome settle(Key key) {
-        try {
-            int position = find(key);
-            if (position < 0) {
-                return Outcome.NOT_FOUND;
-            }
-            long word = table.atomicWord(position);
-            int head = key.head(directory.heads().size());
-            long current = AtomicWord.current(word);
-            if (objects.isComplete(head, current, key.bytes())) {
-                return Outcome.COMPLETE;
-            }
-            long target = newestComplete(head, key, word, current, true);
-            if (target == AtomicWord.NONE) {
-                table.remove(position);
-                stats.removedEntries.increment();
-                return Outcome.REMOVED;
-            }
-            table.updateAtomicWord(position, AtomicWord.withCurrent(word, target));
-            stats.rollbacks.increment();
-            return Outcome.ROLLED_BACK;
-        } finally {
-            reservations.drop(key);
-        }
-    }
-
-    /**
-     * The newest complete version of {@code key} other than (and older than) {@code torn}: the word's previous, then
-     * the words before each pending flip newest first, then (if {@code scanLog} and the records do not reach back to
-     * the key's creation) the head's log. {@code torn} itself is tried first when it is the word's current and
-     * {@code scanLog} is false (a GET wants the newest complete version, whichever it is).
-     */
-    private long newestComplete(int head, Key key, long word, long torn, boolean scanLog) {
-        MemorySegment k = key.bytes();
-        if (!scanLog && objects.isComplete(head, torn, k)) {
-            return torn;
-        }
-        if (objects.isComplete(head, AtomicWord.previous(word), k)) {
-            return AtomicWord.previous(word);
-        }
-        List<Reservation> records = reservations.of(key);
-        for (int i = records.size() - 1; i >= 0; i--) {
-            long before = records.get(i).wordBefore();
-            for (long candidate : new long[] {AtomicWord.current(before), AtomicWord.previous(before)}) {
-                if (candidate != torn && objects.isComplete(head, candidate, k)) {
-                    return candidate;
-                }
-            }
-        }
-        boolean createdByARecord = !records.isEmpty() && records.getFirst().wordBefore() == 0;
-        if (!scanLog || createdByARecord) {
-            return AtomicWord.NONE;
-        }
-        return objects.newestCompleteBefore(head, k, torn);
-    }
-
-    private int find(Key key) {
-        MemorySegment k = key.bytes();
-        List<Reservation> pending = reservations.of(key);
-        return table.lookup(key.hash(), (position, word, head) -> owns(head, word, k, pending));
-    }
-
-    private boolean owns(int head, long word, MemorySegment key, List<Reservation> pending) {
-        long current = AtomicWord.current(word);
-        ObjectCheck check = objects.check(head, current, key);
-        if (check.isValid()) {
-            return true;
-        }
-        if (check == ObjectCheck.KEY_MISMATCH) {
-            return false;
-        }
-        for (Reservation r : pending) {
-            if (r.head() == head && LogAddress.unitsForBytes(r.chainOffset()) == current) {
-                return true;
-            }
-        }
-        return objects.isComplete(head, AtomicWord.previous(word), key);
     }
 
     /** Number of keys (entries) in the table. */

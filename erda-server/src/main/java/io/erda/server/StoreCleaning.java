@@ -164,7 +164,7 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
 
     @Override
     public void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException {
-        while (!store.settledBefore(headId, issuedBeforeNanos)) {
+        while (!store.leases().settledBefore(headId, issuedBeforeNanos)) {
             Thread.sleep(1);
         }
     }

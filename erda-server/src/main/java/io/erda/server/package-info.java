@@ -1,10 +1,19 @@
 /**
- * The Erda server: {@link io.erda.server.ErdaServerMain} (command line), {@link io.erda.server.RequestServer}
- * (fabric, connections, worker threads), {@link io.erda.server.Store} (table and logs, leases, rollback),
- * {@code Recovery} (restart), {@code StoreVerifier} and {@code TableRebuilder} (offline commands); the baselines of
- * paper §5.1: {@code RedoLog} and {@code ReadAfterWriteRing} with their protocol handlers.
+ * The Erda server's own path: {@link io.erda.server.ErdaServerMain} (command line), {@link io.erda.server.RequestServer}
+ * (fabric, connections, worker threads), {@link io.erda.server.Connection} (receive slots, replies, HEAD_STATE
+ * credits), {@link io.erda.server.ErdaProtocolHandler} (HELLO, PUT, GET, FLUSH, HEADS, REPAIR_HINT, STATS, CLEAN),
+ * {@link io.erda.server.Store} (the one place where table and logs change, under one lock), {@code KeyEntries}
+ * (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their settlement, [leases],
+ * [last-complete-version]), {@code Recovery} ([recovery]), {@code RegionRegistry} (what clients may reach and with
+ * which rkey) and {@code StoreCleaning} (the log cleaner's host).
  *
- * <p>What a client can rely on, the wire contract this server implements, is the package Javadoc of
- * {@code io.erda.protocol}.
+ * <p>The two baselines live in {@link io.erda.server.baseline}, the offline commands in
+ * {@link io.erda.server.offline}; the request server hosts the baselines through
+ * {@link io.erda.server.baseline.Baselines} and never builds one itself. What a client can rely on, the wire contract
+ * this server implements, is the package Javadoc of {@code io.erda.protocol}.
+ *
+ * <p>May depend on erda-core, erda-protocol, erda-fabric (the SPI only: {@code io.erda.fabric}), erda-cleaner,
+ * picocli and {@code io.erda.server.baseline} / {@code io.erda.server.offline}; never on a fabric provider's package
+ * or on client code.
  */
 package io.erda.server;

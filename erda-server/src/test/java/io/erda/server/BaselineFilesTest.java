@@ -8,6 +8,8 @@ import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.server.baseline.ReadAfterWriteRing;
+import io.erda.server.baseline.RedoLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.WireStatus;
+import io.erda.server.baseline.RedoLog;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -41,13 +42,13 @@ class BaselineProtocolTest extends RunningServer {
         try (RawClient erda = start(scheme); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
             assertThat(redo.redoPut(bytes("k"), bytes("applied")).status()).isEqualTo(WireStatus.OK);
             awaitApplied("redo_pending");
-            server.redoLog().pause(true);
+            server.baselines().pauseRedoApplier(true);
             assertThat(redo.redoPut(bytes("k"), bytes("pending")).status()).isEqualTo(WireStatus.OK);
             assertThat(redo.redoPut(bytes("gone"), null).status()).isEqualTo(WireStatus.OK);
             assertThat(stat("redo_pending")).isEqualTo(2);
             assertThat(redo.getString(bytes("k"))).isEqualTo("pending");
             assertThat(erda.getString(bytes("k"))).as("the table still holds the applied version").isEqualTo("applied");
-            server.redoLog().pause(false);
+            server.baselines().pauseRedoApplier(false);
             awaitApplied("redo_pending");
             assertThat(erda.getString(bytes("k"))).isEqualTo("pending");
         }
@@ -60,7 +61,7 @@ class BaselineProtocolTest extends RunningServer {
             redo.redoPut(bytes("a"), bytes("old"));
             redo.redoPut(bytes("d"), bytes("deleted later"));
             awaitApplied("redo_pending");
-            server.redoLog().pause(true);
+            server.baselines().pauseRedoApplier(true);
             assertThat(redo.redoPut(bytes("a"), bytes("acknowledged")).status()).isEqualTo(WireStatus.OK);
             assertThat(redo.redoPut(bytes("b"), bytes("created")).status()).isEqualTo(WireStatus.OK);
             assertThat(redo.redoPut(bytes("d"), null).status()).isEqualTo(WireStatus.OK);
@@ -82,11 +83,11 @@ class BaselineProtocolTest extends RunningServer {
         try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
             raw.rawPut(bytes("k"), bytes("applied"));
             awaitApplied("ring_pending");
-            server.ring().pause(true);
+            server.baselines().pauseRingPoller(true);
             raw.rawPut(bytes("k"), bytes("forced"));
             assertThat(raw.getString(bytes("k"))).isEqualTo("forced");
             assertThat(erda.getString(bytes("k"))).isEqualTo("applied");
-            server.ring().pause(false);
+            server.baselines().pauseRingPoller(false);
             awaitApplied("ring_pending");
             assertThat(erda.getString(bytes("k"))).isEqualTo("forced");
         }
@@ -98,7 +99,7 @@ class BaselineProtocolTest extends RunningServer {
         try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
             raw.rawPut(bytes("a"), bytes("old"));
             awaitApplied("ring_pending");
-            server.ring().pause(true);
+            server.baselines().pauseRingPoller(true);
             raw.rawPut(bytes("a"), bytes("forced"));
             raw.rawPut(bytes("b"), bytes("created"));
             raw.rawReserve(bytes("c"), 5); // reserved, never written: nothing to replay

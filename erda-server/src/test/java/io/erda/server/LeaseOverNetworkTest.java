@@ -1,10 +1,6 @@
 package io.erda.server;
 
 import io.erda.core.testing.ShmTempDirFactory;
-
-import static io.erda.server.TestStores.bytes;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.erda.protocol.PutReply;
 import io.erda.protocol.RepairHintReply.Outcome;
 import io.erda.protocol.WireStatus;
@@ -13,6 +9,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The background validator of a running server rolls back a reservation whose client never wrote. */
 class LeaseOverNetworkTest {

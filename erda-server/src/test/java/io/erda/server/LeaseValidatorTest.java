@@ -1,12 +1,8 @@
 package io.erda.server;
 
-import io.erda.core.testing.ShmTempDirFactory;
-
-import static io.erda.server.TestStores.bytes;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
+import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.protocol.RepairHintReply.Outcome;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -14,6 +10,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Leases and rollback (docs/ARCHITECTURE.md, [leases] and [last-complete-version]) on a store, driving the validator's
@@ -40,7 +39,7 @@ class LeaseValidatorTest {
     }
 
     private void settleAfterEveryLease() {
-        store.settleExpired(System.nanoTime() + 2 * store.leaseNanos());
+        store.leases().settleExpired(System.nanoTime() + 2 * store.leaseNanos());
     }
 
     private long currentOffset(String key) {
@@ -65,7 +64,7 @@ class LeaseValidatorTest {
 
         assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v1.chainOffset()));
         assertThat(TestStores.get(store, "k")).isEqualTo("one");
-        assertThat(store.pendingKeys()).isZero();
+        assertThat(store.leases().pendingKeys()).isZero();
     }
 
     @Test
@@ -107,7 +106,7 @@ class LeaseValidatorTest {
 
         assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v2.chainOffset()));
         assertThat(TestStores.get(store, "k")).isEqualTo("two");
-        assertThat(store.pendingKeys()).isZero();
+        assertThat(store.leases().pendingKeys()).isZero();
     }
 
     @Test

@@ -1,19 +1,20 @@
 package io.erda.server;
 
-import io.erda.core.testing.ShmTempDirFactory;
-
-import static io.erda.server.TestStores.bytes;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.erda.core.PmDirectory;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.WriteLatencyModel;
+import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.server.offline.StoreVerifier;
+import io.erda.server.offline.TableRebuilder;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** verify and rebuild on stopped stores. */
 class OfflineCommandsTest {
@@ -31,7 +32,7 @@ class OfflineCommandsTest {
             store.reserve(MemorySegment.ofArray(bytes("a")), 7, false); // never written
             TestStores.put(store, "b", "2");
             TestStores.put(store, "a", "3");
-            store.settleExpired(System.nanoTime() + 2 * store.leaseNanos());
+            store.leases().settleExpired(System.nanoTime() + 2 * store.leaseNanos());
         }
         StoreVerifier.Report report = StoreVerifier.verify(config().directory());
         assertThat(report.clean()).as(report.toString()).isTrue();

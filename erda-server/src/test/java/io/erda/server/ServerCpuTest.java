@@ -1,15 +1,14 @@
 package io.erda.server;
 
 import io.erda.core.testing.ShmTempDirFactory;
-
-import static io.erda.server.TestStores.bytes;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.erda.protocol.PutReply;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import static io.erda.server.TestStores.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Server CPU is counted for work only: one-sided READs over shm never reach a server thread. */
 class ServerCpuTest {

@@ -20,9 +20,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 import java.util.stream.Stream;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * The paper's Table 1 (§5.6) by measurement: NVM bytes written per create, update and delete for Erda, Redo Logging

@@ -1,21 +1,27 @@
-package io.erda.server;
+package io.erda.server.baseline;
 
 import io.erda.core.hash.Key;
+import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.protocol.MessageHeader;
-import io.erda.protocol.MessageType;
-import io.erda.protocol.RedoPutRequest;
-import io.erda.protocol.WireFormatException;
-import io.erda.protocol.WireStatus;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.fabric.Access;
 import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
+import io.erda.protocol.MessageHeader;
+import io.erda.protocol.MessageType;
+import io.erda.protocol.RedoPutRequest;
+import io.erda.protocol.WireFormatException;
+import io.erda.protocol.WireStatus;
+import io.erda.server.Connection;
+import io.erda.server.ErdaProtocolHandler;
+import io.erda.server.ReceiveBuffers;
+import io.erda.server.Request;
+import io.erda.server.Store;
+import io.erda.server.StoreStats;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
@@ -61,18 +67,18 @@ import java.util.logging.Logger;
  * SEND waits in RNR (the baseline clients use an RNR timeout as long as their operation timeout, like verbs'
  * rnr_retry = 7).
  */
-final class RedoLog implements AutoCloseable {
-    static final String FILE = "redo-log.pm";
+public final class RedoLog implements AutoCloseable {
+    public static final String FILE = "redo-log.pm";
     /** PM file kind. */
-    static final int KIND = io.erda.core.pm.PmFileHeader.KIND_REDO_LOG;
+    public static final int KIND = io.erda.core.pm.PmFileHeader.KIND_REDO_LOG;
     /**
      * The kind redo logs were created with before they had their own: the same as heads.pm's. Still opened, so that
      * an existing store keeps what its redo log holds; any other kind is refused.
      */
-    static final int LEGACY_KIND = io.erda.core.pm.PmFileHeader.KIND_HEAD_RECORDS;
-    static final int LANES = 32;
-    static final int BUFFERS_PER_LANE = 16;
-    static final int BUFFER_SIZE = 128 << 10;
+    public static final int LEGACY_KIND = io.erda.core.pm.PmFileHeader.KIND_HEAD_RECORDS;
+    public static final int LANES = 32;
+    public static final int BUFFERS_PER_LANE = 16;
+    public static final int BUFFER_SIZE = 128 << 10;
     /** Largest value with a 1-byte key: a REDO_PUT must fit one receive buffer. */
     static final int MAX_VALUE_LENGTH = BUFFER_SIZE - MessageHeader.LENGTH - RedoPutRequest.KEY_OFFSET - 1;
     private static final int APPLIED_SLOT = 0;

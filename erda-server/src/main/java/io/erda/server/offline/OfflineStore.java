@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.offline;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.pm.PmFormatException;

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.baseline;
 
 /**
  * What a baseline's PM log (redo log or ring) knows of a key before the table does: {@code pending} false means

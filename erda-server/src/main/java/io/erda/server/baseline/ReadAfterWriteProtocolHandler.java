@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.baseline;
 
 import io.erda.core.layout.ObjectLayout;
 import io.erda.protocol.ConnectData;
@@ -6,6 +6,9 @@ import io.erda.protocol.MessageType;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
+import io.erda.server.ErdaProtocolHandler;
+import io.erda.server.Request;
+import io.erda.server.Store;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,5 +1,6 @@
-package io.erda.server;
+package io.erda.server.offline;
 
+import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
 import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.AtomicWord;
@@ -20,13 +21,13 @@ import java.util.List;
  * hold no complete object between complete ones (torn or never-written reservations) are counted: they are not
  * failures unless an entry's current names them.
  */
-final class StoreVerifier {
+public final class StoreVerifier {
     private static final int MAX_LISTED = 20;
 
     /** What verify found; clean iff no problem. */
-    record Report(Path directory, long entries, long tombstones, long objects, long tornAreas, long tornBytes,
-                  List<String> problems) {
-        boolean clean() {
+    public record Report(Path directory, long entries, long tombstones, long objects, long tornAreas, long tornBytes,
+                         List<String> problems) {
+        public boolean clean() {
             return problems.isEmpty();
         }
 
@@ -48,7 +49,7 @@ final class StoreVerifier {
     private StoreVerifier() {
     }
 
-    static Report verify(Path directory) {
+    public static Report verify(Path directory) {
         try (PmDirectory store = OfflineStore.open(directory)) {
             List<String> problems = new ArrayList<>();
             long[] entries = {0, 0};

@@ -1,8 +1,13 @@
-package io.erda.server;
+package io.erda.server.baseline;
 
 import io.erda.protocol.MessageType;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireStatus;
+import io.erda.server.ErdaProtocolHandler;
+import io.erda.server.ProtocolHandler;
+import io.erda.server.Request;
+import io.erda.server.RequestException;
+import io.erda.server.Store;
 import java.lang.foreign.MemorySegment;
 
 /**

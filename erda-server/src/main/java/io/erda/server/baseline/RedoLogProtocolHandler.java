@@ -1,9 +1,13 @@
-package io.erda.server;
+package io.erda.server.baseline;
 
 import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.WireStatus;
+import io.erda.server.Connection;
+import io.erda.server.ErdaProtocolHandler;
+import io.erda.server.Request;
+import io.erda.server.Store;
 import java.lang.foreign.MemorySegment;
 
 /** The Redo Logging baseline (paper §5.1) on one connection, whose receive buffers are a lane of the {@link RedoLog}. */

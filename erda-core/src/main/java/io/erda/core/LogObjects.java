@@ -1,6 +1,5 @@
-package io.erda.server;
+package io.erda.core;
 
-import io.erda.core.PmDirectory;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectCheck;
@@ -16,20 +15,20 @@ import java.util.function.Predicate;
  * Objects of a store's heads addressed the way entries address them (head id and offset in 8-byte units). Never
  * throws on a garbage offset or garbage bytes: anything that cannot be an object is simply not valid.
  */
-final class LogObjects {
+public final class LogObjects {
     private final PmDirectory directory;
 
-    LogObjects(PmDirectory directory) {
+    public LogObjects(PmDirectory directory) {
         this.directory = directory;
     }
 
     /** Checks the object an entry offset names; {@code key} null accepts any key. */
-    ObjectCheck check(int head, long units, MemorySegment key) {
+    public ObjectCheck check(int head, long units, MemorySegment key) {
         return wrap(head, units, new ObjectFlyweight(), key);
     }
 
     /** Wraps {@code object} over the object at {@code units} and validates it (only VALID makes the view usable). */
-    ObjectCheck wrap(int head, long units, ObjectFlyweight object, MemorySegment key) {
+    public ObjectCheck wrap(int head, long units, ObjectFlyweight object, MemorySegment key) {
         if (units == AtomicWord.NONE || head < 0 || head >= directory.heads().size()) {
             return ObjectCheck.TRUNCATED;
         }
@@ -46,7 +45,7 @@ final class LogObjects {
         return object.wrap(position.region().data(), position.offsetInRegion()).validate(available, key);
     }
 
-    boolean isComplete(int head, long units, MemorySegment key) {
+    public boolean isComplete(int head, long units, MemorySegment key) {
         return check(head, units, key).isValid();
     }
 
@@ -55,7 +54,7 @@ final class LogObjects {
      * {@code beforeUnits}, or {@link AtomicWord#NONE}: the last resort of a rollback ([last-complete-version]). Scans
      * the whole chain, resynchronising past torn areas.
      */
-    long newestCompleteBefore(int head, MemorySegment key, long beforeUnits) {
+    public long newestCompleteBefore(int head, MemorySegment key, long beforeUnits) {
         long[] newest = {AtomicWord.NONE};
         LogHead logHead = directory.head(head);
         long limit = logHead.logOrder(LogAddress.bytesForUnits(beforeUnits));
@@ -68,7 +67,7 @@ final class LogObjects {
     }
 
     /** Visits every complete object of {@code head} whose key {@code filter} accepts, in log (version) order. */
-    void scan(int head, Predicate<ObjectFlyweight> filter, LogScanner.ObjectVisitor visitor) {
+    public void scan(int head, Predicate<ObjectFlyweight> filter, LogScanner.ObjectVisitor visitor) {
         LogScanner.scan(directory.head(head), LogScanner.Mode.RESYNC, (chainOffset, object) -> {
             if (filter.test(object)) {
                 visitor.visit(chainOffset, object);

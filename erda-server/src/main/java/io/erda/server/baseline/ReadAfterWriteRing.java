@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.baseline;
 
 import io.erda.core.hash.Key;
 import io.erda.core.layout.ObjectCheck;
@@ -7,13 +7,16 @@ import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.protocol.RawReserveReply;
-import io.erda.protocol.WireStatus;
 import io.erda.fabric.Access;
 import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
+import io.erda.protocol.RawReserveReply;
+import io.erda.protocol.WireStatus;
+import io.erda.server.RequestException;
+import io.erda.server.Store;
+import io.erda.server.StoreStats;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
@@ -56,10 +59,10 @@ import java.util.logging.Logger;
  * <p><b>GET.</b> {@link #lookup} answers from the newest pending position of the key whose slot validates, else
  * the caller asks the table.
  */
-final class ReadAfterWriteRing implements AutoCloseable {
-    static final String FILE = "raw-ring.pm";
+public final class ReadAfterWriteRing implements AutoCloseable {
+    public static final String FILE = "raw-ring.pm";
     /** PM file kind. */
-    static final int KIND = io.erda.core.pm.PmFileHeader.KIND_RAW_RING;
+    public static final int KIND = io.erda.core.pm.PmFileHeader.KIND_RAW_RING;
     static final int SLOTS = 256;
     static final int SLOT_SIZE = 128 << 10;
     /** Largest value with a 1-byte key: the object must fit a slot. */

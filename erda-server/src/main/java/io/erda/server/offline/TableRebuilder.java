@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.offline;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.hash.Key;
@@ -15,9 +15,9 @@ import java.util.Map;
  * lost table): clears the table and inserts, for each key, its newest complete object in its head's log order as the
  * current version and the one before as the previous; a key whose newest object is a tombstone gets no entry.
  */
-final class TableRebuilder {
+public final class TableRebuilder {
     /** What a rebuild did. */
-    record Summary(Path directory, long objects, long keys, long deleted) {
+    public record Summary(Path directory, long objects, long keys, long deleted) {
         @Override
         public String toString() {
             return "rebuild " + directory + ": " + keys + " keys from " + objects + " complete objects (" + deleted
@@ -34,7 +34,7 @@ final class TableRebuilder {
     private TableRebuilder() {
     }
 
-    static Summary rebuild(Path directory) {
+    public static Summary rebuild(Path directory) {
         try (PmDirectory store = OfflineStore.open(directory)) {
             store.table().clearAll();
             int heads = store.heads().size();

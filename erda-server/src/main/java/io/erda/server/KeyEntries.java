@@ -1,0 +1,81 @@
+package io.erda.server;
+
+import io.erda.core.LogObjects;
+import io.erda.core.hash.Key;
+import io.erda.core.layout.AtomicWord;
+import io.erda.core.layout.LogAddress;
+import io.erda.core.layout.ObjectCheck;
+import io.erda.core.table.HopscotchTable;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Finding a key's entry and its versions, for the store and its lease settlement (both under the store lock).
+ * Entries hold only a fingerprint, so a candidate is the key's entry if its current object is complete with this
+ * key, or its current offset is a pending reservation of this key (not written yet), or its previous object is
+ * complete with this key.
+ */
+final class KeyEntries {
+    private final HopscotchTable table;
+    private final LogObjects objects;
+    private final Reservations reservations;
+
+    KeyEntries(HopscotchTable table, LogObjects objects, Reservations reservations) {
+        this.table = table;
+        this.objects = objects;
+        this.reservations = reservations;
+    }
+
+    /**
+     * The newest complete version of {@code key} other than (and older than) {@code torn}: the word's previous, then
+     * the words before each pending flip newest first, then (if {@code scanLog} and the records do not reach back to
+     * the key's creation) the head's log. {@code torn} itself is tried first when it is the word's current and
+     * {@code scanLog} is false (a GET wants the newest complete version, whichever it is).
+     */
+    long newestComplete(int head, Key key, long word, long torn, boolean scanLog) {
+        MemorySegment k = key.bytes();
+        if (!scanLog && objects.isComplete(head, torn, k)) {
+            return torn;
+        }
+        if (objects.isComplete(head, AtomicWord.previous(word), k)) {
+            return AtomicWord.previous(word);
+        }
+        List<Reservation> records = reservations.of(key);
+        for (int i = records.size() - 1; i >= 0; i--) {
+            long before = records.get(i).wordBefore();
+            for (long candidate : new long[] {AtomicWord.current(before), AtomicWord.previous(before)}) {
+                if (candidate != torn && objects.isComplete(head, candidate, k)) {
+                    return candidate;
+                }
+            }
+        }
+        boolean createdByARecord = !records.isEmpty() && records.getFirst().wordBefore() == 0;
+        if (!scanLog || createdByARecord) {
+            return AtomicWord.NONE;
+        }
+        return objects.newestCompleteBefore(head, k, torn);
+    }
+
+    int find(Key key) {
+        MemorySegment k = key.bytes();
+        List<Reservation> pending = reservations.of(key);
+        return table.lookup(key.hash(), (position, word, head) -> owns(head, word, k, pending));
+    }
+
+    private boolean owns(int head, long word, MemorySegment key, List<Reservation> pending) {
+        long current = AtomicWord.current(word);
+        ObjectCheck check = objects.check(head, current, key);
+        if (check.isValid()) {
+            return true;
+        }
+        if (check == ObjectCheck.KEY_MISMATCH) {
+            return false;
+        }
+        for (Reservation r : pending) {
+            if (r.head() == head && LogAddress.unitsForBytes(r.chainOffset()) == current) {
+                return true;
+            }
+        }
+        return objects.isComplete(head, AtomicWord.previous(word), key);
+    }
+}

@@ -1,0 +1,196 @@
+package io.erda.server;
+
+import io.erda.core.LogObjects;
+import io.erda.core.PmDirectory;
+import io.erda.core.hash.Key;
+import io.erda.core.layout.AtomicWord;
+import io.erda.core.layout.LogAddress;
+import io.erda.core.table.HopscotchTable;
+import io.erda.protocol.RepairHintReply.Outcome;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The store's reservations and their settlement (docs/ARCHITECTURE.md, [leases], [last-complete-version]): a
+ * reservation is a lease; once the newest lease of a key has expired, the key is settled: its current object is
+ * checked and, if incomplete, its entry is rolled back with one atomic word store to the last complete version (or
+ * removed if there is none). {@link LeaseValidator} drives {@link #settleExpired}; a client's REPAIR_HINT settles a
+ * key at once if no lease of it is running; the cleaner waits in {@link #settledBefore} before it retires a chain.
+ * Shares the store's lock: every method takes it, except {@link #add}, which the store calls holding it.
+ */
+final class Leases {
+    /** Keys {@link #settleExpired} settles per hold of the store lock. */
+    private static final int SETTLE_BATCH = 64;
+
+    private final ReentrantLock lock;
+    private final Condition reserved;
+    private final PmDirectory directory;
+    private final HopscotchTable table;
+    private final LogObjects objects;
+    private final Reservations reservations;
+    private final KeyEntries entries;
+    private final StoreStats stats;
+    private final long leaseNanos;
+
+    Leases(ReentrantLock lock, PmDirectory directory, LogObjects objects, Reservations reservations, KeyEntries entries,
+           StoreStats stats, long leaseNanos) {
+        this.lock = lock;
+        this.reserved = lock.newCondition();
+        this.directory = directory;
+        this.table = directory.table();
+        this.objects = objects;
+        this.reservations = reservations;
+        this.entries = entries;
+        this.stats = stats;
+        this.leaseNanos = leaseNanos;
+    }
+
+    long leaseNanos() {
+        return leaseNanos;
+    }
+
+    /** Records a reservation the store just made (the caller holds the store lock); wakes an idle validator. */
+    void add(Reservation r) {
+        if (reservations.earliest() == null) {
+            reserved.signal();
+        }
+        reservations.add(r);
+    }
+
+    /**
+     * A client's hint that {@code key}'s newest object looks torn. Acts only if no lease of the key is running:
+     * then the key is settled at once, as the validator would.
+     */
+    Outcome repairHint(Key key) {
+        lock.lock();
+        try {
+            stats.repairHints.increment();
+            Reservation newest = reservations.newest(key);
+            if (newest != null && !newest.expired(System.nanoTime())) {
+                return objects.isComplete(newest.head(), LogAddress.unitsForBytes(newest.chainOffset()), key.bytes())
+                        ? Outcome.COMPLETE : Outcome.LEASE_RUNNING;
+            }
+            return settle(key);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Settles every key whose newest reservation's lease has expired by {@code now}; returns the nanoseconds until
+     * the next deadline, or -1 if nothing is pending.
+     */
+    long settleExpired(long now) {
+        while (true) {
+            lock.lock();
+            try {
+                Reservation next;
+                int settled = 0;
+                while ((next = reservations.earliest()) != null && next.expired(now)) {
+                    if (settled == SETTLE_BATCH) {
+                        break;
+                    }
+                    Reservation due = reservations.pollEarliest();
+                    if (due != null) {
+                        settle(due.key());
+                        settled++;
+                    }
+                }
+                if (next == null || !next.expired(now)) {
+                    return next == null ? -1 : next.deadline() - now;
+                }
+            } finally {
+                lock.unlock(); // between batches: a validator settling a quarter lease of PUTs must not stall them
+            }
+        }
+    }
+
+    /** Whether a lease is due by {@code now} (the validator measures CPU only when there is work). */
+    boolean hasExpired(long now) {
+        lock.lock();
+        try {
+            Reservation next = reservations.earliest();
+            return next != null && next.expired(now);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits until a reservation is added, for at most {@code nanos} (forever if negative). */
+    void awaitReservation(long nanos) throws InterruptedException {
+        lock.lock();
+        try {
+            if (nanos < 0) {
+                reserved.await();
+            } else if (nanos > 0) {
+                reserved.await(nanos, TimeUnit.NANOSECONDS);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether every key of {@code head} with a reservation issued before {@code issuedBeforeNanos} is settled: its
+     * newest reservation (the entry's current version, by the invariant above) is complete, so no rollback will
+     * consult its older records, or the validator has settled the key (the cleaner's wait before retiring a chain).
+     * Older records of a key whose newest is complete are ignored: they may name slots a cleaning has since freed.
+     */
+    boolean settledBefore(int head, long issuedBeforeNanos) {
+        lock.lock();
+        try {
+            for (Reservation[] key : reservations.oldestAndNewest()) {
+                Reservation oldest = key[0];
+                Reservation newest = key[1];
+                if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0
+                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()), newest.key().bytes())) {
+                    return false;
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Pending reservations (keys with a lease outstanding). */
+    int pendingKeys() {
+        lock.lock();
+        try {
+            return reservations.keys();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Checks the key's current object; if it is incomplete, rolls the entry back with one atomic word store to the
+     * last complete version, or removes the entry if there is none. Drops the key's records either way.
+     */
+    private Outcome settle(Key key) {
+        try {
+            int position = entries.find(key);
+            if (position < 0) {
+                return Outcome.NOT_FOUND;
+            }
+            long word = table.atomicWord(position);
+            int head = key.head(directory.heads().size());
+            long current = AtomicWord.current(word);
+            if (objects.isComplete(head, current, key.bytes())) {
+                return Outcome.COMPLETE;
+            }
+            long target = entries.newestComplete(head, key, word, current, true);
+            if (target == AtomicWord.NONE) {
+                table.remove(position);
+                stats.removedEntries.increment();
+                return Outcome.REMOVED;
+            }
+            table.updateAtomicWord(position, AtomicWord.withCurrent(word, target));
+            stats.rollbacks.increment();
+            return Outcome.ROLLED_BACK;
+        } finally {
+            reservations.drop(key);
+        }
+    }
+}
