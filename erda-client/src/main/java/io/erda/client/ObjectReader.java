@@ -38,7 +38,7 @@ final class ObjectReader {
         RegionDescriptor region = view.region(head, chainOffset);
         if (region == null) {
             stats.headRefreshes.increment();
-            HeadRefresh.refresh(c);
+            c.refreshHeads();
             region = view.region(head, chainOffset);
             if (region == null) {
                 return ObjectCheck.TRUNCATED;
