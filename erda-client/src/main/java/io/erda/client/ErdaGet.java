@@ -32,8 +32,13 @@ final class ErdaGet {
     /** Added to the lease for the default retry budget: the server's validator runs just after expiry. */
     private static final long BUDGET_MARGIN_NANOS = 50_000_000;
 
-    /** What one round of the one-sided protocol found. */
-    private enum Round { VALUE, ABSENT, NO_ENTRY, UNRESOLVED }
+    /** What one round of the one-sided protocol found: an answer (the value, null for a tombstone), or why not. */
+    private record Round(Kind kind, MemorySegment value) {
+        enum Kind { ANSWER, NO_ENTRY, UNRESOLVED }
+
+        static final Round NO_ENTRY = new Round(Kind.NO_ENTRY, null);
+        static final Round UNRESOLVED = new Round(Kind.UNRESOLVED, null);
+    }
 
     private final ClientStats stats;
     private final RemoteTable table;
@@ -63,11 +68,9 @@ final class ErdaGet {
             MemorySegment window = table.window(c, key);
             MemorySegment after = confirming ? table.windowVersions(c, key) : null;
             Round round = resolve(c, key, window);
-            switch (round) {
-                case VALUE:
-                    return ObjectReader.value(c);
-                case ABSENT:
-                    return null;
+            switch (round.kind()) {
+                case ANSWER:
+                    return round.value();
                 case NO_ENTRY:
                     if (!confirming) {
                         confirming = true; // first miss: look again between two version reads, no pause
@@ -102,27 +105,27 @@ final class ErdaGet {
             if (current == AtomicWord.NONE) {
                 continue; // caught half-inserted or half-removed: no complete version to give
             }
-            ObjectCheck check = objects.read(c, head, current, key);
-            if (check == ObjectCheck.KEY_MISMATCH) {
+            ObjectReader.Result read = objects.read(c, head, current, key);
+            if (read.check() == ObjectCheck.KEY_MISMATCH) {
                 continue; // another key with the same fingerprint
             }
-            if (!check.isValid()) {
+            if (!read.isValid()) {
                 long previous = AtomicWord.previous(word);
                 if (previous == AtomicWord.NONE) {
                     unresolved = true;
                     continue;
                 }
                 stats.previousVersionReads.increment();
-                check = objects.read(c, head, previous, key);
-                if (check == ObjectCheck.KEY_MISMATCH) {
+                read = objects.read(c, head, previous, key);
+                if (read.check() == ObjectCheck.KEY_MISMATCH) {
                     continue;
                 }
-                if (!check.isValid()) {
+                if (!read.isValid()) {
                     unresolved = true;
                     continue;
                 }
             }
-            return ObjectReader.value(c) == null ? Round.ABSENT : Round.VALUE;
+            return new Round(Round.Kind.ANSWER, read.value());
         }
         return unresolved ? Round.UNRESOLVED : Round.NO_ENTRY;
     }
