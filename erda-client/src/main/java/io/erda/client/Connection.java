@@ -225,8 +225,19 @@ final class Connection implements AutoCloseable {
             }
         }
         if (headStatesProcessed != headStatesAcknowledged) {
-            HeadRefresh.refresh(this);
+            refreshHeads();
         }
+    }
+
+    /**
+     * HEADS: brings the cached head array up to the server's ({@link StoreView#updateHeads}). Sent to acknowledge
+     * HEAD_STATEs ({@link #catchUp}) and when an object read meets a region the cached array does not know (chain
+     * growth).
+     */
+    void refreshHeads() {
+        HeadArray heads = call(MessageType.HEADS, BodyEncoder.EMPTY, reply -> HeadArray.decode(
+                reply.expect(MessageType.HEADS_REPLY).body(), 0, (int) reply.body().byteSize()));
+        view.updateHeads(heads);
     }
 
     private void headState(MemorySegment body) {

@@ -26,8 +26,9 @@ public final class ErdaClient extends PooledClient {
 
     private ErdaClient(ClientOptions options) {
         super(options);
-        this.gets = new ErdaGet(stats, new ObjectReader(stats), options);
-        this.puts = new ErdaPut(stats, gets);
+        RemoteTable table = new RemoteTable(stats);
+        this.gets = new ErdaGet(stats, table, new ObjectReader(stats), options);
+        this.puts = new ErdaPut(stats, table);
     }
 
     public static ErdaClient connect(URI uri) {

@@ -14,20 +14,21 @@ import java.lang.foreign.MemorySegment;
  * The Erda PUT and DELETE (paper §3.3, Fig. 7; docs/ARCHITECTURE.md, [persistence] and [leases]), on one connection:
  * encode the object into registered memory (the only copy of the caller's bytes), SEND the reservation request,
  * WRITE the object one-sided to the address the server reserved, apply the server's persistence method, and if
- * the whole took longer than the lease, confirm by re-reading the entry and PUT again if the object is no longer
- * current. PUTs to a head being cleaned stay one-sided (paper §4.4 lets them go two-sided; here the server places
- * the reservation, in the chain the cleaner fills once it replicates, so the WRITE lands where the cleaner expects).
+ * the whole took longer than the lease, confirm by re-reading the entry ({@link RemoteTable#currentAndUnchanged})
+ * and PUT again if the object is no longer current. PUTs to a head being cleaned stay one-sided (paper §4.4 lets
+ * them go two-sided; here the server places the reservation, in the chain the cleaner fills once it replicates, so
+ * the WRITE lands where the cleaner expects).
  */
 final class ErdaPut {
     /** A PUT whose writes keep outliving the lease fails after this many attempts rather than loop forever. */
     static final int MAX_ATTEMPTS = 4;
 
     private final ClientStats stats;
-    private final ErdaGet entries;
+    private final RemoteTable table;
 
-    ErdaPut(ClientStats stats, ErdaGet entries) {
+    ErdaPut(ClientStats stats, RemoteTable table) {
         this.stats = stats;
-        this.entries = entries;
+        this.table = table;
     }
 
     /** Stores {@code value} under {@code key}, or a tombstone when {@code value} is null. */
@@ -62,7 +63,8 @@ final class ErdaPut {
                 return;
             }
             stats.leaseConfirmations.increment();
-            if (entries.currentAndUnchanged(c, key, reply.head(), LogAddress.unitsForBytes(reply.chainOffset()), generation)) {
+            long units = LogAddress.unitsForBytes(reply.chainOffset());
+            if (table.currentAndUnchanged(c, key, reply.head(), units, generation)) {
                 return;
             }
             if (attempt == MAX_ATTEMPTS) {

@@ -28,20 +28,32 @@ final class ObjectReader {
     }
 
     /**
+     * What one object read found: only a {@link ObjectCheck#VALID} object has a value, and a valid tombstone has
+     * none (null). The value is a slice of the connection's read buffer, valid until its next READ or request.
+     */
+    record Result(ObjectCheck check, MemorySegment value) {
+        private static final Result TOMBSTONE = new Result(ObjectCheck.VALID, null);
+
+        boolean isValid() {
+            return check.isValid();
+        }
+    }
+
+    /**
      * READs the object at chain offset {@code units} (8-byte units) of {@code head} into the connection's read
      * buffer at 0 and checks it against {@code key}. Never throws on garbage; an address the head array does not
      * know even after a refresh reads as {@link ObjectCheck#TRUNCATED} (nothing complete there for this client).
      */
-    ObjectCheck read(Connection c, int head, long units, Key key) {
+    Result read(Connection c, int head, long units, Key key) {
         StoreView view = c.view();
         long chainOffset = LogAddress.bytesForUnits(units);
         RegionDescriptor region = view.region(head, chainOffset);
         if (region == null) {
             stats.headRefreshes.increment();
-            HeadRefresh.refresh(c);
+            c.refreshHeads();
             region = view.region(head, chainOffset);
             if (region == null) {
-                return ObjectCheck.TRUNCATED;
+                return new Result(ObjectCheck.TRUNCATED, null);
             }
         }
         long inRegion = LogAddress.offsetInRegion(chainOffset, view.info().regionSize());
@@ -66,22 +78,18 @@ final class ObjectReader {
             }
             available = total;
         }
-        ObjectCheck check = ObjectLayout.validate(c.reads.segment(), 0, available, key.bytes());
-        if (check.isValid()) {
-            lastObjectLength = claimedLength(c.reads.segment());
-        }
-        return check;
-    }
-
-    /** The value of the object {@link #read} validated, as a slice of the read buffer; null for a tombstone. */
-    static MemorySegment value(Connection c) {
         MemorySegment s = c.reads.segment();
+        ObjectCheck check = ObjectLayout.validate(s, 0, available, key.bytes());
+        if (!check.isValid()) {
+            return new Result(check, null);
+        }
+        lastObjectLength = claimedLength(s);
         if (s.get(ValueLayout.JAVA_BYTE, ObjectLayout.TYPE_OFFSET) == ObjectLayout.TYPE_TOMBSTONE) {
-            return null;
+            return Result.TOMBSTONE;
         }
         int keyLength = Short.toUnsignedInt(s.get(Words.SHORT_U, ObjectLayout.KEY_LENGTH_OFFSET));
         int valueLength = s.get(Words.INT_U, ObjectLayout.VALUE_LENGTH_OFFSET);
-        return s.asSlice(ObjectLayout.HEADER_LENGTH + keyLength, valueLength);
+        return new Result(check, s.asSlice(ObjectLayout.HEADER_LENGTH + keyLength, valueLength));
     }
 
     /** Padded length the header at 0 claims, or 0 if the header is not an object header. */
