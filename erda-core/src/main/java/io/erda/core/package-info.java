@@ -1,0 +1,17 @@
+/**
+ * The PM side of an Erda store. {@link PmDirectory} creates and opens a store directory ({@code table.pm},
+ * {@code heads.pm}, each head's region files) with the {@link StoreGeometry} fixed at creation; the pieces live in the
+ * subpackages: {@code pm} (mapped files), {@code layout} (byte formats), {@code hash} (keys), {@code table} (hopscotch
+ * table) and {@code log} (heads, chains, scans).
+ *
+ * <p>{@code PmDirectory.open} is core's part of a restart and the same after a stop or a crash (there is no
+ * clean-shutdown marker): every header is checked against the expected geometry, the table repairs itself, each head
+ * gets the chains its head record names, and any other region file is zeroed and deleted (docs/ARCHITECTURE.md,
+ * [recovery], [recycled-memory]).
+ *
+ * <p>Dependencies: inside erda-core, layout uses pm; hash uses layout; table uses pm, layout and hash; log uses pm and
+ * layout; this package uses pm, layout, table and log; no package imports one that depends on it. erda-core itself
+ * depends on the JDK and hash4j only: no networking, fabric or wire format (docs/ARCHITECTURE.md, "Modules"); remote
+ * keys are the server's to attach, so {@link io.erda.core.log.HeadDescriptor} has none.
+ */
+package io.erda.core;
