@@ -7,7 +7,7 @@ import java.util.Map;
  * What {@code Fabric.open(verbs://..., properties)} understands:
  * <ul>
  *   <li>{@code verbs.device}: the RDMA device name as ibv_devices lists it (default: the first one), or
- *       {@value #SOFT_DEVICE} for the in-JVM software RNIC ({@code io.erda.ffm.verbs.fake.SoftRnic}) that tests
+ *       {@value #SOFT_DEVICE} for the in-JVM software RNIC ({@code io.erda.softrnic.SoftRnic}) that tests
  *       use; everything above the symbol lookup and the ibv_context is the same code either way;</li>
  *   <li>{@code verbs.port}: the device port (default 1);</li>
  *   <li>{@code verbs.gid-index}: the GID table index used on RoCE ports (default 0; RoCE v2 is often 1 or 3, see
