@@ -23,17 +23,17 @@ import io.erda.ffm.verbs.ProtectionDomain;
 import io.erda.ffm.verbs.QueuePair;
 import io.erda.ffm.verbs.QueuePairCapacity;
 import io.erda.ffm.verbs.RdmaUnavailableException;
+import io.erda.ffm.verbs.SoftwareRnic;
 import io.erda.ffm.verbs.Verbs;
 import io.erda.ffm.verbs.VerbsException;
 import io.erda.ffm.verbs.VerbsLibrary;
 import io.erda.ffm.verbs.WorkCompletions;
-import io.erda.ffm.verbs.fake.SoftRnic;
-import io.erda.ffm.verbs.fake.SoftRnicDevice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -96,11 +96,12 @@ public final class VerbsFabric implements Fabric {
 
     /**
      * Opens the device the properties name: the installed libibverbs and a real device, or the in-JVM software RNIC
-     * for {@code verbs.device=soft}. A missing library or device is one FabricException that says why.
+     * for {@code verbs.device=soft}. A missing library, device or software RNIC is one FabricException that says why.
      */
     static VerbsFabric open(VerbsProperties properties) {
         if (properties.soft()) {
-            return openSoft(properties, SoftRnicDevice.RDMA_CORE_VERSION);
+            SoftwareRnic rnic = softwareRnic(properties, VerbsFabric.class.getClassLoader());
+            return openSoft(rnic, properties, rnic.rdmaCoreVersion());
         }
         IbvContext context;
         VerbsLibrary verbs;
@@ -135,7 +136,36 @@ public final class VerbsFabric implements Fabric {
 
     /** A software-RNIC device whose library claims rdma-core {@code rdmaCoreVersion} (tests: 0 = no extended ops). */
     static VerbsFabric openSoft(VerbsProperties properties, int rdmaCoreVersion) {
-        SoftRnicDevice device = SoftRnic.shared().newDevice();
+        return openSoft(softwareRnic(properties, VerbsFabric.class.getClassLoader()), properties, rdmaCoreVersion);
+    }
+
+    /**
+     * The software RNIC of {@code verbs.device=soft}: the class {@code verbs.soft-rnic} names, else the first that
+     * ServiceLoader finds. It lives in a test artifact, which production class paths lack; then say which to add.
+     */
+    static SoftwareRnic softwareRnic(VerbsProperties properties, ClassLoader loader) {
+        String name = properties.softRnic();
+        if (name == null) {
+            return ServiceLoader.load(SoftwareRnic.class, loader).findFirst().orElseThrow(() -> new FabricException(
+                    VerbsProperties.DEVICE + "=" + VerbsProperties.SOFT_DEVICE + " needs the in-JVM software RNIC,"
+                    + " and no " + SoftwareRnic.class.getName() + " is on the class path: add " + SoftwareRnic.ARTIFACT
+                    + " (test scope) to the dependencies"));
+        }
+        String named = VerbsProperties.SOFT_RNIC + "=" + name;
+        try {
+            return Class.forName(name, true, loader).asSubclass(SoftwareRnic.class).getConstructor().newInstance();
+        } catch (ClassNotFoundException e) {
+            throw new FabricException(named + ": no such class on the class path (is " + SoftwareRnic.ARTIFACT
+                    + " a dependency?)", e);
+        } catch (ClassCastException e) {
+            throw new FabricException(named + " does not implement " + SoftwareRnic.class.getName(), e);
+        } catch (ReflectiveOperationException e) {
+            throw new FabricException(named + " cannot be made with a public no-argument constructor: " + e, e);
+        }
+    }
+
+    private static VerbsFabric openSoft(SoftwareRnic rnic, VerbsProperties properties, int rdmaCoreVersion) {
+        SoftwareRnic.Device device = rnic.newDevice();
         VerbsLibrary verbs = new VerbsLibrary(device.lookup(), rdmaCoreVersion);
         if (properties.rdmaCm()) {
             RdmaCmLibrary cm = new RdmaCmLibrary(device.lookup()); // the device's host has it as its only RNIC

@@ -7,8 +7,13 @@ import java.util.Map;
  * What {@code Fabric.open(verbs://..., properties)} understands:
  * <ul>
  *   <li>{@code verbs.device}: the RDMA device name as ibv_devices lists it (default: the first one), or
- *       {@value #SOFT_DEVICE} for the in-JVM software RNIC ({@code io.erda.ffm.verbs.fake.SoftRnic}) that tests
- *       use; everything above the symbol lookup and the ibv_context is the same code either way;</li>
+ *       {@value #SOFT_DEVICE} for the in-JVM software RNIC that tests use; everything above the symbol lookup and the
+ *       ibv_context is the same code either way. The software RNIC is no part of the production jars: it is the
+ *       {@link io.erda.ffm.verbs.SoftwareRnic} that ServiceLoader finds, {@code io.erda.softrnic.SharedSoftRnic}
+ *       of the test-scope dependency {@code io.erda:erda-soft-rnic};</li>
+ *   <li>{@code verbs.soft-rnic}: with {@code verbs.device=soft}, the class name of the
+ *       {@link io.erda.ffm.verbs.SoftwareRnic} to use (public, with a public no-argument constructor) instead of
+ *       the first that ServiceLoader finds (default: none named);</li>
  *   <li>{@code verbs.port}: the device port (default 1);</li>
  *   <li>{@code verbs.gid-index}: the GID table index used on RoCE ports (default 0; RoCE v2 is often 1 or 3, see
  *       {@code show_gids});</li>
@@ -21,7 +26,8 @@ import java.util.Map;
  *       VerbsCompletionQueue).</li>
  * </ul>
  */
-public record VerbsProperties(String device, int port, int gidIndex, boolean rdmaCm, long pollSpinNanos) {
+public record VerbsProperties(String device, int port, int gidIndex, boolean rdmaCm, long pollSpinNanos,
+                              String softRnic) {
     public static final String DEVICE = "verbs.device";
     public static final String PORT = "verbs.port";
     public static final String GID_INDEX = "verbs.gid-index";
@@ -29,6 +35,7 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
     public static final String CM_TCP = "tcp";
     public static final String CM_RDMACM = "rdmacm";
     public static final String SOFT_DEVICE = "soft";
+    public static final String SOFT_RNIC = "verbs.soft-rnic";
     public static final String POLL_SPIN_NANOS = "verbs.poll-spin-ns";
     public static final long MAX_POLL_SPIN_NANOS = 10_000_000;
 
@@ -39,7 +46,7 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
      */
     public static VerbsProperties parseWithSystemDefaults(Map<String, String> properties) {
         Map<String, String> merged = new java.util.HashMap<>();
-        for (String key : new String[] {DEVICE, PORT, GID_INDEX, CONNECTION_MANAGER, POLL_SPIN_NANOS}) {
+        for (String key : new String[] {DEVICE, PORT, GID_INDEX, CONNECTION_MANAGER, POLL_SPIN_NANOS, SOFT_RNIC}) {
             String value = System.getProperty(key);
             if (value != null) {
                 merged.put(key, value);
@@ -56,7 +63,7 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
                     + " (TCP side channel) or " + CM_RDMACM + " (librdmacm)");
         }
         return new VerbsProperties(properties.get(DEVICE), integer(properties, PORT, 1), integer(properties, GID_INDEX, 0),
-                cm.equals(CM_RDMACM), spinNanos(properties));
+                cm.equals(CM_RDMACM), spinNanos(properties), properties.get(SOFT_RNIC));
     }
 
     private static long spinNanos(Map<String, String> properties) {

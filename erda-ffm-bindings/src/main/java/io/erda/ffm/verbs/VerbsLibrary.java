@@ -16,7 +16,7 @@ import java.util.List;
  * The exported control-path functions of libibverbs, bound through a pluggable {@link SymbolLookup}:
  * {@link #system()} is the real {@code libibverbs.so.1} (opened lazily, once, in a holder class);
  * {@code new VerbsLibrary(lookup)} takes any other lookup, e.g. a fake whose symbols are upcall stubs
- * ({@code io.erda.ffm.verbs.fake.FakeVerbsDevice}). Loading this class touches no native code.
+ * ({@code io.erda.softrnic.FakeVerbsDevice}). Loading this class touches no native code.
  *
  * <p>Macro-wrapped functions bind what v44 exports: {@code ibv_reg_mr} is a macro over an inline
  * that calls {@code ibv_reg_mr_iova2} for non-constant access flags, so we bind
@@ -72,7 +72,7 @@ public final class VerbsLibrary {
 
     /**
      * {@code int erda_soft_rnic_set_write_delay(struct ibv_mr *mr, uint64_t nanos_per_line)}: an extension symbol
-     * that only the in-JVM software RNIC ({@code io.erda.ffm.verbs.fake.SoftRnicDevice}) exports, in the spirit of
+     * that only the in-JVM software RNIC ({@code io.erda.softrnic.SoftRnicDevice}) exports, in the spirit of
      * a provider's direct-verbs symbols. It applies the PM write-latency model to a registration; a real RNIC writes
      * memory itself and cannot, so the real libibverbs has no such symbol.
      */

@@ -1,12 +1,24 @@
-package io.erda.ffm.verbs;
+package io.erda.softrnic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.ffm.verbs.fake.FakeVerbsDevice;
-import io.erda.ffm.verbs.fake.PostedReceive;
-import io.erda.ffm.verbs.fake.PostedSend;
-import io.erda.ffm.verbs.fake.QpTransition;
+import io.erda.ffm.verbs.CompletionQueue;
+import io.erda.ffm.verbs.ConnectionParameters;
+import io.erda.ffm.verbs.Errno;
+import io.erda.ffm.verbs.IbvContext;
+import io.erda.ffm.verbs.MemoryRegistration;
+import io.erda.ffm.verbs.ProtectionDomain;
+import io.erda.ffm.verbs.QpInfo;
+import io.erda.ffm.verbs.QueuePair;
+import io.erda.ffm.verbs.QueuePairCapacity;
+import io.erda.ffm.verbs.RdmaUnavailableException;
+import io.erda.ffm.verbs.ReceiveRequestWriter;
+import io.erda.ffm.verbs.Verbs;
+import io.erda.ffm.verbs.VerbsException;
+import io.erda.ffm.verbs.VerbsLibrary;
+import io.erda.ffm.verbs.WorkCompletions;
+import io.erda.ffm.verbs.WorkRequestWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

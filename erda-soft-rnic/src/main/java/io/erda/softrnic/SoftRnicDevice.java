@@ -1,10 +1,11 @@
-package io.erda.ffm.verbs.fake;
+package io.erda.softrnic;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import io.erda.ffm.verbs.DeviceAttributes;
 import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.NativeCapabilities;
+import io.erda.ffm.verbs.SoftwareRnic;
 import io.erda.ffm.verbs.Verbs;
 import io.erda.ffm.verbs.VerbsLibrary;
 import io.erda.ffm.verbs.VerbsOps;
@@ -42,7 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A handler never lets an exception escape into native code (that would crash the JVM): it is recorded in
  * {@link #failures()} and turned into an error return.
  */
-public final class SoftRnicDevice implements AutoCloseable {
+public final class SoftRnicDevice implements SoftwareRnic.Device {
     /** The rdma-core release this device's symbols stand for: ATOMIC_WRITE yes, FLUSH (45) no. */
     public static final int RDMA_CORE_VERSION = NativeCapabilities.ATOMIC_WRITE_SINCE;
     /** The IBV_QP_EX_WITH_* operations create_qp_ex accepts; others fail with EOPNOTSUPP as on a real device. */
@@ -99,11 +100,13 @@ public final class SoftRnicDevice implements AutoCloseable {
     }
 
     /** Resolves the fake's control-path symbols; anything else is absent. */
+    @Override
     public SymbolLookup lookup() {
         return stubs.lookup();
     }
 
     /** The fake {@code struct ibv_context *}. */
+    @Override
     public MemorySegment context() {
         return context;
     }

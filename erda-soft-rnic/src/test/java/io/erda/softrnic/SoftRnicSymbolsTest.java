@@ -1,4 +1,4 @@
-package io.erda.ffm.verbs.fake;
+package io.erda.softrnic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.erda.ffm.verbs.fake;
+package io.erda.softrnic;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

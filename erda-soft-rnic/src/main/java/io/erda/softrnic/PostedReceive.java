@@ -1,4 +1,4 @@
-package io.erda.ffm.verbs.fake;
+package io.erda.softrnic;
 
 import io.erda.ffm.verbs.Verbs;
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-package io.erda.ffm.verbs.fake;
+package io.erda.softrnic;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;

@@ -1,4 +1,4 @@
-package io.erda.ffm.verbs.fake;
+package io.erda.softrnic;
 
 import static io.erda.ffm.verbs.Verbs.IBV_QPS_ERR;
 import static io.erda.ffm.verbs.Verbs.IBV_QPS_INIT;
