@@ -179,13 +179,20 @@ final class ShmEndpoint implements Endpoint {
             c.unmapRings();
         }
         synchronized (this) {
-            state = State.IDLE;
+            if (state == State.CONNECTING) { // a close() meanwhile stands
+                state = State.IDLE;
+            }
         }
         return e instanceof FabricException fe ? fe : new FabricException(what + " failed: " + e, e);
     }
 
+    /** CONNECTING → CONNECTED; throws (the caller undoes the handshake) if the endpoint was closed meanwhile. */
     private void attach(Connection c, PeerMemory memory, URI peerUri, byte[] peerData) {
         synchronized (this) {
+            if (state != State.CONNECTING) {
+                memory.close();
+                throw new FabricException("shm endpoint was closed while connecting to " + peerUri);
+            }
             connection = c;
             peerMemory = memory;
             peer = peerUri;

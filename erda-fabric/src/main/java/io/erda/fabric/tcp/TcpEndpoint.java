@@ -155,7 +155,9 @@ final class TcpEndpoint implements Endpoint {
             fwd.close();
             rev.close();
             synchronized (lock) {
-                state = State.IDLE;
+                if (state == State.CONNECTING) { // a close() or abort() meanwhile stands
+                    state = State.IDLE;
+                }
             }
             throw new FabricException("accepting " + peerUri + " failed: " + e, e);
         }

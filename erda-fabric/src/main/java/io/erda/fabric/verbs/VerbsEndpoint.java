@@ -152,7 +152,7 @@ final class VerbsEndpoint implements Endpoint {
                 byte[] reply = connection.connect(fabric, this, uri, privateData);
                 connected(connection, uri, reply);
             } catch (RuntimeException e) {
-                state = State.IDLE;
+                setUpFailed();
                 throw e;
             }
             return;
@@ -171,7 +171,7 @@ final class VerbsEndpoint implements Endpoint {
             connected(channel, uri, reply.payload());
         } catch (IOException | VerbsException | FabricException e) {
             closeQuietly(channel);
-            state = State.IDLE;
+            setUpFailed();
             throw e instanceof FabricException f ? f : new FabricException("connecting to " + uri + " failed: " + e.getMessage(), e);
         }
     }
@@ -232,6 +232,15 @@ final class VerbsEndpoint implements Endpoint {
         synchronized (sendLock) {
             if (state == State.CONNECTING) {
                 state = State.CONNECTED;
+            }
+        }
+    }
+
+    /** CONNECTING → IDLE after a failed connect; an abort() or close() meanwhile stands. */
+    private void setUpFailed() {
+        synchronized (sendLock) {
+            if (state == State.CONNECTING) {
+                state = State.IDLE;
             }
         }
     }
