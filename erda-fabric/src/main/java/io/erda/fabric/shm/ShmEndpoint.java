@@ -1,7 +1,6 @@
 package io.erda.fabric.shm;
 
 import io.erda.fabric.AbstractEndpoint;
-import io.erda.fabric.Access;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.EndpointOptions;
@@ -12,6 +11,7 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
 import io.erda.fabric.soft.SoftCompletionQueue;
+import io.erda.fabric.soft.SoftRegion;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
@@ -315,19 +315,8 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
     }
 
     private Outcome checkBuffer(MemoryRegion region, long offset, long length, boolean needsWrite) {
-        if (!fabric().owns(region)) {
-            return new Outcome(Status.LOCAL_PROTECTION_ERROR, "local region lkey 0x" + Integer.toHexString(region.lkey())
-                    + " is not registered with this fabric");
-        }
-        if (offset > region.length() || length > region.length() - offset) {
-            return new Outcome(Status.LOCAL_LENGTH_ERROR, "local range [" + offset + ", +" + length
-                    + ") outside region of " + region.length() + " bytes");
-        }
-        if (needsWrite && !region.options().allows(Access.LOCAL_WRITE)) {
-            return new Outcome(Status.LOCAL_PROTECTION_ERROR, "local region lkey 0x" + Integer.toHexString(region.lkey())
-                    + " lacks LOCAL_WRITE");
-        }
-        return Outcome.SUCCESS;
+        var check = SoftRegion.checkLocal(fabric(), region, offset, length, needsWrite);
+        return check.ok() ? Outcome.SUCCESS : new Outcome(check.status(), check.detail());
     }
 
     private void deliverCompletions() {

@@ -1,7 +1,6 @@
 package io.erda.fabric.tcp;
 
 import io.erda.fabric.AbstractEndpoint;
-import io.erda.fabric.Access;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.EndpointOptions;
@@ -13,6 +12,7 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
 import io.erda.fabric.soft.SoftCompletionQueue;
+import io.erda.fabric.soft.SoftRegion;
 import io.erda.fabric.tcp.wire.FrameChannel;
 import io.erda.fabric.tcp.wire.FrameHeader;
 import io.erda.fabric.tcp.wire.ProtocolViolation;
@@ -242,18 +242,8 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
 
     /** Null if {@code [offset, +length)} of {@code region} is usable locally, else why not. */
     LocalProblem checkLocalBuffer(MemoryRegion region, long offset, long length, boolean writesLocal) {
-        if (!(region instanceof TcpRegion r) || r.fabric() != fabric() || !r.isOpen()) {
-            return new LocalProblem(Status.LOCAL_PROTECTION_ERROR, "local region " + region + " is not registered with this fabric");
-        }
-        if (offset + length > r.length() || offset + length < 0) {
-            return new LocalProblem(Status.LOCAL_LENGTH_ERROR, "local range [" + offset + ", +" + length + ") outside region of "
-                    + r.length() + " bytes");
-        }
-        if (writesLocal && !r.allows(Access.LOCAL_WRITE)) {
-            return new LocalProblem(Status.LOCAL_PROTECTION_ERROR, "local region lkey 0x" + Integer.toHexString(r.lkey())
-                    + " lacks LOCAL_WRITE");
-        }
-        return null;
+        var check = SoftRegion.checkLocal(fabric(), region, offset, length, writesLocal);
+        return check.ok() ? null : new LocalProblem(check.status(), check.detail());
     }
 
     private void writeRequest(WorkRequest wr, long seq) throws IOException {
