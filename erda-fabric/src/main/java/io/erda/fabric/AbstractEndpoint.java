@@ -17,16 +17,18 @@ import java.net.URI;
  *   any state ---toClosed---&gt; CLOSED (final)
  * </pre>
  * <ul>
- *   <li>{@link State#IDLE}: made by {@link Fabric#createEndpoint}. Receives may be posted at once, so they are in
- *       place before the peer can send. {@link #connect} (client) or {@link ConnectionRequest#accept} (server)
- *       moves it on; a set-up that fails returns it here.</li>
- *   <li>{@link State#CONNECTING}: one connect or accept is under way (a second one is refused). Send-side work
- *       posted before the endpoint is connected completes with {@link Status#WR_FLUSH_ERROR}.</li>
+ *   <li>{@link State#IDLE}: made by {@link Fabric#createEndpoint}. Receives may be posted at once, so that they are
+ *       in place before the peer can send; send-side work posted before the endpoint is connected completes with
+ *       {@link Status#WR_FLUSH_ERROR}.</li>
+ *   <li>{@link State#CONNECTING}: {@link #connect} (client) or {@link ConnectionRequest#accept} (server) is under
+ *       way; a second one is refused. A set-up that fails returns the endpoint to IDLE, or breaks it (ERROR) where
+ *       the provider cannot undo what it did (the accepting verbs endpoint, whose QP may have left INIT).</li>
  *   <li>{@link State#CONNECTED}: open for posting. A provider may open before its connection manager's last step
  *       ({@link #open}): the peer may send as soon as it has the answer, so the accepting side must be able to
  *       reply before its accepting thread has even returned from sending it.</li>
  *   <li>{@link State#ERROR}: as in verbs, the first error completion moves the endpoint here, and so do a broken
- *       connection and {@link #abort}. Every request still outstanding, and every request posted later, completes
+ *       connection and {@link #abort} (shm breaks only a connected endpoint: before, it has nothing to tear down
+ *       and abort() does nothing). Every request still outstanding, and every request posted later, completes
  *       with {@link Status#WR_FLUSH_ERROR}; the connection is torn down and the peer's endpoint goes to ERROR too
  *       (its posted receives complete with WR_FLUSH_ERROR). Nothing hangs: every posted request completes. The
  *       reason the endpoint entered ERROR with is kept ({@link #brokenBecause}) so that completions a provider
