@@ -96,25 +96,20 @@ public abstract class AbstractEndpoint<F extends Fabric, Q extends CompletionQue
         }
     }
 
-    /**
-     * CONNECTING → CONNECTED, nothing else: an endpoint that broke or closed meanwhile stays so. False if it did
-     * not move (it may be open already).
-     */
-    protected final boolean open() {
+    /** CONNECTING → CONNECTED, nothing else: an endpoint that broke or closed meanwhile stays so. */
+    protected final void open() {
         synchronized (lock()) {
-            if (state != State.CONNECTING) {
-                return false;
+            if (state == State.CONNECTING) {
+                state = State.CONNECTED;
             }
-            state = State.CONNECTED;
-            return true;
         }
     }
 
-    /** The set-up is done: records the peer and its private data, and {@link #open}s. */
-    protected final boolean established(URI peerUri, byte[] peerData) {
+    /** The set-up is done: records the peer and its private data, and {@link #open}s (if it is not open already). */
+    protected final void established(URI peerUri, byte[] peerData) {
         peer = peerUri;
         peerPrivateData = peerData.clone();
-        return open();
+        open();
     }
 
     /**
