@@ -5,26 +5,22 @@ import java.net.URI;
 /**
  * One end of a reliable connection: an RC queue pair.
  *
- * <h2>Life cycle</h2>
- * Created unconnected by {@link Fabric#createEndpoint}; receives may be posted at once (so they are in place
- * before the peer can send); then either {@link #connect} (client) or {@link ConnectionRequest#accept} (server).
- * Work posted before the endpoint is connected completes with {@link Status#WR_FLUSH_ERROR}.
+ * <h2>Life cycle and errors</h2>
+ * Created {@link State#IDLE} by {@link Fabric#createEndpoint}, then {@link #connect} (client) or
+ * {@link ConnectionRequest#accept} (server). The states, what moves an endpoint between them (the first error
+ * completion, a broken connection, {@link #abort}, {@link #close}) and what becomes of work posted in each are
+ * described in one place, {@link AbstractEndpoint}, which every provider's endpoint extends.
  *
  * <h2>Ordering (reliable connection)</h2>
  * Posted send-side requests execute in posting order. The completion of a READ, an atomic or a FLUSH implies that
  * every earlier WRITE on this endpoint is visible at the target. Completions of one queue appear in order.
- *
- * <h2>Errors</h2>
- * As in verbs, the first error completion moves the endpoint to {@link State#ERROR}: every request still
- * outstanding, and every request posted later, completes with {@link Status#WR_FLUSH_ERROR}; the connection is
- * torn down and the peer's endpoint goes to ERROR too (its posted receives complete with WR_FLUSH_ERROR).
- * A broken connection does the same. Nothing hangs: every posted request completes.
  *
  * <h2>Threads</h2>
  * {@link #post} and {@link #postRecv} are thread-safe.
  */
 public interface Endpoint extends AutoCloseable {
 
+    /** The states of a connection; {@link AbstractEndpoint} describes them and their transitions. */
     enum State { IDLE, CONNECTING, CONNECTED, ERROR, CLOSED }
 
     /** Connects to a listener; blocks until accepted. Private data (at most {@link Fabric#MAX_PRIVATE_DATA} bytes) reaches the listener. */

@@ -1,11 +1,9 @@
 package io.erda.fabric.shm;
 
-import io.erda.fabric.Access;
+import io.erda.fabric.AbstractEndpoint;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
-import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
-import io.erda.fabric.Fabric;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.Opcode;
@@ -13,6 +11,7 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
 import io.erda.fabric.soft.SoftCompletionQueue;
+import io.erda.fabric.soft.SoftRegion;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
@@ -35,7 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * consumed by one thread at a time: the fabric's poller or a thread waiting on a completion queue (inline
  * progress, see {@link Poller}).
  */
-final class ShmEndpoint implements Endpoint {
+final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue> {
     private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
     /**
      * A one-sided request whose modelled PM write delay exceeds this runs on a drainer thread instead of the
@@ -44,16 +43,10 @@ final class ShmEndpoint implements Endpoint {
      */
     private static final long INLINE_DELAY_LIMIT_NANOS = 20_000;
 
-    private final ShmFabric fabric;
     private final EndpointOptions options;
-    private final SoftCompletionQueue sendQueue;
-    private final SoftCompletionQueue recvQueue;
-    private volatile State state = State.IDLE;
 
     private Connection connection;
     private PeerMemory peerMemory;
-    private URI peer;
-    private byte[] peerPrivateData = new byte[0];
     /** Set by the poller when the socket reports EOF. */
     private volatile boolean peerGone;
     private Poller poller;
@@ -84,10 +77,15 @@ final class ShmEndpoint implements Endpoint {
     }
 
     ShmEndpoint(ShmFabric fabric, EndpointOptions options) {
-        this.fabric = fabric;
+        super(fabric, queue(fabric, options.sendQueue(), options.maxSendWr()),
+                queue(fabric, options.recvQueue(), options.maxRecvWr()));
         this.options = options;
-        this.sendQueue = queue(fabric, options.sendQueue(), options.maxSendWr());
-        this.recvQueue = queue(fabric, options.recvQueue(), options.maxRecvWr());
+    }
+
+    /** The endpoint itself: its synchronized methods guard the send side, the outbound ring and the receives. */
+    @Override
+    protected Object lock() {
+        return this;
     }
 
     private static SoftCompletionQueue queue(ShmFabric fabric, CompletionQueue given, int depth) {
@@ -105,17 +103,12 @@ final class ShmEndpoint implements Endpoint {
     @Override
     public void connect(URI uri, byte[] privateData) {
         Handshake.checkPrivateData(privateData);
-        synchronized (this) {
-            if (state != State.IDLE) {
-                throw new FabricException("connect on an endpoint in state " + state + "; it must be IDLE");
-            }
-            state = State.CONNECTING;
-        }
+        beginConnecting();
         Path dir = ShmFabric.directoryOf(uri);
         Connection c = null;
         AtomicBoolean done = new AtomicBoolean();
         try {
-            Path home = fabric.home(dir);
+            Path home = fabric().home(dir);
             c = Connection.open(dir.resolve(ShmFabric.SOCKET_FILE));
             c.closeUnlessDone(HANDSHAKE_TIMEOUT, done);
             Handshake.writeRequest(c.out, privateData, home);
@@ -137,20 +130,15 @@ final class ShmEndpoint implements Endpoint {
 
     /** The acceptor's half of the handshake (called by the listener's connection request). */
     void accept(Connection c, Handshake.Request request, byte[] replyPrivateData) {
-        synchronized (this) {
-            if (state != State.IDLE) {
-                throw new FabricException("accept on an endpoint in state " + state + "; it must be IDLE");
-            }
-            state = State.CONNECTING;
-        }
+        beginConnecting();
         AtomicBoolean done = new AtomicBoolean();
         Path ringFile = null;
         try {
-            ringFile = fabric.createRingFile();
+            ringFile = fabric().createRingFile();
             c.mapRings(ringFile, RingFile.TO_ACCEPTOR);
             PeerMemory memory = new PeerMemory(request.home());
             c.closeUnlessDone(HANDSHAKE_TIMEOUT, done);
-            Handshake.writeAccept(c.out, replyPrivateData, ringFile, fabric.home(null));
+            Handshake.writeAccept(c.out, replyPrivateData, ringFile, fabric().home(null));
             int ready = c.in.read();
             done.set(true);
             if (ready != Handshake.READY) {
@@ -178,20 +166,21 @@ final class ShmEndpoint implements Endpoint {
             c.closeSocket();
             c.unmapRings();
         }
-        synchronized (this) {
-            state = State.IDLE;
-        }
+        setUpFailed();
         return e instanceof FabricException fe ? fe : new FabricException(what + " failed: " + e, e);
     }
 
+    /** CONNECTING → CONNECTED; throws (the caller undoes the handshake) if the endpoint was closed meanwhile. */
     private void attach(Connection c, PeerMemory memory, URI peerUri, byte[] peerData) {
         synchronized (this) {
+            if (state() != State.CONNECTING) {
+                memory.close();
+                throw new FabricException("shm endpoint was closed while connecting to " + peerUri);
+            }
             connection = c;
             peerMemory = memory;
-            peer = peerUri;
-            peerPrivateData = peerData.clone();
-            state = State.CONNECTED;
-            poller = fabric.poller();
+            poller = fabric().poller();
+            established(peerUri, peerData);
         }
         poller.add(this);
     }
@@ -200,11 +189,12 @@ final class ShmEndpoint implements Endpoint {
 
     @Override
     public synchronized void post(WorkRequest request) {
+        State state = state();
         if (state == State.CLOSED) {
             throw new FabricException("post on a closed endpoint");
         }
         if (state != State.CONNECTED) {
-            sendQueue.add(Completion.error(request.wrId(), request.opcode(), Status.WR_FLUSH_ERROR, this,
+            sendQueue().add(Completion.error(request.wrId(), request.opcode(), Status.WR_FLUSH_ERROR, this,
                     "endpoint is " + state));
             return;
         }
@@ -225,7 +215,7 @@ final class ShmEndpoint implements Endpoint {
 
     /** Executes or publishes what may go next, in order; then delivers completions in order. Holds the lock. */
     private void pump() {
-        while (state == State.CONNECTED && !draining && !unexecuted.isEmpty()) {
+        while (state() == State.CONNECTED && !draining && !unexecuted.isEmpty()) {
             Pending p = unexecuted.peek();
             WorkRequest wr = p.request;
             Opcode op = wr.opcode();
@@ -287,7 +277,7 @@ final class ShmEndpoint implements Endpoint {
         }
         synchronized (this) {
             draining = false;
-            if (state == State.CLOSED) {
+            if (state() == State.CLOSED) {
                 peerMemory.close(); // close() left it to us
                 return;
             }
@@ -325,19 +315,8 @@ final class ShmEndpoint implements Endpoint {
     }
 
     private Outcome checkBuffer(MemoryRegion region, long offset, long length, boolean needsWrite) {
-        if (!fabric.owns(region)) {
-            return new Outcome(Status.LOCAL_PROTECTION_ERROR, "local region lkey 0x" + Integer.toHexString(region.lkey())
-                    + " is not registered with this fabric");
-        }
-        if (offset > region.length() || length > region.length() - offset) {
-            return new Outcome(Status.LOCAL_LENGTH_ERROR, "local range [" + offset + ", +" + length
-                    + ") outside region of " + region.length() + " bytes");
-        }
-        if (needsWrite && !region.options().allows(Access.LOCAL_WRITE)) {
-            return new Outcome(Status.LOCAL_PROTECTION_ERROR, "local region lkey 0x" + Integer.toHexString(region.lkey())
-                    + " lacks LOCAL_WRITE");
-        }
-        return Outcome.SUCCESS;
+        var check = SoftRegion.checkLocal(fabric(), region, offset, length, needsWrite);
+        return check.ok() ? Outcome.SUCCESS : new Outcome(check.status(), check.detail());
     }
 
     private void deliverCompletions() {
@@ -346,20 +325,22 @@ final class ShmEndpoint implements Endpoint {
             uncompleted.poll();
             WorkRequest wr = p.request;
             if (!p.outcome.ok()) {
-                sendQueue.add(Completion.error(wr.wrId(), wr.opcode(), p.outcome.status(), this, p.outcome.detail()));
+                sendQueue().add(Completion.error(wr.wrId(), wr.opcode(), p.outcome.status(), this, p.outcome.detail()));
             } else if (wr.signaled()) {
-                sendQueue.add(Completion.success(wr.wrId(), wr.opcode(), wr.length(), this));
+                sendQueue().add(Completion.success(wr.wrId(), wr.opcode(), wr.length(), this));
             }
         }
     }
 
     @Override
     public synchronized void postRecv(RecvRequest request) {
+        State state = state();
         if (state == State.CLOSED) {
             throw new FabricException("postRecv on a closed endpoint");
         }
         if (state == State.ERROR) {
-            recvQueue.add(Completion.error(request.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this, "endpoint is ERROR"));
+            recvQueue().add(Completion.error(request.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this,
+                    "endpoint is ERROR"));
             return;
         }
         if (receives.size() >= options.maxRecvWr()) {
@@ -390,6 +371,7 @@ final class ShmEndpoint implements Endpoint {
 
     /** Poller or inline poller (holding its lock): handles inbound records; returns the work done, or -1 once the endpoint is finished with. */
     int poll() {
+        State state = state();
         if (state == State.ERROR || state == State.CLOSED) {
             synchronized (this) {
                 connection.unmapRings(); // no thread touches the rings once the endpoint left CONNECTED
@@ -420,7 +402,7 @@ final class ShmEndpoint implements Endpoint {
         }
         if (gone && stuck) { // nothing more will come, and what waits (a message without a receive) never will be served
             synchronized (this) {
-                fail(Completion.PEER_CLOSED + " (" + peer + ")"); // its socket ended: closed, or its process died
+                fail(Completion.PEER_CLOSED + " (" + peer() + ")"); // its socket ended: closed, or its process died
             }
         }
         return work;
@@ -428,7 +410,7 @@ final class ShmEndpoint implements Endpoint {
 
     /** Handles the record at the inbound head; false if it must wait (or the endpoint failed). */
     private synchronized boolean handle(Ring inbound, int frame) {
-        if (state != State.CONNECTED) {
+        if (state() != State.CONNECTED) {
             return false;
         }
         switch (inbound.headType()) {
@@ -456,7 +438,7 @@ final class ShmEndpoint implements Endpoint {
                 return deliver(inbound, frame);
             }
             default -> {
-                fail("shm ring from " + peer + " holds a record of unknown type " + inbound.headType());
+                fail("shm ring from " + peer() + " holds a record of unknown type " + inbound.headType());
                 return false;
             }
         }
@@ -476,8 +458,9 @@ final class ShmEndpoint implements Endpoint {
             if (now - rnrWaitingSince < timeout) {
                 return false;
             }
-            if (!answer(RingRecord.NAK, sequence, Status.RNR_RETRY_EXCEEDED, "no receive posted at " + fabric.home(null)
-                    + " within the sender's RNR timeout of " + Duration.ofNanos(timeout).toMillis() + " ms")) {
+            if (!answer(RingRecord.NAK, sequence, Status.RNR_RETRY_EXCEEDED, "no receive posted at "
+                    + fabric().home(null) + " within the sender's RNR timeout of "
+                    + Duration.ofNanos(timeout).toMillis() + " ms")) {
                 return false;
             }
             rnrWaitingSince = 0;
@@ -501,15 +484,16 @@ final class ShmEndpoint implements Endpoint {
         Opcode opcode = send ? Opcode.RECV : Opcode.RECV_WITH_IMM;
         if (!buffer.ok()) {
             inbound.consumeHead(frame);
-            recvQueue.add(Completion.error(r.wrId(), opcode, buffer.status(), this, buffer.detail()));
+            recvQueue().add(Completion.error(r.wrId(), opcode, buffer.status(), this, buffer.detail()));
             fail(buffer.detail());
             return false;
         }
         if (send) {
             MemorySegment.copy(inbound.headPayload(), 0, r.local().segment(), r.localOffset(), length);
-            recvQueue.add(Completion.success(r.wrId(), opcode, length, this));
+            recvQueue().add(Completion.success(r.wrId(), opcode, length, this));
         } else {
-            recvQueue.add(new Completion(r.wrId(), opcode, Status.SUCCESS, length, inbound.headImm(), true, this, null));
+            recvQueue().add(new Completion(r.wrId(), opcode, Status.SUCCESS, length, inbound.headImm(), true, this,
+                    null));
         }
         inbound.consumeHead(frame);
         return true;
@@ -531,10 +515,10 @@ final class ShmEndpoint implements Endpoint {
 
     /** Moves to ERROR: flushes everything outstanding and drops the connection, so the peer follows. Holds the lock. */
     private void fail(String reason) {
-        if (state != State.CONNECTED) {
-            return;
+        if (state() != State.CONNECTED) {
+            return; // before it connected there is nothing to flush or drop; abort() of an IDLE endpoint is a no-op
         }
-        state = State.ERROR;
+        toError(reason);
         flushAll(reason);
         connection.closeSocket();
         poller.wakeup(); // so that it lets go of the rings now, not after its sleep
@@ -552,7 +536,7 @@ final class ShmEndpoint implements Endpoint {
         deliverCompletions();
         RecvRequest r;
         while ((r = receives.poll()) != null) {
-            recvQueue.add(Completion.error(r.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this, detail));
+            recvQueue().add(Completion.error(r.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this, detail));
         }
     }
 
@@ -564,11 +548,10 @@ final class ShmEndpoint implements Endpoint {
     @Override
     public void close() {
         synchronized (this) {
-            if (state == State.CLOSED) {
+            if (!toClosed("endpoint closed")) {
                 return;
             }
             boolean attached = connection != null;
-            state = State.CLOSED;
             flushAll("endpoint closed");
             if (attached) {
                 connection.closeSocket();
@@ -578,7 +561,7 @@ final class ShmEndpoint implements Endpoint {
                 }
             }
         }
-        fabric.forget(this);
+        fabric().forget(this);
     }
 
     /** Fabric close: the poller has stopped, so the rings can go too. */
@@ -587,42 +570,5 @@ final class ShmEndpoint implements Endpoint {
         if (connection != null) {
             connection.unmapRings();
         }
-    }
-
-    // ------------------------------------------------------------------ accessors
-
-    @Override
-    public CompletionQueue sendQueue() {
-        return sendQueue;
-    }
-
-    @Override
-    public CompletionQueue recvQueue() {
-        return recvQueue;
-    }
-
-    @Override
-    public State state() {
-        return state;
-    }
-
-    @Override
-    public synchronized URI peer() {
-        return peer;
-    }
-
-    @Override
-    public synchronized byte[] peerPrivateData() {
-        return peerPrivateData.clone();
-    }
-
-    @Override
-    public Fabric fabric() {
-        return fabric;
-    }
-
-    @Override
-    public String toString() {
-        return "ShmEndpoint[" + state + ", peer " + peer + "]";
     }
 }

@@ -201,11 +201,8 @@ public final class ShmFabric implements Fabric {
         }
     }
 
+    /** Called once per region, by its close(). */
     synchronized void deregister(ShmMemoryRegion region) {
-        if (!region.isOpen()) {
-            return;
-        }
-        region.markClosed();
         regions.remove(region.lkey());
         if (region.exported()) {
             region.freezeCounters();
@@ -215,11 +212,6 @@ public final class ShmFabric implements Fabric {
                 publishExports();
             }
         }
-    }
-
-    /** True if {@code region} is a live registration of this fabric (a local buffer a request may use). */
-    boolean owns(MemoryRegion region) {
-        return region instanceof ShmMemoryRegion r && r.fabric() == this && r.isOpen();
     }
 
     @Override

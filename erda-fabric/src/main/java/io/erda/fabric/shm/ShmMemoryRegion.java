@@ -1,75 +1,22 @@
 package io.erda.fabric.shm;
 
-import io.erda.fabric.Access;
-import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
-import io.erda.fabric.soft.RegionTable;
+import io.erda.fabric.soft.SoftRegion;
 import java.lang.foreign.MemorySegment;
 
 /**
  * A region registered with an shm fabric. Regions with remote access are exported (file, offset, flags, counter
  * slot) so initiators on this host can map and access them; local-only regions are only usable as local buffers.
  */
-public final class ShmMemoryRegion implements MemoryRegion, RegionTable.Entry {
+public final class ShmMemoryRegion extends SoftRegion<ShmFabric> {
     static final int NOT_EXPORTED = -1;
 
-    private final ShmFabric fabric;
-    private final MemorySegment segment;
-    private final RegisterOptions options;
-    private final int key;
     private final int counterSlot;
-    private volatile boolean closed;
     private volatile long[] finalCounters;
 
     ShmMemoryRegion(ShmFabric fabric, MemorySegment segment, RegisterOptions options, int key, int counterSlot) {
-        this.fabric = fabric;
-        this.segment = segment;
-        this.options = options;
-        this.key = key;
+        super(fabric, segment, options, key);
         this.counterSlot = counterSlot;
-    }
-
-    @Override
-    public MemorySegment segment() {
-        return segment;
-    }
-
-    @Override
-    public RegisterOptions options() {
-        return options;
-    }
-
-    @Override
-    public long address() {
-        return segment.address();
-    }
-
-    @Override
-    public long length() {
-        return segment.byteSize();
-    }
-
-    @Override
-    public boolean allows(Access access) {
-        return options.allows(access);
-    }
-
-    @Override
-    public int lkey() {
-        return key;
-    }
-
-    @Override
-    public int rkey() {
-        return key;
-    }
-
-    ShmFabric fabric() {
-        return fabric;
-    }
-
-    boolean isOpen() {
-        return !closed;
     }
 
     boolean exported() {
@@ -81,7 +28,8 @@ public final class ShmMemoryRegion implements MemoryRegion, RegionTable.Entry {
     }
 
     ExportedRegion export() {
-        return new ExportedRegion(key, address(), length(), ExportedRegion.accessBits(options.access()),
+        RegisterOptions options = options();
+        return new ExportedRegion(rkey(), address(), length(), ExportedRegion.accessBits(options.access()),
                 options.backing().file().toAbsolutePath(), options.backing().fileOffset(),
                 options.writeDelayNanosPerCacheLine(), counterSlot);
     }
@@ -109,30 +57,29 @@ public final class ShmMemoryRegion implements MemoryRegion, RegionTable.Entry {
         if (last != null) {
             return last[field / 8];
         }
-        return fabric.counter(counterSlot, field);
+        return fabric().counter(counterSlot, field);
     }
 
     /** Keeps the counters' last values once the shared counters file is gone. */
     void freezeCounters() {
         if (exported() && finalCounters == null) {
+            ShmFabric fabric = fabric();
             finalCounters = new long[] {fabric.counter(counterSlot, CountersFile.BYTES_WRITTEN_OFFSET),
                 fabric.counter(counterSlot, CountersFile.BYTES_READ_OFFSET),
                 fabric.counter(counterSlot, CountersFile.LINES_DELAYED_OFFSET)};
         }
     }
 
-    void markClosed() {
-        closed = true;
-    }
-
     @Override
     public void close() {
-        fabric.deregister(this);
+        if (markClosed()) {
+            fabric().deregister(this);
+        }
     }
 
     @Override
     public String toString() {
-        return "ShmMemoryRegion[rkey=0x" + Integer.toHexString(key) + ", " + length() + " bytes"
-                + (exported() ? ", " + options.backing() : ", local") + "]";
+        return "ShmMemoryRegion[rkey=0x" + Integer.toHexString(rkey()) + ", " + length() + " bytes"
+                + (exported() ? ", " + options().backing() : ", local") + "]";
     }
 }

@@ -1,9 +1,8 @@
 package io.erda.fabric.tcp;
 
-import io.erda.fabric.Access;
+import io.erda.fabric.AbstractEndpoint;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
-import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.FabricException;
@@ -13,6 +12,7 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
 import io.erda.fabric.soft.SoftCompletionQueue;
+import io.erda.fabric.soft.SoftRegion;
 import io.erda.fabric.tcp.wire.FrameChannel;
 import io.erda.fabric.tcp.wire.FrameHeader;
 import io.erda.fabric.tcp.wire.ProtocolViolation;
@@ -39,21 +39,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * requests and writes the responses. Keeping the directions apart means a responder blocked writing a large READ
  * response can never wait on the other side's responder, so heavy traffic both ways cannot deadlock.
  */
-final class TcpEndpoint implements Endpoint {
+final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue> {
     private static final System.Logger LOG = TcpFabric.LOG;
 
     /** A posted send-side request; {@code localError} set if it failed local checks and was never sent. */
     private record Pending(WorkRequest wr, long seq, Status localError, String detail) { }
 
-    private final TcpFabric fabric;
     private final EndpointOptions options;
-    private final SoftCompletionQueue sendCq;
-    private final SoftCompletionQueue recvCq;
     private final LinkedBlockingDeque<RecvRequest> posted;
 
     /** Guards state, pending, poisoned and nextSeq; completions of this endpoint are added under it, in order. */
     private final Object lock = new Object();
-    private volatile State state = State.IDLE;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private boolean poisoned;
     private long nextSeq = 1;
@@ -65,15 +61,17 @@ final class TcpEndpoint implements Endpoint {
     private volatile FrameChannel requests;
     private volatile FrameChannel service;
     private volatile Thread responderThread;
-    private volatile URI peer;
-    private volatile byte[] peerPrivateData = new byte[0];
 
     TcpEndpoint(TcpFabric fabric, EndpointOptions options) {
-        this.fabric = fabric;
+        super(fabric, softQueue(options.sendQueue(), options.maxSendWr()),
+                softQueue(options.recvQueue(), options.maxRecvWr()));
         this.options = options;
-        this.sendCq = softQueue(options.sendQueue(), options.maxSendWr());
-        this.recvCq = softQueue(options.recvQueue(), options.maxRecvWr());
         this.posted = new LinkedBlockingDeque<>(options.maxRecvWr());
+    }
+
+    @Override
+    protected Object lock() {
+        return lock;
     }
 
     private static SoftCompletionQueue softQueue(CompletionQueue given, int depth) {
@@ -91,12 +89,7 @@ final class TcpEndpoint implements Endpoint {
     @Override
     public void connect(URI uri, byte[] privateData) {
         checkPrivateData(privateData);
-        synchronized (lock) {
-            if (state != State.IDLE) {
-                throw new FabricException("cannot connect an endpoint in state " + state);
-            }
-            state = State.CONNECTING;
-        }
+        beginConnecting();
         FrameChannel fwd = null;
         FrameChannel rev = null;
         try {
@@ -126,11 +119,7 @@ final class TcpEndpoint implements Endpoint {
             if (rev != null) {
                 rev.close();
             }
-            synchronized (lock) {
-                if (state == State.CONNECTING) {
-                    state = State.IDLE;
-                }
-            }
+            setUpFailed();
             if (e instanceof FabricException fe) {
                 throw fe;
             }
@@ -141,12 +130,7 @@ final class TcpEndpoint implements Endpoint {
     /** Server side: called by the connection request on accept. */
     void acceptFrom(FrameChannel fwd, FrameChannel rev, long peerRnrNanos, byte[] peerData, URI peerUri, byte[] reply) {
         checkPrivateData(reply);
-        synchronized (lock) {
-            if (state != State.IDLE) {
-                throw new FabricException("cannot accept into an endpoint in state " + state);
-            }
-            state = State.CONNECTING;
-        }
+        beginConnecting();
         try {
             FrameHeader h = new FrameHeader();
             h.reset(WireOpcode.ACCEPT).compareAdd(options.rnrTimeout().toNanos()).payloadLength(reply.length);
@@ -154,9 +138,7 @@ final class TcpEndpoint implements Endpoint {
         } catch (IOException e) {
             fwd.close();
             rev.close();
-            synchronized (lock) {
-                state = State.IDLE;
-            }
+            setUpFailed();
             throw new FabricException("accepting " + peerUri + " failed: " + e, e);
         }
         start(rev, fwd, peerRnrNanos, peerData, peerUri);
@@ -170,21 +152,19 @@ final class TcpEndpoint implements Endpoint {
 
     private void start(FrameChannel requestSocket, FrameChannel serviceSocket, long peerRnrNanos, byte[] peerData, URI peerUri) {
         synchronized (lock) {
-            if (state != State.CONNECTING) {
+            if (state() != State.CONNECTING) {
                 requestSocket.close();
                 serviceSocket.close();
                 throw new FabricException("endpoint was closed while connecting to " + peerUri);
             }
             this.requests = requestSocket;
             this.service = serviceSocket;
-            this.peer = peerUri;
-            this.peerPrivateData = peerData.clone();
-            state = State.CONNECTED;
+            established(peerUri, peerData);
         }
         String name = peerUri.getHost() + ":" + peerUri.getPort();
-        fabric.startEngineThread("erda-tcp-completer-" + name, this::completeResponses);
-        Responder responder = new Responder(this, fabric, serviceSocket, peerRnrNanos);
-        responderThread = fabric.startEngineThread("erda-tcp-responder-" + name, responder);
+        fabric().startEngineThread("erda-tcp-completer-" + name, this::completeResponses);
+        Responder responder = new Responder(this, fabric(), serviceSocket, peerRnrNanos);
+        responderThread = fabric().startEngineThread("erda-tcp-responder-" + name, responder);
     }
 
     static URI uriOf(SocketChannel channel) throws IOException {
@@ -205,11 +185,12 @@ final class TcpEndpoint implements Endpoint {
         try {
             long seq;
             synchronized (lock) {
+                State state = state();
                 if (state == State.CLOSED) {
-                    throw new FabricException("endpoint to " + peer + " is closed");
+                    throw new FabricException("endpoint to " + peer() + " is closed");
                 }
                 if (state != State.CONNECTED) {
-                    sendCq.add(Completion.error(wr.wrId(), wr.opcode(), Status.WR_FLUSH_ERROR, this,
+                    sendQueue().add(Completion.error(wr.wrId(), wr.opcode(), Status.WR_FLUSH_ERROR, this,
                             "endpoint is " + state));
                     return;
                 }
@@ -222,7 +203,7 @@ final class TcpEndpoint implements Endpoint {
                     String d = problem != null ? problem.detail() : "posted after a request that failed locally";
                     poisoned = true;
                     if (pending.isEmpty()) {
-                        sendCq.add(Completion.error(wr.wrId(), wr.opcode(), s, this, d));
+                        sendQueue().add(Completion.error(wr.wrId(), wr.opcode(), s, this, d));
                         failLocked(Status.WR_FLUSH_ERROR, "a request failed locally: " + d, false);
                     } else {
                         pending.addLast(new Pending(wr, 0, s, d));
@@ -234,7 +215,7 @@ final class TcpEndpoint implements Endpoint {
             }
             writeRequest(wr, seq);
         } catch (IOException e) {
-            fail(Status.RETRY_EXCEEDED, "sending to " + peer + " failed: " + e.getMessage(), true);
+            fail(Status.RETRY_EXCEEDED, "sending to " + peer() + " failed: " + e.getMessage(), true);
         } finally {
             sendLock.unlock();
         }
@@ -261,18 +242,8 @@ final class TcpEndpoint implements Endpoint {
 
     /** Null if {@code [offset, +length)} of {@code region} is usable locally, else why not. */
     LocalProblem checkLocalBuffer(MemoryRegion region, long offset, long length, boolean writesLocal) {
-        if (!(region instanceof TcpRegion r) || r.fabric() != fabric || !r.isOpen()) {
-            return new LocalProblem(Status.LOCAL_PROTECTION_ERROR, "local region " + region + " is not registered with this fabric");
-        }
-        if (offset + length > r.length() || offset + length < 0) {
-            return new LocalProblem(Status.LOCAL_LENGTH_ERROR, "local range [" + offset + ", +" + length + ") outside region of "
-                    + r.length() + " bytes");
-        }
-        if (writesLocal && !r.allows(Access.LOCAL_WRITE)) {
-            return new LocalProblem(Status.LOCAL_PROTECTION_ERROR, "local region lkey 0x" + Integer.toHexString(r.lkey())
-                    + " lacks LOCAL_WRITE");
-        }
-        return null;
+        var check = SoftRegion.checkLocal(fabric(), region, offset, length, writesLocal);
+        return check.ok() ? null : new LocalProblem(check.status(), check.detail());
     }
 
     private void writeRequest(WorkRequest wr, long seq) throws IOException {
@@ -294,11 +265,13 @@ final class TcpEndpoint implements Endpoint {
     @Override
     public void postRecv(RecvRequest request) {
         synchronized (lock) {
+            State state = state();
             if (state == State.CLOSED) {
-                throw new FabricException("endpoint to " + peer + " is closed");
+                throw new FabricException("endpoint to " + peer() + " is closed");
             }
             if (state == State.ERROR) {
-                recvCq.add(Completion.error(request.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this, "endpoint is in ERROR"));
+                recvQueue().add(Completion.error(request.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this,
+                        "endpoint is in ERROR"));
                 return;
             }
             if (!posted.offerLast(request)) {
@@ -313,7 +286,7 @@ final class TcpEndpoint implements Endpoint {
     }
 
     void completeRecv(Completion c) {
-        recvCq.add(c);
+        recvQueue().add(c);
     }
 
     // ---------------------------------------------------------------- completions
@@ -330,10 +303,10 @@ final class TcpEndpoint implements Endpoint {
                 }
                 Pending p;
                 synchronized (lock) {
-                    p = state == State.CONNECTED ? pending.peekFirst() : null;
+                    p = state() == State.CONNECTED ? pending.peekFirst() : null;
                 }
                 if (p == null) {
-                    if (state == State.CONNECTED) {
+                    if (state() == State.CONNECTED) {
                         throw new ProtocolViolation("response " + h + " with no request outstanding");
                     }
                     channel.skip(h.payloadLength()); // answer to a request flushed when the endpoint failed
@@ -359,27 +332,29 @@ final class TcpEndpoint implements Endpoint {
                     pending.pollFirst();
                     if (status == Status.SUCCESS) {
                         if (wr.signaled()) {
-                            sendCq.add(Completion.success(wr.wrId(), wr.opcode(), bytes, this));
+                            sendQueue().add(Completion.success(wr.wrId(), wr.opcode(), bytes, this));
                         }
                     } else {
-                        sendCq.add(Completion.error(wr.wrId(), wr.opcode(), status, this, detail));
+                        sendQueue().add(Completion.error(wr.wrId(), wr.opcode(), status, this, detail));
                         failLocked(Status.WR_FLUSH_ERROR, "an earlier request failed: " + status + " " + detail, false);
                     }
                     Pending next = pending.peekFirst();
                     if (next != null && next.localError() != null) {
                         pending.pollFirst();
-                        sendCq.add(Completion.error(next.wr().wrId(), next.wr().opcode(), next.localError(), this, next.detail()));
+                        sendQueue().add(Completion.error(next.wr().wrId(), next.wr().opcode(), next.localError(), this,
+                                next.detail()));
                         failLocked(Status.WR_FLUSH_ERROR, "a request failed locally: " + next.detail(), false);
                     }
                 }
             }
         } catch (EOFException e) {
-            fail(Status.RETRY_EXCEEDED, Completion.PEER_CLOSED + " (" + peer + ")", false);
+            fail(Status.RETRY_EXCEEDED, Completion.PEER_CLOSED + " (" + peer() + ")", false);
         } catch (ProtocolViolation e) {
-            LOG.log(System.Logger.Level.WARNING, "closing connection to " + peer + ": protocol violation: " + e.getMessage());
-            fail(Status.RETRY_EXCEEDED, "protocol violation by " + peer + ": " + e.getMessage(), true);
+            LOG.log(System.Logger.Level.WARNING, "closing connection to " + peer() + ": protocol violation: "
+                    + e.getMessage());
+            fail(Status.RETRY_EXCEEDED, "protocol violation by " + peer() + ": " + e.getMessage(), true);
         } catch (IOException | RuntimeException e) {
-            fail(Status.RETRY_EXCEEDED, "connection to " + peer + " lost: " + e, true);
+            fail(Status.RETRY_EXCEEDED, "connection to " + peer() + " lost: " + e, true);
         } finally {
             channel.close();
         }
@@ -425,7 +400,7 @@ final class TcpEndpoint implements Endpoint {
     // ---------------------------------------------------------------- failure and close
 
     boolean isConnected() {
-        return state == State.CONNECTED;
+        return state() == State.CONNECTED;
     }
 
     /**
@@ -439,23 +414,22 @@ final class TcpEndpoint implements Endpoint {
     }
 
     private void failLocked(Status first, String reason, boolean abortive) {
-        if (state == State.ERROR || state == State.CLOSED) {
+        if (!toError(reason)) {
             if (abortive) {
                 breakSockets(true);
             }
             return;
         }
-        state = State.ERROR;
         boolean oldest = true;
         for (Pending p : pending) {
             Status s = oldest && p.localError() == null ? first : Status.WR_FLUSH_ERROR;
-            sendCq.add(Completion.error(p.wr().wrId(), p.wr().opcode(), s, this, reason));
+            sendQueue().add(Completion.error(p.wr().wrId(), p.wr().opcode(), s, this, reason));
             oldest = false;
         }
         pending.clear();
         RecvRequest r;
         while ((r = posted.pollFirst()) != null) {
-            recvCq.add(Completion.error(r.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this, reason));
+            recvQueue().add(Completion.error(r.wrId(), Opcode.RECV, Status.WR_FLUSH_ERROR, this, reason));
         }
         breakSockets(abortive);
     }
@@ -481,11 +455,11 @@ final class TcpEndpoint implements Endpoint {
     @Override
     public void close() {
         synchronized (lock) {
-            if (state == State.CLOSED) {
+            if (state() == State.CLOSED) {
                 return;
             }
             failLocked(Status.WR_FLUSH_ERROR, "endpoint closed", false);
-            state = State.CLOSED;
+            toClosed("endpoint closed");
         }
         for (FrameChannel c : new FrameChannel[] {requests, service}) {
             if (c != null) {
@@ -496,47 +470,10 @@ final class TcpEndpoint implements Endpoint {
         if (t != null) {
             t.interrupt();
         }
-        fabric.untrack(this);
-    }
-
-    // ---------------------------------------------------------------- accessors
-
-    @Override
-    public CompletionQueue sendQueue() {
-        return sendCq;
-    }
-
-    @Override
-    public CompletionQueue recvQueue() {
-        return recvCq;
-    }
-
-    @Override
-    public State state() {
-        return state;
-    }
-
-    @Override
-    public URI peer() {
-        return peer;
-    }
-
-    @Override
-    public byte[] peerPrivateData() {
-        return peerPrivateData.clone();
-    }
-
-    @Override
-    public Fabric fabric() {
-        return fabric;
+        fabric().untrack(this);
     }
 
     MemorySegment recvBuffer(RecvRequest r, int length) {
         return r.local().segment().asSlice(r.localOffset(), length);
-    }
-
-    @Override
-    public String toString() {
-        return "TcpEndpoint[" + peer + ", " + state + "]";
     }
 }

@@ -1,8 +1,7 @@
 package io.erda.fabric.verbs;
 
+import io.erda.fabric.AbstractEndpoint;
 import io.erda.fabric.Completion;
-import io.erda.fabric.CompletionQueue;
-import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.FabricCapabilities;
@@ -60,17 +59,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * own detection (IBV_WC_RETRY_EXC_ERR after timeout x retry_cnt) stays as the backstop when the TCP connection
  * outlives the peer's NIC.
  */
-final class VerbsEndpoint implements Endpoint {
+final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQueue> {
     static final long RECEIVE_BIT = 1L << 63;
     private static final int READY = 0x52; // 'R'
     private static final int READY_TIMEOUT_MILLIS = 10_000;
 
     private record Posted(WorkRequest request, boolean report) {}
 
-    private final VerbsFabric fabric;
     private final QueuePair qp;
-    private final VerbsCompletionQueue sendQueue;
-    private final VerbsCompletionQueue recvQueue;
     private final boolean ownsSendQueue;
     private final boolean ownsRecvQueue;
     private final int maxSendWr;
@@ -94,21 +90,14 @@ final class VerbsEndpoint implements Endpoint {
     private long recvPosted;   // guarded by recvLock
     private volatile long recvRetired;
 
-    private volatile State state = State.IDLE;
     /** The side channel or rdma_cm connection; closing it tells the peer the connection is broken. */
     private volatile Closeable link;
-    private volatile URI peer;
-    private volatile byte[] peerPrivateData = new byte[0];
     private volatile boolean destroyed;
-    /** Why the endpoint went to ERROR first; null while it has not. */
-    private volatile String brokenBecause;
 
     VerbsEndpoint(VerbsFabric fabric, QueuePair qp, VerbsCompletionQueue sendQueue, VerbsCompletionQueue recvQueue,
                   EndpointOptions options) {
-        this.fabric = fabric;
+        super(fabric, sendQueue, recvQueue);
         this.qp = qp;
-        this.sendQueue = sendQueue;
-        this.recvQueue = recvQueue;
         this.ownsSendQueue = options.sendQueue() == null;
         this.ownsRecvQueue = options.recvQueue() == null;
         this.maxSendWr = options.maxSendWr();
@@ -119,6 +108,12 @@ final class VerbsEndpoint implements Endpoint {
         this.sendRing = new Posted[maxSendWr];
         this.recvRing = new RecvRequest[maxRecvWr];
         qp.modifyToInit(fabric.connectionParameters(0, 0));
+    }
+
+    /** sendLock: tryPost reads the state under it, so no request reaches a QP that is not yet open, or is closed. */
+    @Override
+    protected Object lock() {
+        return sendLock;
     }
 
     int qpNum() {
@@ -145,14 +140,14 @@ final class VerbsEndpoint implements Endpoint {
             throw new FabricException("verbs URI " + uri + " needs host:port");
         }
         beginConnecting();
-        CmEventChannel events = fabric.cmEvents();
+        CmEventChannel events = fabric().cmEvents();
         if (events != null) {
             CmConnection connection = new CmConnection(events);
             try {
-                byte[] reply = connection.connect(fabric, this, uri, privateData);
+                byte[] reply = connection.connect(fabric(), this, uri, privateData);
                 connected(connection, uri, reply);
             } catch (RuntimeException e) {
-                state = State.IDLE;
+                setUpFailed();
                 throw e;
             }
             return;
@@ -171,7 +166,7 @@ final class VerbsEndpoint implements Endpoint {
             connected(channel, uri, reply.payload());
         } catch (IOException | VerbsException | FabricException e) {
             closeQuietly(channel);
-            state = State.IDLE;
+            setUpFailed();
             throw e instanceof FabricException f ? f : new FabricException("connecting to " + uri + " failed: " + e.getMessage(), e);
         }
     }
@@ -181,8 +176,8 @@ final class VerbsEndpoint implements Endpoint {
         checkReplyLength(replyPrivateData);
         beginConnecting();
         try {
-            peer = peerUri;
-            connection.accept(fabric, this, request, peerUri, replyPrivateData, this::open);
+            connectingTo(peerUri);
+            connection.accept(fabric(), this, request, peerUri, replyPrivateData, this::open);
         } catch (RuntimeException e) {
             enterError();
             throw e;
@@ -203,7 +198,7 @@ final class VerbsEndpoint implements Endpoint {
         beginConnecting();
         try {
             bringUp(remote, request.rnrTimerCode());
-            peer = peerUri; // named in anything that fails from now on
+            connectingTo(peerUri); // named in anything that fails from now on
             open(); // before the answer: the peer may send as soon as it has it, before write() returns here
             QpInfoExchange.write(channel, localInfo(new ConnectMessage(ConnectMessage.ACCEPT, rnr.timerCode(), replyPrivateData)));
             channel.socket().setSoTimeout(READY_TIMEOUT_MILLIS);
@@ -221,37 +216,13 @@ final class VerbsEndpoint implements Endpoint {
         }
     }
 
-    /**
-     * CONNECTING → CONNECTED (nothing else: an endpoint that broke meanwhile stays broken). The passive side is open
-     * for posting once its QP is in RTS, before it sends the peer its answer: the peer may send as soon as it has
-     * that answer, and the owner (polling its receive queue on another thread) must be able to reply before this
-     * thread has returned from sending it, let alone seen the connection manager's last step (the peer's READY byte,
-     * rdma_cm's ESTABLISHED). If a later step fails, the endpoint goes to ERR like any broken connection.
-     */
-    private void open() {
-        synchronized (sendLock) {
-            if (state == State.CONNECTING) {
-                state = State.CONNECTED;
-            }
-        }
-    }
-
-    private void beginConnecting() {
-        synchronized (sendLock) {
-            if (state != State.IDLE) {
-                throw new FabricException("endpoint is " + state + ", only an IDLE endpoint can connect");
-            }
-            state = State.CONNECTING;
-        }
-    }
-
     private QpInfo localInfo(ConnectMessage message) {
-        return qp.localInfo(fabric.context(), fabric.connectionParameters(0, 0), psn, message.encode());
+        return qp.localInfo(fabric().context(), fabric().connectionParameters(0, 0), psn, message.encode());
     }
 
     /** INIT → RTR towards the peer (with the RNR timer it asked for) → RTS (with our RNR retry count). */
     private void bringUp(QpInfo remote, int peerRnrTimerCode) {
-        ConnectionParameters parameters = fabric.connectionParameters(peerRnrTimerCode, rnr.retry());
+        ConnectionParameters parameters = fabric().connectionParameters(peerRnrTimerCode, rnr.retry());
         qp.modifyToRtr(parameters, remote);
         qp.modifyToRts(parameters, psn);
     }
@@ -269,11 +240,14 @@ final class VerbsEndpoint implements Endpoint {
         }
     }
 
+    /**
+     * The connection manager's last step is done (the peer's READY byte, rdma_cm's ESTABLISHED). The active side
+     * opens here; the passive side opened once its QP was in RTS, before its answer went out, and if a step after
+     * that fails it goes to ERR like any broken connection.
+     */
     private void connected(Closeable connectionLink, URI peerUri, byte[] peerData) {
         link = connectionLink;
-        peer = peerUri;
-        peerPrivateData = peerData.clone();
-        open(); // the active side; the passive side opened before its answer went out
+        established(peerUri, peerData);
     }
 
     /** Blocks (a parked virtual thread, no CPU) until the peer closes the side channel, then breaks the connection. */
@@ -284,10 +258,10 @@ final class VerbsEndpoint implements Endpoint {
             while (channel.read(sink.clear()) >= 0) {
                 // nothing is sent after READY; bytes would be ignored
             }
-            why = Completion.PEER_CLOSED + " (end of its side channel " + peer + ")";
+            why = Completion.PEER_CLOSED + " (end of its side channel " + peer() + ")";
         } catch (IOException e) {
             // closed here (enterError, close: then the reason is already recorded) or reset by the peer
-            why = "the side channel to " + peer + " failed: " + e;
+            why = "the side channel to " + peer() + " failed: " + e;
         }
         enterError(why);
     }
@@ -304,7 +278,7 @@ final class VerbsEndpoint implements Endpoint {
     @Override
     public void post(WorkRequest request) throws FabricException {
         if (!tryPost(request)) {
-            sendQueue.progress();
+            sendQueue().progress();
             if (!tryPost(request)) {
                 throw new FabricException("send queue full: " + outstanding() + " of " + maxSendWr
                         + " work requests outstanding (completed requests hold their slot until polled)");
@@ -320,7 +294,7 @@ final class VerbsEndpoint implements Endpoint {
     /** False when the send queue is full; polling its CQ without sendLock held may retire requests. */
     private boolean tryPost(WorkRequest request) {
         synchronized (sendLock) {
-            State s = state;
+            State s = state();
             if (s == State.CLOSED) {
                 throw new FabricException("endpoint is closed");
             }
@@ -329,15 +303,15 @@ final class VerbsEndpoint implements Endpoint {
             }
             QueuePairEx extended = qp.extended();
             if (request.opcode() == Opcode.ATOMIC_WRITE && (extended == null || !extended.hasAtomicWrite())) {
-                throw new FabricException(fabric.atomicWriteRefusal());
+                throw new FabricException(fabric().atomicWriteRefusal());
             }
             if ((request.opcode() == Opcode.CAS || request.opcode() == Opcode.FETCH_ADD)
-                    && fabric.capabilities().atomicity() == FabricCapabilities.Atomicity.NONE) {
-                throw new FabricException(fabric.capabilities().missing(request.opcode().toString(),
+                    && fabric().capabilities().atomicity() == FabricCapabilities.Atomicity.NONE) {
+                throw new FabricException(fabric().capabilities().missing(request.opcode().toString(),
                         "remote atomics (atomic_cap is ATOMIC_NONE)"));
             }
             if (s == State.IDLE || s == State.CONNECTING) {
-                sendQueue.deliver(Completion.error(request.wrId(), request.opcode(), Status.WR_FLUSH_ERROR, this,
+                sendQueue().deliver(Completion.error(request.wrId(), request.opcode(), Status.WR_FLUSH_ERROR, this,
                         "endpoint is " + s + ": not connected"));
                 return true;
             }
@@ -384,7 +358,7 @@ final class VerbsEndpoint implements Endpoint {
                 // Emulated (no native IBV_WR_FLUSH, see postExtended): a READ on the same QP cannot complete before every earlier
                 // WRITE has been placed at the target, so its completion is the flush's. A few bytes of the range
                 // suffice, into the fabric's scratch buffer (librpma's "APM" does the same with 8 bytes).
-                MemoryRegion scratch = fabric.flushScratch();
+                MemoryRegion scratch = fabric().flushScratch();
                 int length = Math.min(r.length(), VerbsFabric.FLUSH_READ_LENGTH);
                 sendWriter.read(seq, scratch.address(), length, scratch.lkey(), r.remoteAddress(), r.rkey());
             }
@@ -416,7 +390,7 @@ final class VerbsEndpoint implements Endpoint {
     @Override
     public void postRecv(RecvRequest request) throws FabricException {
         synchronized (recvLock) {
-            if (state == State.CLOSED) {
+            if (state() == State.CLOSED) {
                 throw new FabricException("endpoint is closed");
             }
             if (recvPosted - recvRetired >= maxRecvWr) {
@@ -475,7 +449,7 @@ final class VerbsEndpoint implements Endpoint {
         String what = r == null ? "receive" : r.opcode() + " of " + r.length() + " bytes"
                 + (r.opcode() == Opcode.SEND ? "" : " at 0x" + Long.toHexString(r.remoteAddress()) + " rkey 0x"
                 + Integer.toHexString(r.rkey()));
-        String why = brokenBecause;
+        String why = brokenBecause();
         return WcStatus.name(wcStatus) + ", vendor_err 0x" + Integer.toHexString(wc.vendorError(i)) + ": " + what
                 + (wcStatus != Verbs.IBV_WC_WR_FLUSH_ERR ? ""
                         : why != null ? " (connection broken: " + why + ")"
@@ -492,7 +466,7 @@ final class VerbsEndpoint implements Endpoint {
 
     /** Whether this endpoint's QP reports to {@code queue}. */
     boolean uses(VerbsCompletionQueue queue) {
-        return sendQueue == queue || recvQueue == queue;
+        return sendQueue() == queue || recvQueue() == queue;
     }
 
     /** True when every posted request has been polled: the QP can be destroyed without losing completions. */
@@ -513,14 +487,9 @@ final class VerbsEndpoint implements Endpoint {
 
     /** ERR with the reason, which every later flushed completion names (what broke a connection, for its owner). */
     void enterError(String why) {
-        synchronized (sendLock) {
-            if (state == State.ERROR || state == State.CLOSED) {
-                return;
-            }
-            brokenBecause = why;
-            state = State.ERROR;
+        if (toError(why)) {
+            breakQueuePair();
         }
-        breakQueuePair();
     }
 
     private void breakQueuePair() {
@@ -541,17 +510,11 @@ final class VerbsEndpoint implements Endpoint {
 
     @Override
     public void close() {
-        synchronized (sendLock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            if (brokenBecause == null) {
-                brokenBecause = "closed by this side";
-            }
-            state = State.CLOSED;
+        if (!toClosed("closed by this side")) {
+            return;
         }
         breakQueuePair();
-        fabric.closed(this);
+        fabric().closed(this);
     }
 
     /** Destroys the QP (and queues it made for itself); the fabric calls it when nothing can complete any more. */
@@ -564,10 +527,10 @@ final class VerbsEndpoint implements Endpoint {
             qp.close();
         } finally {
             if (ownsSendQueue) {
-                sendQueue.close();
+                sendQueue().close();
             }
             if (ownsRecvQueue) {
-                recvQueue.close();
+                recvQueue().close();
             }
             arena.close();
         }
@@ -581,37 +544,5 @@ final class VerbsEndpoint implements Endpoint {
                 // nothing more to do for a side channel that is going away
             }
         }
-    }
-
-    // ------------------------------------------------------------------ accessors
-
-    @Override
-    public CompletionQueue sendQueue() {
-        return sendQueue;
-    }
-
-    @Override
-    public CompletionQueue recvQueue() {
-        return recvQueue;
-    }
-
-    @Override
-    public State state() {
-        return state;
-    }
-
-    @Override
-    public URI peer() {
-        return peer;
-    }
-
-    @Override
-    public byte[] peerPrivateData() {
-        return peerPrivateData.clone();
-    }
-
-    @Override
-    public Fabric fabric() {
-        return fabric;
     }
 }
