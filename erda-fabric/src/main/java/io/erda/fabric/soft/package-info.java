@@ -1,0 +1,17 @@
+/**
+ * What the software providers share: {@link RegionTable} (the rkey table, and the check every one-sided access passes
+ * before memory is touched: known rkey, range inside the region, access flag, atomics 8-byte aligned; run by the tcp
+ * responder on the target and by the shm initiator against the descriptors the target exported),
+ * {@link SoftCompletionQueue} (a lock-free completion queue whose waiters spin, yield, then park, optionally driving
+ * the provider themselves through an inline-progress hook) and {@link Backoff} (the spin-then-yield idle strategy of
+ * polling loops, bounded in time rather than iterations).
+ *
+ * <p>Rules: a failed check returns a status and a detail naming the rkey, the range or the flag, and the caller then
+ * touches no memory ([bad-input]); keys are never reused within a table, so a stale rkey cannot reach a new region.
+ * Public only because several provider packages use it: it is not part of the SPI, and nothing outside erda-fabric
+ * imports it.
+ *
+ * <p>Depends on {@code io.erda.fabric} (the SPI) and the JDK only; never on a provider package. The tcp and shm
+ * providers depend on it, and verbs on {@link Backoff}.
+ */
+package io.erda.fabric.soft;
