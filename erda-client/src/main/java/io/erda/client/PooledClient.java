@@ -150,7 +150,8 @@ public abstract class PooledClient implements KeyValueClient {
 
     /** The server's STATS ("name=value" lines), in its order. */
     public Map<String, String> serverStats() {
-        return nameValueLines(execute(c -> c.call(MessageType.STATS, BodyEncoder.EMPTY, reply -> text(reply, MessageType.STATS_REPLY))));
+        return nameValueLines(execute(c -> c.call(MessageType.STATS, BodyEncoder.EMPTY,
+                reply -> text(reply, MessageType.STATS_REPLY))));
     }
 
     /** The UTF-8 text body of an OK reply of type {@code expected}. */

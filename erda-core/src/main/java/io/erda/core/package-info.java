@@ -2,8 +2,9 @@
  * The PM side of an Erda store. {@link PmDirectory} creates and opens a store directory ({@code table.pm},
  * {@code heads.pm}, each head's region files) with the {@link StoreGeometry} fixed at creation; {@link LogObjects}
  * addresses a store's objects the way table entries do (head and offset in 8-byte units) and never throws on garbage,
- * for the server's store, its recovery and the offline commands. The pieces live in the subpackages: {@code pm} (mapped files), {@code layout} (byte formats), {@code hash} (keys), {@code table} (hopscotch
- * table) and {@code log} (heads, chains, scans).
+ * for the server's store, its recovery and the offline commands. The pieces live in the subpackages: {@code pm}
+ * (mapped files), {@code layout} (byte formats), {@code hash} (keys), {@code table} (hopscotch table) and {@code log}
+ * (heads, chains, scans).
  *
  * <p>{@code PmDirectory.open} is core's part of a restart and the same after a stop or a crash (there is no
  * clean-shutdown marker): every header is checked against the expected geometry, the table repairs itself, each head

@@ -191,7 +191,8 @@ public final class Connection implements AutoCloseable {
         }
     }
 
-    private void sendOwnBuffer(int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyEncoder body) {
+    private void sendOwnBuffer(int requestId, MessageType type, WireStatus status, int maxBodyLength,
+                               BodyEncoder body) {
         Arena own = Arena.ofShared();
         MemorySegment buffer = own.allocate(MessageHeader.LENGTH + (long) maxBodyLength, 64);
         int length = body.encode(buffer, MessageHeader.LENGTH);

@@ -144,7 +144,8 @@ final class Leases {
                 Reservation oldest = key[0];
                 Reservation newest = key[1];
                 if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0
-                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()), newest.key().bytes())) {
+                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()),
+                                newest.key().bytes())) {
                     return false;
                 }
             }

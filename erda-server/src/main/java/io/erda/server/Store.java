@@ -129,8 +129,8 @@ public final class Store implements AutoCloseable {
             }
             long chainOffset = reserveTail(log, objectLength);
             long before = flip(key, position, head, LogAddress.unitsForBytes(chainOffset));
-            leases.add(new Reservation(key, head, chainOffset, (int) objectLength, System.nanoTime() + leases.leaseNanos(),
-                    before));
+            long deadline = System.nanoTime() + leases.leaseNanos();
+            leases.add(new Reservation(key, head, chainOffset, (int) objectLength, deadline, before));
             (delete ? stats.deletes : stats.puts).increment();
             stats.bytesReserved.add(objectLength);
             ChainPosition where = log.resolve(chainOffset);

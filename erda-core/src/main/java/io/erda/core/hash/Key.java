@@ -17,8 +17,8 @@ public record Key(MemorySegment bytes, long hash) {
     /** The caller's key, not copied: valid while the caller keeps it unchanged. Checks the length first. */
     public static Key of(MemorySegment bytes) {
         ObjectLayout.checkKeyLength((int) Math.min(bytes.byteSize(), Integer.MAX_VALUE)); // no wrap for huge segments
-        byte[] array = bytes.heapBase().orElse(null) instanceof byte[] b && bytes.address() == 0 && b.length == bytes.byteSize()
-                ? b : bytes.toArray(ValueLayout.JAVA_BYTE);
+        byte[] array = bytes.heapBase().orElse(null) instanceof byte[] b && bytes.address() == 0
+                && b.length == bytes.byteSize() ? b : bytes.toArray(ValueLayout.JAVA_BYTE);
         return new Key(bytes, KeyHash.hash(array));
     }
 

@@ -34,7 +34,8 @@ public final class Baselines implements AutoCloseable {
     }
 
     /** Opens (or creates) both PM files in the store's directory and replays what they hold unapplied. */
-    public static Baselines open(Path directory, WriteLatencyModel latency, Fabric fabric, Store store, StoreStats stats) {
+    public static Baselines open(Path directory, WriteLatencyModel latency, Fabric fabric, Store store,
+                                 StoreStats stats) {
         RedoLog redoLog = RedoLog.open(directory, latency, fabric, store, stats);
         try {
             return new Baselines(store, redoLog, ReadAfterWriteRing.open(directory, latency, fabric, store, stats));
@@ -56,11 +57,11 @@ public final class Baselines implements AutoCloseable {
     }
 
     /** The handler of a baseline connection; {@code buffers} are the ones taken for it. */
-    public ProtocolHandler handler(int protocol, ErdaProtocolHandler erda, ReceiveBuffers buffers, Connection connection,
-                                   int maxMessageLength) {
+    public ProtocolHandler handler(int protocol, ErdaProtocolHandler erda, ReceiveBuffers buffers,
+                                   Connection connection, int maxMessageLength) {
         return switch (protocol) {
-            case ConnectData.PROTOCOL_REDO_LOG -> new RedoLogProtocolHandler(erda, store, redoLog, (RedoLog.Lane) buffers,
-                    connection);
+            case ConnectData.PROTOCOL_REDO_LOG -> new RedoLogProtocolHandler(erda, store, redoLog,
+                    (RedoLog.Lane) buffers, connection);
             case ConnectData.PROTOCOL_READ_AFTER_WRITE -> new ReadAfterWriteProtocolHandler(erda, store, ring,
                     maxMessageLength);
             default -> throw new IllegalArgumentException("protocol " + protocol + " is not a baseline");

@@ -214,8 +214,8 @@ public final class RedoLog implements AutoCloseable {
         synchronized (this) {
             long sequence = ++nextSequence;
             file.setLongRelease(stamp, sequence);
-            Entry entry = new Entry(sequence, lane, connection, request.slot(), Key.copyOf(put.key()), put.key(), put.value(),
-                    put.delete());
+            Entry entry = new Entry(sequence, lane, connection, request.slot(), Key.copyOf(put.key()), put.key(),
+                    put.value(), put.delete());
             connection.retain(request.slot());
             lane.outstanding++;
             pending.put(entry.key(), entry);
