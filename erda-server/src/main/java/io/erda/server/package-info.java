@@ -1,9 +1,8 @@
 /**
- * The Erda server's own path: {@link io.erda.server.ErdaServerMain} (command line), {@link
- * io.erda.server.RequestServer} (fabric, connections, worker threads), {@link io.erda.server.Connection} (receive
- * slots, replies, HEAD_STATE credits), {@link io.erda.server.ErdaProtocolHandler} (HELLO, PUT, GET, FLUSH, HEADS,
- * REPAIR_HINT, STATS, CLEAN), {@link io.erda.server.Store} (the one place where table and logs change, under one lock),
- * {@code KeyEntries} (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their
+ * The Erda server's own path: {@link ErdaServerMain} (command line), {@link RequestServer} (fabric, connections, worker
+ * threads), {@link Connection} (receive slots, replies, HEAD_STATE credits), {@link ErdaProtocolHandler} (HELLO, PUT,
+ * GET, FLUSH, HEADS, REPAIR_HINT, STATS, CLEAN), {@link Store} (the one place where table and logs change, under one
+ * lock), {@code KeyEntries} (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their
  * settlement, [leases], [last-complete-version]), {@code Recovery} ([recovery]), {@code RegionRegistry} (what clients
  * may reach and with which rkey) and {@code StoreCleaning} (the log cleaner's host).
  *
