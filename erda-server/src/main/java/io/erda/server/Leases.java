@@ -133,7 +133,7 @@ final class Leases {
 
     /**
      * Whether every key of {@code head} with a reservation issued before {@code issuedBeforeNanos} is settled: its
-     * newest reservation (the entry's current version, by the invariant above) is complete, so no rollback will
+     * newest reservation (the entry's current version, by {@link Store}'s invariant) is complete, so no rollback will
      * consult its older records, or the validator has settled the key (the cleaner's wait before retiring a chain).
      * Older records of a key whose newest is complete are ignored: they may name slots a cleaning has since freed.
      */
