@@ -5,8 +5,6 @@ import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.ObjectCheck;
 import io.erda.core.table.NeighbourhoodWindow;
-import io.erda.protocol.MessageType;
-import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 

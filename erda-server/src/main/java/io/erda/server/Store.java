@@ -6,7 +6,6 @@ import io.erda.core.StoreGeometry;
 import io.erda.core.hash.Key;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectCheck;
 import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.log.ChainPosition;

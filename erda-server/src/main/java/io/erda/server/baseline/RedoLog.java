@@ -15,7 +15,6 @@ import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.RedoPutRequest;
 import io.erda.protocol.WireFormatException;
-import io.erda.protocol.WireStatus;
 import io.erda.server.Connection;
 import io.erda.server.ErdaProtocolHandler;
 import io.erda.server.ReceiveBuffers;
