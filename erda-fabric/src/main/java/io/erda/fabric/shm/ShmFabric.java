@@ -71,7 +71,8 @@ public final class ShmFabric implements Fabric {
     private final List<ShmListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicInteger rings = new AtomicInteger();
     private final Arena homeArena = Arena.ofShared();
-    private Path home;
+    /** Written under {@code this}; volatile for the shutdown hook. */
+    private volatile Path home;
     private FileLock homeLock;
     private MemorySegment counters;
     private long generation;
@@ -153,10 +154,7 @@ public final class ShmFabric implements Fabric {
         for (ShmListener l : listeners) {
             l.deleteSocketFile();
         }
-        Path h;
-        synchronized (this) {
-            h = home;
-        }
+        Path h = home; // no lock: a thread holding it must not keep the JVM from exiting
         if (h != null) {
             ShmHome.deleteTree(h);
         }
