@@ -7,6 +7,7 @@ import io.erda.core.log.LogChain;
 import io.erda.core.log.LogGeometry;
 import io.erda.core.log.LogHead;
 import io.erda.core.pm.PmFileHeader;
+import io.erda.core.pm.PmFileModes;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
@@ -67,13 +68,18 @@ public final class PmDirectory implements AutoCloseable {
         return String.format("head-%05d-region-%05d.pm", headId, slot);
     }
 
-    /** Creates a new store in {@code directory} (created if missing; must not already hold a table). */
+    /** Creates a new store in {@code directory}, for its owner only ({@link #create(Path, StoreGeometry, WriteLatencyModel, String)}). */
     public static PmDirectory create(Path directory, StoreGeometry geometry, WriteLatencyModel latency) {
-        try {
-            Files.createDirectories(directory);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create store directory " + directory, e);
-        }
+        return create(directory, geometry, latency, null);
+    }
+
+    /**
+     * Creates a new store in {@code directory} (created if missing; must not already hold a table), which is made
+     * {@code 0700}, or {@code 2770} with {@code group} (null: none) so its files are {@code 0660} for that group
+     * ({@link PmFileModes}).
+     */
+    public static PmDirectory create(Path directory, StoreGeometry geometry, WriteLatencyModel latency, String group) {
+        PmFileModes.prepareDirectory(directory, group);
         LogGeometry log = geometry.log();
         HopscotchTable table = HopscotchTable.create(directory.resolve(TABLE_FILE), geometry.table(), latency,
                 geometry.heads(), log.regionSize(), log.segmentSize());
@@ -86,8 +92,18 @@ public final class PmDirectory implements AutoCloseable {
         return new PmDirectory(directory, geometry, table, records, heads);
     }
 
-    /** Opens an existing store, refusing one whose geometry differs from {@code expected}. */
+    /** Opens an existing store of its owner only ({@link #open(Path, StoreGeometry, WriteLatencyModel, String)}). */
     public static PmDirectory open(Path directory, StoreGeometry expected, WriteLatencyModel latency) {
+        return open(directory, expected, latency, null);
+    }
+
+    /**
+     * Opens an existing store, refusing one whose geometry differs from {@code expected}, and one whose directory or
+     * files another user could write ({@link PmFileModes}): group-writable is accepted only for {@code group} (null:
+     * none).
+     */
+    public static PmDirectory open(Path directory, StoreGeometry expected, WriteLatencyModel latency, String group) {
+        PmFileModes.checkDirectory(directory, group);
         HopscotchTable table = HopscotchTable.open(directory.resolve(TABLE_FILE), latency);
         List<LogHead> heads = new ArrayList<>();
         HeadRecords records = null;

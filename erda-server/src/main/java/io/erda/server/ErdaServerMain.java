@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.core.pm.PmFormatException;
+import io.erda.core.pm.PmPermissionException;
 import io.erda.fabric.FabricException;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.server.offline.StoreVerifier;
@@ -95,11 +96,17 @@ public final class ErdaServerMain implements Callable<Integer> {
             description = "Request threads. Default: ${DEFAULT-VALUE}.")
     int workers;
 
+    @Option(names = "--group", paramLabel = "NAME", description = "Share the store's files with this group: 0660 "
+            + "(the store directory 2770, the shm fabric's files and directories 0660/0770), so shm clients of other "
+            + "users in it can map them. Default: the server's user only (0600, 0700). A store another user could "
+            + "write (group-writable without --group, world-writable, or owned by another user) is refused.")
+    String group;
+
     @Override
     public Integer call() throws Exception {
         Path directory = storeDirectory();
         ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize,
-                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers);
+                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers, group);
         RequestServer server = RequestServer.start(config);
         server.startCleaning(cleanThreshold);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -149,6 +156,10 @@ public final class ErdaServerMain implements Callable<Integer> {
         @Option(names = "--dir", paramLabel = "DIR", required = true, description = "PM directory of the store.")
         Path dir;
 
+        @Option(names = "--group", paramLabel = "NAME", description = "The group the server shares the store with "
+                + "(its --group), whose write access is then accepted.")
+        String group;
+
         void print(Object result) {
             spec.commandLine().getOut().println(result);
         }
@@ -161,7 +172,7 @@ public final class ErdaServerMain implements Callable<Integer> {
     static final class Verify extends OfflineCommand {
         @Override
         public Integer call() {
-            StoreVerifier.Report report = StoreVerifier.verify(dir);
+            StoreVerifier.Report report = StoreVerifier.verify(dir, group);
             print(report);
             return report.clean() ? 0 : 1;
         }
@@ -174,7 +185,7 @@ public final class ErdaServerMain implements Callable<Integer> {
     static final class Rebuild extends OfflineCommand {
         @Override
         public Integer call() {
-            print(TableRebuilder.rebuild(dir));
+            print(TableRebuilder.rebuild(dir, group));
             return 0;
         }
     }
@@ -203,7 +214,7 @@ public final class ErdaServerMain implements Callable<Integer> {
     static int run(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new ErdaServerMain()).setOut(out).setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
-            if (e instanceof PmFormatException || e instanceof IllegalArgumentException
+            if (e instanceof PmFormatException || e instanceof PmPermissionException || e instanceof IllegalArgumentException
                     || e instanceof UncheckedIOException || e instanceof FabricException) {
                 commandLine.getErr().println("erda-server: " + e.getMessage());
                 commandLine.getErr().flush();

@@ -97,7 +97,7 @@ public final class RequestServer implements AutoCloseable {
         Store store = Store.open(config, stats);
         Fabric fabric = null;
         try {
-            fabric = Fabric.open(config.listen());
+            fabric = Fabric.open(config.listen(), config.fabricProperties());
             RequestServer server = new RequestServer(config, stats, store, fabric);
             server.startThreads();
             return server;

@@ -24,10 +24,13 @@ import java.util.Objects;
  * @param lease               how long a reservation belongs to its client before the validator may check it
  * @param pmWriteLatencyNanos emulated PM write latency per 64-byte line, for every writer (0: off)
  * @param workers             threads handling requests from the shared receive queue
+ * @param group               the group that may share the store's files and the shm fabric's (0660; directories
+ *                            2770 and 0770), or null: the server's user only (0600, 0700). docs/ARCHITECTURE.md,
+ *                            "Security model"
  */
 public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
                            Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
-                           int workers) {
+                           int workers, String group) {
     public static final int DEFAULT_HEADS = 4;
     public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
@@ -46,6 +49,26 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         if (workers < 1 || workers > 64) {
             throw new IllegalArgumentException("worker count " + workers + " outside [1, 64]");
         }
+        if (group != null && group.isBlank()) {
+            group = null;
+        }
+    }
+
+    /** A config whose files are its user's only (no group). */
+    public ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize, Long segmentSize,
+                        PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos, int workers) {
+        this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
+                workers, null);
+    }
+
+    public ServerConfig withGroup(String newGroup) {
+        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
+                pmWriteLatencyNanos, workers, newGroup);
+    }
+
+    /** What the fabric is opened with: the shm provider makes its files for {@link #group()} too. */
+    public java.util.Map<String, String> fabricProperties() {
+        return group == null ? java.util.Map.of() : java.util.Map.of("group", group);
     }
 
     /** A config with defaults for everything but the directory and listen URI (tests, embedding). */
@@ -55,22 +78,22 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
 
     public ServerConfig withGeometry(int newHeads, long newCapacity, long newRegionSize, long newSegmentSize) {
         return new ServerConfig(directory, listen, newHeads, newCapacity, newRegionSize, newSegmentSize, persistence,
-                lease, pmWriteLatencyNanos, workers);
+                lease, pmWriteLatencyNanos, workers, group);
     }
 
     public ServerConfig withLease(Duration newLease) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, newLease,
-                pmWriteLatencyNanos, workers);
+                pmWriteLatencyNanos, workers, group);
     }
 
     public ServerConfig withPersistence(PersistenceMethod method) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, method, lease,
-                pmWriteLatencyNanos, workers);
+                pmWriteLatencyNanos, workers, group);
     }
 
     public ServerConfig withListen(URI uri) {
         return new ServerConfig(directory, uri, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers);
+                pmWriteLatencyNanos, workers, group);
     }
 
     /**

@@ -67,8 +67,8 @@ public final class Store implements AutoCloseable {
         StoreGeometry stored = config.storedGeometry();
         WriteLatencyModel latency = new WriteLatencyModel(config.pmWriteLatencyNanos());
         PmDirectory directory = stored == null
-                ? PmDirectory.create(config.directory(), config.geometry(null), latency)
-                : PmDirectory.open(config.directory(), config.geometry(stored), latency);
+                ? PmDirectory.create(config.directory(), config.geometry(null), latency, config.group())
+                : PmDirectory.open(config.directory(), config.geometry(stored), latency, config.group());
         try {
             Recovery.Summary summary = new Recovery(directory).run();
             return new Store(directory, config.lease().toNanos(), stats, summary);

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +30,7 @@ class ServerMainTest {
     void helpDocumentsEveryOption() {
         assertThat(run("--help")).isZero();
         assertThat(out.toString()).contains("--dir", "--ephemeral", "--listen", "--heads", "--table-capacity",
-                "--region-size", "--segment-size", "--persistence", "--lease-ms", "--pm-write-latency-ns", "--workers",
+                "--region-size", "--segment-size", "--persistence", "--lease-ms", "--pm-write-latency-ns", "--workers", "--group",
                 "verify", "rebuild", "server-flush");
     }
 
@@ -64,6 +67,38 @@ class ServerMainTest {
         assertThat(out.toString()).contains("1 entries", "clean");
         assertThat(run("rebuild", "--dir", config.directory().toString())).isZero();
         assertThat(out.toString()).contains("rebuild", "1 keys");
+    }
+
+    @Test
+    void aStoreOtherUsersCouldWriteIsRefusedNamingPathModeAndOwner() throws Exception {
+        ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1));
+        Store.open(config, new StoreStats()).close();
+        Files.setPosixFilePermissions(config.directory(), PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThat(run("--dir", config.directory().toString(), "--listen", "tcp://127.0.0.1:0")).isEqualTo(2);
+        assertThat(err.toString()).contains("erda-server: refusing " + config.directory() + " (mode rwxrwxrwx, owner "
+                + System.getProperty("user.name"), "every user may write it");
+        assertThat(run("verify", "--dir", config.directory().toString())).isEqualTo(2);
+    }
+
+    @Test
+    void aStoreSharedWithAGroupIsVerifiedWithThatGroupOnly() throws Exception {
+        String group = Files.readAttributes(Files.createFile(dir.resolve("probe")), PosixFileAttributes.class).group().getName();
+        ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1)).withGroup(group);
+        try (Store store = Store.open(config, new StoreStats())) {
+            TestStores.put(store, "k", "v");
+        }
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(config.directory()))).isEqualTo("rwxrwx---");
+        assertThat(run("verify", "--dir", config.directory().toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("may write it and the server was given no group (--group)");
+        assertThat(run("verify", "--dir", config.directory().toString(), "--group", group)).isZero();
+        assertThat(out.toString()).contains("1 entries", "clean");
+    }
+
+    @Test
+    void anUnknownGroupIsRefusedNamingIt() {
+        assertThat(run("--dir", dir.resolve("s").toString(), "--listen", "tcp://127.0.0.1:0", "--group",
+                "erda-no-such-group")).isEqualTo(2);
+        assertThat(err.toString()).contains("erda-server: group erda-no-such-group does not exist");
     }
 
     @Test

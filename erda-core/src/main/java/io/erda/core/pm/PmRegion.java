@@ -67,6 +67,7 @@ public final class PmRegion implements AutoCloseable {
             throw new UncheckedIOException("cannot create PM file " + path, e);
         }
         try {
+            PmFileModes.restrictNew(temporary); // before it has its name: never published with a looser mode
             PmFileHeader.write(region.mapping, kind, dataLength, geometry);
             region.localBytes.add(PmFileHeader.LENGTH);
             region.mapping.asSlice(0, PmFileHeader.LENGTH).force();
@@ -98,8 +99,12 @@ public final class PmRegion implements AutoCloseable {
         }
     }
 
-    /** Maps an existing PM file and checks its header (magic, version, kind, CRC, length). */
+    /**
+     * Maps an existing PM file and checks its header (magic, version, kind, CRC, length); refuses a file another
+     * user could write ({@link PmFileModes#checkFile}).
+     */
     public static PmRegion open(Path path, int kind, WriteLatencyModel latency) {
+        PmFileModes.checkFile(path);
         long fileLength;
         try {
             fileLength = java.nio.file.Files.size(path);
@@ -157,7 +162,9 @@ public final class PmRegion implements AutoCloseable {
         if (extra.length == 0) {
             return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
-        return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, extra[0]);
+        return FileChannel.open(path, java.util.Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, extra[0]),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
     }
 
     /** The file this region maps. */

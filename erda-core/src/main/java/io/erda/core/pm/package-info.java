@@ -3,7 +3,9 @@
  * KiB {@link PmFileHeader} (magic, format version, kind, geometry, CRC32C, mutable words), refuses a mismatch with a
  * {@link PmFormatException} naming found and expected, and makes a range durable with {@code persist} (cache-line
  * write-back, else msync). {@link Words} is the little-endian word access of every on-PM format;
- * {@link WriteLatencyModel} charges the emulated cost per written cache line.
+ * {@link WriteLatencyModel} charges the emulated cost per written cache line. {@link PmFileModes} says who may write a
+ * store: files are created {@code 0600} ({@code 0660} in a directory shared with a group), and one another user could
+ * write is refused with a {@link PmPermissionException} (docs/ARCHITECTURE.md, "Security model").
  *
  * <p>Rules: every store this process makes into PM goes through {@code PmRegion} ({@code write},
  * {@code setLongRelease}, {@code setMutableWord}) or is reported with {@code recordWrite}, because NVM bytes and the

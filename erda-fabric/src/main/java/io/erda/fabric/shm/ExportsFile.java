@@ -34,7 +34,7 @@ final class ExportsFile {
     private ExportsFile() {
     }
 
-    static void write(Path file, long generation, Collection<ExportedRegion> regions) {
+    static void write(Path file, long generation, Collection<ExportedRegion> regions, ShmFiles files) {
         var bytes = new ByteArrayOutputStream();
         try (var out = new DataOutputStream(bytes)) {
             out.writeLong(MAGIC);
@@ -52,7 +52,10 @@ final class ExportsFile {
                 out.writeUTF(r.file().toString());
             }
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.write(tmp, bytes.toByteArray());
+            Files.deleteIfExists(tmp);
+            try (var ch = files.createFile(tmp)) {
+                ch.write(java.nio.ByteBuffer.wrap(bytes.toByteArray()));
+            }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new FabricException("cannot publish shm exports to " + file + ": " + e.getMessage(), e);

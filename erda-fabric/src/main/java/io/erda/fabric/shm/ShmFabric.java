@@ -18,15 +18,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * The {@code shm:///dir} fabric: peers on one host, one-sided operations as direct access to the target's mapped
@@ -37,12 +36,17 @@ import java.util.stream.Stream;
  * directory it listens on or connects to (property {@code home} overrides it):
  * <pre>
  * dir/erda.sock                      the listener's Unix-domain socket (handshake, then liveness per connection)
+ * dir/&lt;instance&gt;/lock                held locked while the instance is open ({@link ShmHome})
  * dir/&lt;instance&gt;/exports             descriptors of regions with remote access ({@link ExportsFile})
  * dir/&lt;instance&gt;/counters            export generation + per-region byte counters ({@link CountersFile})
  * dir/&lt;instance&gt;/conn-N.ring         a connection's two rings ({@link RingFile}); unlinked once both mapped it
  * </pre>
- * The home is removed when the fabric closes. Properties: {@code home}, {@code ringCapacity} (bytes per ring,
- * a power of two), {@code pollerSleepMillis} (see {@link #DEFAULT_POLLER_SLEEP_MILLIS}).
+ * {@code <instance>} is {@code <pid>-<n>}; a home not under a listen or connect directory is
+ * {@code /dev/shm/erda-shm-<pid>-<n>}. The home is removed when the fabric closes, or at JVM exit if it was never
+ * closed; a crashed process's home is collected by the next process that opens an shm fabric ({@link ShmHome}).
+ * Everything here is created {@code 0600} (directories {@code 0700}), or {@code 0660}/{@code 0770} for the group of
+ * property {@code group} ({@link ShmFiles}). Properties: {@code home}, {@code group}, {@code ringCapacity} (bytes per
+ * ring, a power of two), {@code pollerSleepMillis} (see {@link #DEFAULT_POLLER_SLEEP_MILLIS}).
  */
 public final class ShmFabric implements Fabric {
     private static final FabricCapabilities CAPABILITIES = FabricCapabilities.software("shm (same-host shared memory)");
@@ -57,8 +61,9 @@ public final class ShmFabric implements Fabric {
     static final long DEFAULT_POLLER_SLEEP_MILLIS = 100;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
-    private final String instanceName = ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet();
+    private final int instance = INSTANCES.incrementAndGet();
     private final Path configuredHome;
+    private final ShmFiles files;
     private final int ringCapacity;
     private final long pollerSleepMillis;
     private final RegionTable<ShmMemoryRegion> regions = new RegionTable<>(0x100);
@@ -66,7 +71,9 @@ public final class ShmFabric implements Fabric {
     private final List<ShmListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicInteger rings = new AtomicInteger();
     private final Arena homeArena = Arena.ofShared();
-    private Path home;
+    /** Written under {@code this}; volatile for the shutdown hook. */
+    private volatile Path home;
+    private FileLock homeLock;
     private MemorySegment counters;
     private long generation;
     private int nextCounterSlot;
@@ -82,6 +89,8 @@ public final class ShmFabric implements Fabric {
         this.ringCapacity = Integer.parseInt(properties.getOrDefault("ringCapacity", Integer.toString(DEFAULT_RING_CAPACITY)));
         this.pollerSleepMillis = Long.parseLong(properties.getOrDefault("pollerSleepMillis",
                 Long.toString(DEFAULT_POLLER_SLEEP_MILLIS)));
+        this.files = ShmFiles.of(properties.get("group"));
+        ShmHome.collectStale(defaultBase());
     }
 
     @Override
@@ -108,25 +117,52 @@ public final class ShmFabric implements Fabric {
             return home;
         }
         checkOpen();
+        if (configuredHome == null && near != null) {
+            ShmHome.collectStale(near);
+        }
         Path h = configuredHome != null ? configuredHome
-                : near != null ? near.resolve(instanceName) : defaultBase().resolve("erda-shm-" + instanceName);
+                : near != null ? near.resolve(ShmHome.name(false, instance)) : defaultBase().resolve(ShmHome.name(true, instance));
+        FileLock lock = null;
         try {
-            Files.createDirectories(h);
+            lock = ShmHome.claim(h, configuredHome != null, files);
             Path countersFile = h.resolve(COUNTERS_FILE);
             long length = CountersFile.fileLength(CountersFile.DEFAULT_SLOTS);
-            try (FileChannel ch = FileChannel.open(countersFile, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.truncate(0);
+            Files.deleteIfExists(countersFile); // a configured home may hold a dead predecessor's
+            try (FileChannel ch = files.createFile(countersFile)) {
                 ch.write(java.nio.ByteBuffer.allocate(1), length - 1); // sparse, zero-filled
                 counters = ch.map(FileChannel.MapMode.READ_WRITE, 0, length, homeArena);
             }
             CountersFile.format(counters, CountersFile.DEFAULT_SLOTS);
-            ExportsFile.write(h.resolve(EXPORTS_FILE), 0, List.of());
-        } catch (IOException e) {
+            ExportsFile.write(h.resolve(EXPORTS_FILE), 0, List.of(), files);
+        } catch (IOException | RuntimeException e) {
+            if (lock != null) {
+                ShmHome.delete(h, lock);
+            }
+            if (e instanceof FabricException fe) {
+                throw fe;
+            }
             throw new FabricException("cannot create shm instance directory " + h + ": " + e, e);
         }
         home = h;
+        homeLock = lock;
+        ShmHome.opened(this);
         return h;
+    }
+
+    /** Shutdown hook of a JVM exiting with this fabric open: deletes its files (mappings stay until the exit). */
+    void deleteFilesAtExit() {
+        for (ShmListener l : listeners) {
+            l.deleteSocketFile();
+        }
+        Path h = home; // no lock: a thread holding it must not keep the JVM from exiting
+        if (h != null) {
+            ShmHome.deleteTree(h);
+        }
+    }
+
+    /** This instance's home, or null before it needed one (tests). */
+    synchronized Path homeIfCreated() {
+        return home;
     }
 
     private static Path defaultBase() {
@@ -152,7 +188,7 @@ public final class ShmFabric implements Fabric {
             }
         }
         generation++;
-        ExportsFile.write(home.resolve(EXPORTS_FILE), generation, exported);
+        ExportsFile.write(home.resolve(EXPORTS_FILE), generation, exported, files);
         CountersFile.publishGeneration(counters, generation);
     }
 
@@ -252,12 +288,12 @@ public final class ShmFabric implements Fabric {
         checkOpen();
         Path dir = directoryOf(uri);
         try {
-            Files.createDirectories(dir);
+            files.createDirectories(dir);
         } catch (IOException e) {
             throw new FabricException("cannot create shm directory " + dir + ": " + e, e);
         }
         home(dir);
-        ShmListener listener = new ShmListener(this, uriOf(dir), dir);
+        ShmListener listener = new ShmListener(this, uriOf(dir), dir, files);
         listeners.add(listener);
         return listener;
     }
@@ -266,8 +302,7 @@ public final class ShmFabric implements Fabric {
     Path createRingFile() {
         Path file = home(null).resolve("conn-" + rings.incrementAndGet() + ".ring");
         try (Arena arena = Arena.ofConfined();
-             FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                     StandardOpenOption.WRITE)) {
+             FileChannel ch = files.createFile(file)) {
             long length = RingFile.fileLength(ringCapacity);
             ch.write(java.nio.ByteBuffer.allocate(1), length - 1);
             RingFile.format(ch.map(FileChannel.MapMode.READ_WRITE, 0, length, arena), ringCapacity);
@@ -353,16 +388,9 @@ public final class ShmFabric implements Fabric {
             counters = null;
             homeArena.close();
             if (home != null) {
-                deleteTree(home);
+                ShmHome.delete(home, homeLock);
+                ShmHome.closed(this);
             }
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a leftover instance directory holds no live state
         }
     }
 }

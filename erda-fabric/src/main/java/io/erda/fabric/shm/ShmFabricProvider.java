@@ -12,7 +12,11 @@ public final class ShmFabricProvider implements FabricProvider {
         return "shm";
     }
 
-    /** Properties: {@code home} = directory for this instance's exports (default: under the first listen or connect directory). */
+    /**
+     * Properties: {@code home} = directory for this instance's exports (default: under the first listen or connect
+     * directory); {@code group} = a group whose members may use this instance's files (default: its user only);
+     * {@code ringCapacity}, {@code pollerSleepMillis} (see {@link ShmFabric}).
+     */
     @Override
     public Fabric open(Map<String, String> properties) {
         return new ShmFabric(properties);

@@ -24,7 +24,7 @@ final class ShmListener implements Listener {
     private final LinkedBlockingQueue<Request> requests = new LinkedBlockingQueue<>();
     private volatile boolean closed;
 
-    ShmListener(ShmFabric fabric, URI uri, Path dir) {
+    ShmListener(ShmFabric fabric, URI uri, Path dir, ShmFiles files) {
         this.fabric = fabric;
         this.uri = uri;
         this.socketPath = dir.resolve(ShmFabric.SOCKET_FILE);
@@ -32,6 +32,7 @@ final class ShmListener implements Listener {
             Files.deleteIfExists(socketPath); // a stale socket of a dead listener
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(socketPath));
+            files.restrict(socketPath); // connecting needs write permission on the socket file
         } catch (IOException e) {
             throw new FabricException("cannot listen on " + socketPath + ": " + e, e);
         }
@@ -76,6 +77,15 @@ final class ShmListener implements Listener {
         Request r;
         while ((r = requests.poll()) != null) {
             r.reject("listener " + uri + " closed");
+        }
+    }
+
+    /** Shutdown hook: the JVM exits with this listener open; a later listener would replace the file, but leave nothing. */
+    void deleteSocketFile() {
+        try {
+            Files.deleteIfExists(socketPath);
+        } catch (IOException e) {
+            // best effort
         }
     }
 

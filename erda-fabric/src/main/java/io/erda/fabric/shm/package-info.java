@@ -6,7 +6,10 @@
  * {@code Poller} (or by a thread waiting on one of its completion queues) and acknowledged. {@link ShmFabricProvider}
  * opens a {@link ShmFabric}; {@link ShmMemoryRegion}, {@code ShmEndpoint}, {@code ShmListener}, {@code Handshake}
  * (over {@code dir/erda.sock}, which then stays open as the liveness channel), {@code ExportsFile} and
- * {@code CountersFile} (what a target exports, and what initiators counted into it) complete it.
+ * {@code CountersFile} (what a target exports, and what initiators counted into it) complete it. {@code ShmHome} gives
+ * each instance a locked home that close, a shutdown hook or (after a crash) the next shm process deletes;
+ * {@code ShmFiles} makes everything {@code 0600} (or {@code 0660} for a group), since file modes are what keeps other
+ * users out of a cooperative fabric.
  *
  * <p>Rules: a region with remote access needs a {@code Backing} file, else its registration fails. Every one-sided
  * access is checked on the initiator against the descriptors the target exported ({@code RegionTable}: rkey, range,

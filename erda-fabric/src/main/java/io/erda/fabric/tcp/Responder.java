@@ -46,7 +46,7 @@ final class Responder implements Runnable {
     public void run() {
         try {
             while (true) {
-                in.readFrom(channel.socket());
+                channel.readHeader(in);
                 byte wire = in.opcode();
                 if (WireOpcode.isResponse(wire) || WireOpcode.request(wire) >= WireOpcode.CONNECT) {
                     throw new ProtocolViolation("expected a request, got " + in);
@@ -89,7 +89,7 @@ final class Responder implements Runnable {
                 ByteBuffer data = length == 0 ? null : slice(region, address, length).asByteBuffer();
                 fabric.oneSidedExecuted.increment();
                 fabric.bytesReadByPeers.add(length);
-                channel.write(reply(wire, seq).payloadLength(length).operandLength(length), data);
+                endpoint.writeService(reply(wire, seq).payloadLength(length).operandLength(length), data);
             }
             case WireOpcode.WRITE, WireOpcode.WRITE_WITH_IMM -> {
                 int length = in.payloadLength();
@@ -111,7 +111,7 @@ final class Responder implements Runnable {
                     endpoint.completeRecv(new Completion(recv.wrId(), Opcode.RECV_WITH_IMM, Status.SUCCESS, length, in.imm(),
                             true, endpoint, null));
                 }
-                channel.write(reply(wire, seq).operandLength(length), null);
+                endpoint.writeService(reply(wire, seq).operandLength(length), null);
             }
             case WireOpcode.SEND -> receiveSend(wire, seq);
             case WireOpcode.CAS, WireOpcode.FETCH_ADD -> {
@@ -126,7 +126,7 @@ final class Responder implements Runnable {
                         ? (long) WORD.compareAndExchange(segment, offset, in.compareAdd(), in.swap())
                         : (long) WORD.getAndAdd(segment, offset, in.compareAdd());
                 placed(region, address, 8);
-                channel.write(reply(wire, seq).compareAdd(old).operandLength(8), null);
+                endpoint.writeService(reply(wire, seq).compareAdd(old).operandLength(8), null);
             }
             case WireOpcode.ATOMIC_WRITE -> {
                 TcpRegion region = checked(Opcode.ATOMIC_WRITE, address, 8, rkey, wire, seq, 0);
@@ -135,7 +135,7 @@ final class Responder implements Runnable {
                 }
                 WORD.setVolatile(region.segment(), address - region.address(), in.swap());
                 placed(region, address, 8);
-                channel.write(reply(wire, seq).operandLength(8), null);
+                endpoint.writeService(reply(wire, seq).operandLength(8), null);
             }
             case WireOpcode.FLUSH -> {
                 int length = in.operandLength();
@@ -150,7 +150,7 @@ final class Responder implements Runnable {
                     range.force();
                 }
                 fabric.oneSidedExecuted.increment();
-                channel.write(reply(wire, seq), null);
+                endpoint.writeService(reply(wire, seq), null);
             }
             default -> throw new ProtocolViolation("unknown request " + in);
         }
@@ -188,7 +188,7 @@ final class Responder implements Runnable {
             channel.readFully(endpoint.recvBuffer(recv, length).asByteBuffer());
         }
         endpoint.completeRecv(Completion.success(recv.wrId(), Opcode.RECV, length, endpoint));
-        channel.write(reply(wire, seq).operandLength(length), null);
+        endpoint.writeService(reply(wire, seq).operandLength(length), null);
     }
 
     private static MemorySegment slice(TcpRegion region, long address, long length) {
@@ -224,7 +224,7 @@ final class Responder implements Runnable {
     private void refuse(byte wire, long seq, int payloadToSkip, Status status, String detail) throws IOException {
         channel.skip(payloadToSkip);
         ByteBuffer text = FrameChannel.text(detail);
-        channel.write(reply(wire, seq).status(status.ordinal()).payloadLength(text.remaining()), text);
+        endpoint.writeService(reply(wire, seq).status(status.ordinal()).payloadLength(text.remaining()), text);
         endpoint.fail(Status.WR_FLUSH_ERROR, "the peer's " + WireOpcode.name(wire) + " failed: " + status + " " + detail, false);
     }
 }

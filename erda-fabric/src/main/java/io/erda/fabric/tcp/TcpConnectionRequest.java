@@ -16,15 +16,18 @@ final class TcpConnectionRequest implements ConnectionRequest {
     private final FrameChannel fwd;
     private final FrameChannel rev;
     private final long peerRnrNanos;
+    private final long peerTimeoutNanos;
     private final byte[] privateData;
     private final URI peer;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    TcpConnectionRequest(TcpFabric fabric, FrameChannel fwd, FrameChannel rev, long peerRnrNanos, byte[] privateData, URI peer) {
+    TcpConnectionRequest(TcpFabric fabric, FrameChannel fwd, FrameChannel rev, long peerRnrNanos, long peerTimeoutNanos,
+                         byte[] privateData, URI peer) {
         this.fabric = fabric;
         this.fwd = fwd;
         this.rev = rev;
         this.peerRnrNanos = peerRnrNanos;
+        this.peerTimeoutNanos = peerTimeoutNanos;
         this.privateData = privateData;
         this.peer = peer;
     }
@@ -45,7 +48,7 @@ final class TcpConnectionRequest implements ConnectionRequest {
             throw new FabricException("endpoint " + endpoint + " does not belong to the listener's tcp fabric");
         }
         answer();
-        tcp.acceptFrom(fwd, rev, peerRnrNanos, privateData, peer, replyPrivateData);
+        tcp.acceptFrom(fwd, rev, peerRnrNanos, peerTimeoutNanos, privateData, peer, replyPrivateData);
     }
 
     @Override

@@ -22,15 +22,20 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * An RC queue pair of the tcp provider. A connection is two sockets, one per direction of requests: on the
@@ -38,6 +43,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * completer thread reads the responses; on the {@code service} socket the {@link Responder} reads the peer's
  * requests and writes the responses. Keeping the directions apart means a responder blocked writing a large READ
  * response can never wait on the other side's responder, so heavy traffic both ways cannot deadlock.
+ *
+ * <p><b>Connect timeout.</b> {@code connect} as a whole (both TCP connections, then the peer's ACCEPT or REJECT) is
+ * bounded by the fabric property {@code connectTimeoutMillis} (default 10 s); past it, it fails naming the address and
+ * the timeout, so an unreachable or blackholed address, or a listener that never answers, does not hang the caller.
+ *
+ * <p><b>Dead peers.</b> TCP alone notices a silently vanished peer late: data it cannot deliver is retransmitted for
+ * up to about 15 minutes ({@code tcp_retries2}); keepalive probes only an idle connection (not one with
+ * unacknowledged data) and, like TCP itself, is answered by a peer's kernel while the peer process hangs. So liveness
+ * is the provider's own: each side sends a HEARTBEAT frame every fifth of the agreed peer timeout on its service
+ * socket (from a thread of its own, skipped while the responder is writing there anyway), and a watcher fails the
+ * endpoint once neither socket has received a byte, data or heartbeat, for longer than the timeout. The agreed timeout
+ * is the smaller of the two sides' {@code peerTimeoutMillis} (default 5 s), exchanged in CONNECT and ACCEPT, so each
+ * side's heartbeats are frequent enough for the other. A dead, hung (its whole process: heartbeats come from their own
+ * thread) or cut-off peer is thus noticed within the timeout plus one heartbeat interval: the endpoint goes to ERROR,
+ * the oldest outstanding request completes with RETRY_EXCEEDED naming the silence and the timeout, everything else
+ * with WR_FLUSH_ERROR, and the sockets are reset (the cut-off peer's own watcher fails its side).
  */
 final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue> {
     private static final System.Logger LOG = TcpFabric.LOG;
@@ -61,6 +82,8 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
     private volatile FrameChannel requests;
     private volatile FrameChannel service;
     private volatile Thread responderThread;
+    /** Serialises writers of the service socket: the responder and the heartbeat thread. */
+    private final ReentrantLock serviceLock = new ReentrantLock();
 
     TcpEndpoint(TcpFabric fabric, EndpointOptions options) {
         super(fabric, softQueue(options.sendQueue(), options.maxSendWr()),
@@ -92,24 +115,25 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
         beginConnecting();
         FrameChannel fwd = null;
         FrameChannel rev = null;
+        Duration timeout = fabric().settings().connectTimeout();
+        long deadline = System.nanoTime() + timeout.toNanos();
         try {
             InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort());
-            fwd = new FrameChannel(SocketChannel.open(address));
-            rev = new FrameChannel(SocketChannel.open(address));
+            fwd = new FrameChannel(openSocket(uri, address, deadline, timeout));
+            rev = new FrameChannel(openSocket(uri, address, deadline, timeout));
             long nonce = ThreadLocalRandom.current().nextLong();
             FrameHeader h = new FrameHeader();
             h.reset(WireOpcode.CONNECT).sequence(nonce).compareAdd(options.rnrTimeout().toNanos())
-                    .payloadLength(privateData.length);
+                    .swap(ownPeerTimeoutNanos()).payloadLength(privateData.length);
             fwd.write(h, ByteBuffer.wrap(privateData));
             h.reset(WireOpcode.ATTACH).sequence(nonce);
             rev.write(h, null);
-            h.readFrom(fwd.socket());
+            byte[] reply = awaitAnswer(fwd, rev, h, deadline, () -> timedOut(uri, address, timeout,
+                    "no ACCEPT or REJECT"));
             switch (h.opcode()) {
-                case WireOpcode.ACCEPT -> {
-                    byte[] reply = fwd.readBytes(h.payloadLength());
-                    start(fwd, rev, h.compareAdd(), reply, uri);
-                }
-                case WireOpcode.REJECT -> throw new FabricException("connection to " + uri + " rejected: " + fwd.readText(h.payloadLength()));
+                case WireOpcode.ACCEPT -> start(fwd, rev, h.compareAdd(), h.swap(), reply, uri);
+                case WireOpcode.REJECT -> throw new FabricException("connection to " + uri + " rejected: "
+                        + new String(reply, java.nio.charset.StandardCharsets.UTF_8));
                 default -> throw new ProtocolViolation("expected ACCEPT or REJECT from " + uri + ", got " + h);
             }
         } catch (IOException | RuntimeException e) {
@@ -127,13 +151,77 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
         }
     }
 
+    /** One of connect's sockets, connected within what is left until {@code deadline}. */
+    private static SocketChannel openSocket(URI uri, InetSocketAddress address, long deadline, Duration timeout)
+            throws IOException {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw timedOut(uri, address, timeout, "no TCP connection");
+        }
+        SocketChannel channel = SocketChannel.open();
+        try {
+            channel.socket().connect(address, (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
+            return channel;
+        } catch (SocketTimeoutException e) {
+            channel.close();
+            throw timedOut(uri, address, timeout, "no TCP connection");
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Reads the header of the peer's answer into {@code h} and its payload, closing both sockets if that is not done
+     * by {@code deadline} (the blocked read then fails and {@code timedOut} says why).
+     */
+    private static byte[] awaitAnswer(FrameChannel fwd, FrameChannel rev, FrameHeader h, long deadline,
+                                      Supplier<FabricException> timedOut) throws IOException {
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicBoolean expired = new AtomicBoolean();
+        Thread timer = Thread.ofVirtual().name("erda-tcp-connect-timer").start(() -> {
+            LockSupport.parkNanos(deadline - System.nanoTime());
+            while (!done.get() && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(deadline - System.nanoTime());
+            }
+            if (!done.get()) {
+                expired.set(true);
+                fwd.close();
+                rev.close();
+            }
+        });
+        try {
+            fwd.readHeader(h);
+            return fwd.readBytes(h.payloadLength());
+        } catch (IOException e) {
+            if (expired.get()) {
+                throw timedOut.get();
+            }
+            throw e;
+        } finally {
+            done.set(true);
+            LockSupport.unpark(timer);
+        }
+    }
+
+    private static FabricException timedOut(URI uri, InetSocketAddress address, Duration timeout, String what) {
+        return new FabricException("connect to " + uri + " timed out: " + what + " from " + address + " within the connect"
+                + " timeout of " + timeout.toMillis() + " ms (tcp fabric property " + TcpSettings.CONNECT_TIMEOUT + ")");
+    }
+
+    private long ownPeerTimeoutNanos() {
+        return fabric().settings().peerTimeout().toNanos();
+    }
+
     /** Server side: called by the connection request on accept. */
-    void acceptFrom(FrameChannel fwd, FrameChannel rev, long peerRnrNanos, byte[] peerData, URI peerUri, byte[] reply) {
+    void acceptFrom(FrameChannel fwd, FrameChannel rev, long peerRnrNanos, long peerTimeoutNanos, byte[] peerData,
+                    URI peerUri, byte[] reply) {
         checkPrivateData(reply);
         beginConnecting();
         try {
             FrameHeader h = new FrameHeader();
-            h.reset(WireOpcode.ACCEPT).compareAdd(options.rnrTimeout().toNanos()).payloadLength(reply.length);
+            h.reset(WireOpcode.ACCEPT).compareAdd(options.rnrTimeout().toNanos()).swap(ownPeerTimeoutNanos())
+                    .payloadLength(reply.length);
             fwd.write(h, ByteBuffer.wrap(reply));
         } catch (IOException e) {
             fwd.close();
@@ -141,7 +229,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
             setUpFailed();
             throw new FabricException("accepting " + peerUri + " failed: " + e, e);
         }
-        start(rev, fwd, peerRnrNanos, peerData, peerUri);
+        start(rev, fwd, peerRnrNanos, peerTimeoutNanos, peerData, peerUri);
     }
 
     private static void checkPrivateData(byte[] data) {
@@ -150,7 +238,8 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
         }
     }
 
-    private void start(FrameChannel requestSocket, FrameChannel serviceSocket, long peerRnrNanos, byte[] peerData, URI peerUri) {
+    private void start(FrameChannel requestSocket, FrameChannel serviceSocket, long peerRnrNanos, long peerTimeoutNanos,
+                       byte[] peerData, URI peerUri) {
         synchronized (lock) {
             if (state() != State.CONNECTING) {
                 requestSocket.close();
@@ -165,6 +254,60 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
         fabric().startEngineThread("erda-tcp-completer-" + name, this::completeResponses);
         Responder responder = new Responder(this, fabric(), serviceSocket, peerRnrNanos);
         responderThread = fabric().startEngineThread("erda-tcp-responder-" + name, responder);
+        long own = ownPeerTimeoutNanos();
+        long agreed = peerTimeoutNanos > 0 ? Math.min(own, peerTimeoutNanos) : own;
+        // a platform thread: heartbeats must not wait for a carrier while virtual threads keep them all busy
+        Thread.ofPlatform().daemon().name("erda-tcp-heartbeat-" + name).start(() -> sendHeartbeats(agreed));
+        Thread.ofVirtual().name("erda-tcp-watcher-" + name).start(() -> watchPeer(agreed)); // late only delays it
+    }
+
+    // ---------------------------------------------------------------- dead peers (class Javadoc)
+
+    /** Writes a frame on the service socket; the responder's and the heartbeats' writes never interleave. */
+    void writeService(FrameHeader h, ByteBuffer payload) throws IOException {
+        serviceLock.lock();
+        try {
+            service.write(h, payload);
+        } finally {
+            serviceLock.unlock();
+        }
+    }
+
+    /** A HEARTBEAT every fifth of the timeout, unless the responder is writing (its bytes show we live). */
+    private void sendHeartbeats(long timeoutNanos) {
+        FrameHeader h = new FrameHeader();
+        long interval = timeoutNanos / TcpSettings.HEARTBEATS_PER_TIMEOUT;
+        while (isConnected()) {
+            LockSupport.parkNanos(interval);
+            if (!serviceLock.tryLock()) {
+                continue;
+            }
+            try {
+                if (isConnected()) {
+                    service.write(h.reset(WireOpcode.HEARTBEAT), null); // may block while the peer reads nothing
+                }
+            } catch (IOException e) {
+                return; // the socket broke or closed: the completer or the watcher reports it
+            } finally {
+                serviceLock.unlock();
+            }
+        }
+    }
+
+    /** Fails the endpoint once nothing arrived on either socket for longer than the agreed timeout. */
+    private void watchPeer(long timeoutNanos) {
+        long interval = timeoutNanos / TcpSettings.HEARTBEATS_PER_TIMEOUT;
+        while (isConnected()) {
+            LockSupport.parkNanos(interval);
+            long silent = System.nanoTime() - Math.max(requests.lastReceivedNanos(), service.lastReceivedNanos());
+            if (silent > timeoutNanos) {
+                fail(Status.RETRY_EXCEEDED, "nothing received from " + peer() + " for "
+                        + TimeUnit.NANOSECONDS.toMillis(silent) + " ms, more than the peer timeout of "
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (tcp fabric property "
+                        + TcpSettings.PEER_TIMEOUT + "): the peer died, hangs or is cut off", true);
+                return;
+            }
+        }
     }
 
     static URI uriOf(SocketChannel channel) throws IOException {
@@ -297,7 +440,10 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
         FrameHeader h = new FrameHeader();
         try {
             while (true) {
-                h.readFrom(channel.socket());
+                channel.readHeader(h);
+                if (h.opcode() == WireOpcode.HEARTBEAT) {
+                    continue; // it arrived: that was all it had to say
+                }
                 if (!WireOpcode.isResponse(h.opcode())) {
                     throw new ProtocolViolation("expected a response, got " + h);
                 }

@@ -38,12 +38,18 @@ final class TcpFabric implements Fabric {
     final LongAdder oneSidedExecuted = new LongAdder();
     final LongAdder bytesReadByPeers = new LongAdder();
     final LongAdder bytesWrittenByPeers = new LongAdder();
+    private final TcpSettings settings;
     private volatile boolean closed;
 
-    TcpFabric() {
+    TcpFabric(TcpSettings settings) {
+        this.settings = settings;
         if (THREADS.isThreadCpuTimeSupported() && !THREADS.isThreadCpuTimeEnabled()) {
             THREADS.setThreadCpuTimeEnabled(true);
         }
+    }
+
+    TcpSettings settings() {
+        return settings;
     }
 
     @Override

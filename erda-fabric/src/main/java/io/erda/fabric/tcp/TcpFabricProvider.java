@@ -11,8 +11,9 @@ public final class TcpFabricProvider implements FabricProvider {
         return "tcp";
     }
 
+    /** Properties: {@code connectTimeoutMillis} and {@code peerTimeoutMillis}, see {@link TcpSettings}. */
     @Override
     public Fabric open(Map<String, String> properties) {
-        return new TcpFabric();
+        return new TcpFabric(TcpSettings.parse(properties));
     }
 }

@@ -33,6 +33,7 @@ final class TcpListener implements Listener {
         FrameChannel fwd;
         FrameChannel rev;
         long rnrNanos;
+        long peerTimeoutNanos;
         byte[] privateData;
     }
 
@@ -93,6 +94,7 @@ final class TcpListener implements Listener {
                     meet(h.sequence(), half -> {
                         half.fwd = channel(half.fwd, socket, h);
                         half.rnrNanos = Math.max(0, h.compareAdd());
+                        half.peerTimeoutNanos = Math.max(0, h.swap());
                         half.privateData = data;
                     });
                 }
@@ -137,7 +139,7 @@ final class TcpListener implements Listener {
                 halfOpen.remove(nonce);
                 unanswered.remove(half.fwd);
                 unanswered.remove(half.rev);
-                ready = new TcpConnectionRequest(fabric, half.fwd, half.rev, half.rnrNanos, half.privateData,
+                ready = new TcpConnectionRequest(fabric, half.fwd, half.rev, half.rnrNanos, half.peerTimeoutNanos, half.privateData,
                         TcpEndpoint.uriOf(half.fwd.socket()));
             }
         }

@@ -14,6 +14,9 @@
  * connection only. One responder per connection keeps RC ordering: a READ, atomic or FLUSH is answered only after
  * every earlier WRITE was placed (and the write-latency model applied). Only engine threads touch memory for a peer;
  * their CPU time is the fabric's engine CPU, and {@code close} waits for them so the caller may free registered memory.
+ * Nothing waits on the network without a bound ({@code TcpSettings}): {@code connect} gives up after the connect
+ * timeout, and an established connection that receives nothing, not even the peer's HEARTBEAT frames, for the peer
+ * timeout goes to ERROR (the reasoning, and why not TCP keepalive, is {@code TcpEndpoint}'s Javadoc).
  *
  * <p>May depend on {@code io.erda.fabric} (the SPI), {@code io.erda.fabric.soft} and {@code io.erda.fabric.tcp.wire};
  * never on another provider's package or on the bindings.

@@ -1,6 +1,7 @@
 package io.erda.server.offline;
 
 import io.erda.core.PmDirectory;
+import io.erda.core.pm.PmFileModes;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.WriteLatencyModel;
 import java.nio.file.Path;
@@ -10,10 +11,11 @@ final class OfflineStore {
     private OfflineStore() {
     }
 
-    static PmDirectory open(Path directory) {
+    static PmDirectory open(Path directory, String group) {
         if (!PmDirectory.exists(directory)) {
             throw new PmFormatException(directory + ": no store here (no " + PmDirectory.TABLE_FILE + ")");
         }
-        return PmDirectory.open(directory, PmDirectory.storedGeometry(directory), WriteLatencyModel.OFF);
+        PmFileModes.checkDirectory(directory, group); // before storedGeometry reads a file
+        return PmDirectory.open(directory, PmDirectory.storedGeometry(directory), WriteLatencyModel.OFF, group);
     }
 }

@@ -50,7 +50,12 @@ public final class StoreVerifier {
     }
 
     public static Report verify(Path directory) {
-        try (PmDirectory store = OfflineStore.open(directory)) {
+        return verify(directory, null);
+    }
+
+    /** As {@link #verify(Path)} for a store shared with {@code group} (null: none; see erda-server {@code --group}). */
+    public static Report verify(Path directory, String group) {
+        try (PmDirectory store = OfflineStore.open(directory, group)) {
             List<String> problems = new ArrayList<>();
             long[] entries = {0, 0};
             LogObjects objects = new LogObjects(store);

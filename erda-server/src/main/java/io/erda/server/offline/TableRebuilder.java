@@ -35,7 +35,12 @@ public final class TableRebuilder {
     }
 
     public static Summary rebuild(Path directory) {
-        try (PmDirectory store = OfflineStore.open(directory)) {
+        return rebuild(directory, null);
+    }
+
+    /** As {@link #rebuild(Path)} for a store shared with {@code group} (null: none; see erda-server {@code --group}). */
+    public static Summary rebuild(Path directory, String group) {
+        try (PmDirectory store = OfflineStore.open(directory, group)) {
             store.table().clearAll();
             int heads = store.heads().size();
             long objects = 0;

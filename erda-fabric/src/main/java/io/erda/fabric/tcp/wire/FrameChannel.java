@@ -9,17 +9,31 @@ import java.nio.charset.StandardCharsets;
 /**
  * One socket of a connection in blocking mode, with the whole-buffer reads and writes the frames need. Payloads
  * move between the socket and registered memory through {@code MemorySegment.asByteBuffer()} views, without an
- * intermediate copy.
+ * intermediate copy. It remembers when it last received bytes ({@link #lastReceivedNanos()}), which is how the tcp
+ * provider tells a live peer from a dead, hung or cut-off one.
  */
 public final class FrameChannel implements AutoCloseable {
     private final SocketChannel channel;
     private final ByteBuffer[] gather = new ByteBuffer[2];
     private ByteBuffer drain;
+    private volatile long lastReceivedNanos = System.nanoTime();
 
     public FrameChannel(SocketChannel channel) throws IOException {
         this.channel = channel;
         channel.configureBlocking(true);
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    }
+
+    /** {@link System#nanoTime()} when bytes last arrived (at construction before any did). */
+    public long lastReceivedNanos() {
+        return lastReceivedNanos;
+    }
+
+    /** Reads the next frame header into {@code header} (blocking); see {@link FrameHeader#readFrom}. */
+    public FrameHeader readHeader(FrameHeader header) throws IOException {
+        header.readFrom(channel);
+        lastReceivedNanos = System.nanoTime();
+        return header;
     }
 
     public SocketChannel socket() {
@@ -51,6 +65,7 @@ public final class FrameChannel implements AutoCloseable {
             if (channel.read(into) < 0) {
                 throw new ProtocolViolation("end of stream with " + into.remaining() + " payload bytes missing");
             }
+            lastReceivedNanos = System.nanoTime(); // a large payload on a slow link is progress too
         }
     }
 

@@ -6,7 +6,9 @@ import io.erda.fabric.Opcode;
 /**
  * Frame opcodes and their length limits. A request's response has the same opcode with {@link #RESPONSE} set.
  * Handshake frames come first on a socket: CONNECT (request socket, private data), ATTACH (the reverse socket of
- * the same connection, same nonce), then ACCEPT or REJECT back on the request socket.
+ * the same connection, same nonce), then ACCEPT or REJECT back on the request socket. CONNECT and ACCEPT carry the
+ * sender's RNR timeout (ns) in compare/add and its peer timeout (ns) in swap. HEARTBEAT (no payload) goes the way
+ * responses go, from a side's responder socket to the peer's completer, which drops it: it only shows the peer lives.
  */
 public final class WireOpcode {
     public static final byte READ = 1;
@@ -22,6 +24,7 @@ public final class WireOpcode {
     public static final byte ATTACH = 0x11;
     public static final byte ACCEPT = 0x12;
     public static final byte REJECT = 0x13;
+    public static final byte HEARTBEAT = 0x14;
 
     public static final byte RESPONSE = (byte) 0x80;
 
@@ -64,6 +67,7 @@ public final class WireOpcode {
             case ATTACH -> "ATTACH";
             case ACCEPT -> "ACCEPT";
             case REJECT -> "REJECT";
+            case HEARTBEAT -> "HEARTBEAT";
             default -> "0x" + Integer.toHexString(wire & 0xff);
         };
         return isResponse(wire) ? base + "_RESPONSE" : base;
@@ -88,7 +92,7 @@ public final class WireOpcode {
         } else {
             maxPayload = switch (op) {
                 case WRITE, WRITE_WITH_IMM, SEND -> FrameHeader.MAX_PAYLOAD;
-                case READ, CAS, FETCH_ADD, FLUSH, ATOMIC_WRITE, ATTACH -> 0;
+                case READ, CAS, FETCH_ADD, FLUSH, ATOMIC_WRITE, ATTACH, HEARTBEAT -> 0;
                 case CONNECT, ACCEPT -> Fabric.MAX_PRIVATE_DATA;
                 case REJECT -> FrameHeader.MAX_TEXT;
                 default -> throw new ProtocolViolation("unknown opcode " + name(wire));
