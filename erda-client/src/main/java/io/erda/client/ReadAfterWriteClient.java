@@ -2,6 +2,7 @@ package io.erda.client;
 
 import io.erda.core.hash.Key;
 import io.erda.core.layout.ObjectLayout;
+import io.erda.core.layout.RingSlotLayout;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.RawReserveReply;
@@ -10,7 +11,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The Read After Write baseline (paper §5.1): a PUT asks for a slot of the server's PM ring (RAW_RESERVE, two-sided),
- * WRITEs the object ({@link ObjectLayout}, carrying its CRC) there one-sided and READs it back to force it; it is
+ * WRITEs the slot there one-sided ({@link RingSlotLayout}: the reserved position and a CRC in front of the
+ * {@link ObjectLayout} object) and READs it back to force it; it is
  * durable when that READ completes, and the server's poller applies it asynchronously. A DELETE writes a tombstone
  * the same way. GETs are two-sided ({@link BaselineClient}). Pooling, threading
  * and failures: {@link PooledClient}.
@@ -32,8 +34,10 @@ public final class ReadAfterWriteClient extends BaselineClient {
         boolean delete = value == null;
         int valueLength = (int) checkPairLimits(c, key, delete ? 0 : value.byteSize());
         long objectLength = ObjectLayout.length(key.length(), valueLength);
-        c.writes.ensure(objectLength);
-        ObjectLayout.encode(c.writes.segment(), 0, key.bytes(), delete ? MemorySegment.NULL : value, delete);
+        int slotLength = RingSlotLayout.HEADER_LENGTH + (int) objectLength;
+        c.writes.ensure(slotLength);
+        ObjectLayout.encode(c.writes.segment(), RingSlotLayout.HEADER_LENGTH, key.bytes(),
+                delete ? MemorySegment.NULL : value, delete);
         PutRequest request = new PutRequest(delete, valueLength, key.bytes());
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             long start = System.nanoTime();
@@ -43,9 +47,10 @@ public final class ReadAfterWriteClient extends BaselineClient {
                 throw new ErdaException(WireStatus.INTERNAL, "server reserved " + slot.objectLength()
                         + " bytes for an object of " + objectLength);
             }
-            c.sync().write(c.writes.region(), 0, (int) objectLength, slot.address(), slot.rkey());
+            RingSlotLayout.seal(c.writes.segment(), 0, slot.position(), objectLength);
+            c.sync().write(c.writes.region(), 0, slotLength, slot.address(), slot.rkey());
             // the scheme's forcing READ (a FLUSH, emulated by a READ where the provider has none)
-            c.sync().flush(slot.address(), (int) objectLength, slot.rkey());
+            c.sync().flush(slot.address(), slotLength, slot.rkey());
             if (System.nanoTime() - start <= slot.leaseNanos()) {
                 return;
             }

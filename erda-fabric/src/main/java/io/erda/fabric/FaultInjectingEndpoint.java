@@ -14,13 +14,17 @@ import java.util.function.Predicate;
  *   <li>truncate: the WRITE is posted with its first N bytes only (a torn write) and completes successfully;</li>
  *   <li>delay: the posting thread sleeps before posting (a slow but live writer; RC ordering keeps later requests
  *       behind it anyway);</li>
- *   <li>break: {@link Endpoint#abort()}.</li>
+ *   <li>break: {@link Endpoint#abort()};</li>
+ *   <li>kill: the process sends itself SIGKILL where the WRITE would be posted, after posting its first N bytes
+ *       (N = 0: killed between whatever came before, such as a PUT's reservation, and its WRITE; N &gt; 0: killed in
+ *       the middle of the WRITE). Fault campaigns use it to kill a client at a precise point, which a kill from
+ *       outside reaches only by luck.</li>
  * </ul>
  * Each armed fault applies to the next matching WRITE (or WRITE_WITH_IMM) and is then used up.
  */
 public final class FaultInjectingEndpoint implements Endpoint {
 
-    private sealed interface Fault permits Drop, Truncate, Delay {
+    private sealed interface Fault permits Drop, Truncate, Delay, Kill {
         Predicate<WorkRequest> matcher();
     }
 
@@ -29,6 +33,11 @@ public final class FaultInjectingEndpoint implements Endpoint {
     private record Truncate(Predicate<WorkRequest> matcher, int keepBytes) implements Fault { }
 
     private record Delay(Predicate<WorkRequest> matcher, Duration delay) implements Fault { }
+
+    private record Kill(Predicate<WorkRequest> matcher, int keepBytes) implements Fault { }
+
+    /** How long a killed WRITE's first bytes get to be placed before the process kills itself. */
+    private static final Duration KILL_GRACE = Duration.ofMillis(100);
 
     private final Endpoint delegate;
     private final ConcurrentLinkedQueue<Fault> armed = new ConcurrentLinkedQueue<>();
@@ -74,9 +83,26 @@ public final class FaultInjectingEndpoint implements Endpoint {
         return delayNextWrite(delay, wr -> true);
     }
 
+    /**
+     * At the next WRITE matching {@code matcher}, posts its first {@code keepBytes} bytes (none if 0), waits
+     * briefly for them to be placed, and kills this process with SIGKILL: no shutdown hook, no further byte.
+     */
+    public FaultInjectingEndpoint killProcessAtNextWrite(int keepBytes, Predicate<WorkRequest> matcher) {
+        if (keepBytes < 0) {
+            throw new IllegalArgumentException("keepBytes " + keepBytes + " is negative");
+        }
+        armed.add(new Kill(matcher, keepBytes));
+        return this;
+    }
+
     /** Breaks the connection now. */
     public void breakConnection() {
         delegate.abort();
+    }
+
+    /** Drops every fault armed but not yet used (say, when the operation it was meant for posted no WRITE). */
+    public void disarm() {
+        armed.clear();
     }
 
     /** Faults armed but not yet used. */
@@ -89,6 +115,9 @@ public final class FaultInjectingEndpoint implements Endpoint {
         if (isWrite(request)) {
             for (Fault fault : armed) {
                 if (fault.matcher().test(request) && armed.remove(fault)) {
+                    if (fault instanceof Kill k) {
+                        killAt(request, k.keepBytes());
+                    }
                     request = apply(fault, request);
                     break;
                 }
@@ -101,6 +130,7 @@ public final class FaultInjectingEndpoint implements Endpoint {
         return switch (fault) {
             case Drop d -> request.withLength(0);
             case Truncate t -> request.withLength(Math.min(t.keepBytes(), request.length()));
+            case Kill k -> throw new IllegalStateException("unreachable: the process was killed");
             case Delay d -> {
                 try {
                     Thread.sleep(d.delay());
@@ -110,6 +140,22 @@ public final class FaultInjectingEndpoint implements Endpoint {
                 yield request;
             }
         };
+    }
+
+    private void killAt(WorkRequest request, int keepBytes) {
+        if (keepBytes > 0) {
+            delegate.post(request.withLength(Math.min(keepBytes, request.length())));
+        }
+        try {
+            Thread.sleep(KILL_GRACE);
+            Process kill = new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid()))
+                    .redirectErrorStream(true).start();
+            kill.waitFor();
+            Thread.sleep(Duration.ofSeconds(30)); // SIGKILL is asynchronous: never go on posting meanwhile
+        } catch (java.io.IOException | InterruptedException e) {
+            // fall through: the end is the same
+        }
+        Runtime.getRuntime().halt(137); // kill(1) missing or refused: the same end without SIGKILL
     }
 
     @Override

@@ -25,8 +25,9 @@
  *       the applier meets RNR: wait for it).</li>
  *   <li>Redo Logging: REDO_PUT ({@code RedoPutRequest}: key, value, CRC32C) gets an empty REDO_PUT_REPLY once the
  *       entry is persistent in PM; a bad CRC gets BAD_REQUEST naming both values. Read After Write: RAW_RESERVE (a
- *       {@code PutRequest} body) gets {@code RawReserveReply}; the client WRITEs the {@code ObjectLayout} object to
- *       the slot and READs (FLUSH) it back, which makes it durable, within the lease. On both, GET answers from the
+ *       {@code PutRequest} body) gets {@code RawReserveReply}; the client WRITEs the slot (erda-core's
+ *       {@code RingSlotLayout}: the reply's position and a CRC in front of the {@code ObjectLayout} object) and READs
+ *       (FLUSH) it back, which makes it durable, within the lease. On both, GET answers from the
  *       newest unapplied write of the key, else from the table. Unapplied writes are replayed at restart.</li>
  *   <li>Replies are SENDs; a client's receive buffers must hold the largest reply it can provoke: HELLO_REPLY
  *       ({@code StoreInfo.encodedLength()}), GET_REPLY (16 + 8 + value length, up to

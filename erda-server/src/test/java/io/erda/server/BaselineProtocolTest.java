@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.protocol.ConnectData;
+import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
 import io.erda.server.baseline.RedoLog;
 import java.time.Duration;
@@ -127,6 +128,30 @@ class BaselineProtocolTest extends RunningServer {
             assertThat(stat("ring_applied")).isEqualTo(1);
             assertThat(raw.getString(bytes("dead"))).isNull();
             assertThat(raw.getString(bytes("after"))).isEqualTo("applied once the dead slot expired");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.erda.server.TestStores#schemes")
+    void aRingWriterThatOutlivedItsLeaseIsNeverAppliedOverNewerPutsNotEvenAfterACrash(String scheme) {
+        server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofMillis(200)));
+        try (RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
+            raw.rawPut(bytes("k"), bytes("v1"));
+            RawReserveReply late = raw.rawReserve(bytes("k"), "late".length());
+            long giveUp = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (stat("ring_expired") == 0) { // the writer is slower than its lease: its slot is recycled unapplied
+                assertThat(System.nanoTime() - giveUp).as("the slot never expired").isNegative();
+                Thread.onSpinWait();
+            }
+            raw.rawPut(bytes("k"), bytes("v2, acknowledged after the lease ran out"));
+            awaitApplied("ring_pending");
+            raw.rawWriteSlot(late, bytes("k"), bytes("late")); // the late WRITE lands in the recycled slot
+            assertThat(raw.getString(bytes("k"))).isEqualTo("v2, acknowledged after the lease ran out");
+        }
+        crashAndRestart(scheme);
+        assertThat(stat("ring_replayed")).as("the late object names a recycled position").isZero();
+        try (RawClient erda = RawClient.connect(server.uri())) {
+            assertThat(erda.getString(bytes("k"))).isEqualTo("v2, acknowledged after the lease ran out");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.core.layout.ObjectLayout;
+import io.erda.core.layout.RingSlotLayout;
 import io.erda.fabric.Completion;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
@@ -149,11 +150,17 @@ final class RawClient implements AutoCloseable {
 
     /** Read After Write: reserve a ring slot, WRITE the object into it, READ it back to force it. */
     void rawPut(byte[] key, byte[] value) {
-        RawReserveReply slot = rawReserve(key, value.length);
-        long length = ObjectLayout.encode(buffer.segment(), DATA_AT, MemorySegment.ofArray(key), MemorySegment.ofArray(value),
-                false);
-        sync.write(buffer, DATA_AT, (int) length, slot.address(), slot.rkey());
-        sync.flush(slot.address(), (int) length, slot.rkey());
+        rawWriteSlot(rawReserve(key, value.length), key, value);
+    }
+
+    /** Read After Write: WRITE the object into a slot reserved earlier (late, perhaps), READ it back to force it. */
+    void rawWriteSlot(RawReserveReply slot, byte[] key, byte[] value) {
+        long length = ObjectLayout.encode(buffer.segment(), DATA_AT + RingSlotLayout.HEADER_LENGTH,
+                MemorySegment.ofArray(key), MemorySegment.ofArray(value), false);
+        RingSlotLayout.seal(buffer.segment(), DATA_AT, slot.position(), length);
+        int slotLength = RingSlotLayout.HEADER_LENGTH + (int) length;
+        sync.write(buffer, DATA_AT, slotLength, slot.address(), slot.rkey());
+        sync.flush(slot.address(), slotLength, slot.rkey());
     }
 
     /** One-sided READ of {@code length} bytes; returns a copy. */

@@ -97,6 +97,18 @@ public final class ServerProcess implements AutoCloseable {
         return log;
     }
 
+    /** The server's process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** kill -9: SIGKILL, no shutdown hook runs; returns once the process is gone. */
+    public void kill() {
+        process.destroyForcibly();
+        waitFor(process);
+    }
+
+    /** A clean stop (SIGTERM: the server's shutdown hook closes the store), SIGKILL after 10 s. */
     @Override
     public void close() {
         process.destroy();

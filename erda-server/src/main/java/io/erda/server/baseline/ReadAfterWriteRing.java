@@ -1,9 +1,9 @@
 package io.erda.server.baseline;
 
 import io.erda.core.hash.Key;
-import io.erda.core.layout.ObjectCheck;
 import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.layout.ObjectLayout;
+import io.erda.core.layout.RingSlotLayout;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
@@ -42,19 +42,18 @@ import java.util.logging.Logger;
  * {@code p mod SLOTS}.
  *
  * <p><b>PUT.</b> RAW_RESERVE hands out the next position (the key and sizes travel in the request); the client
- * WRITEs the object ({@link ObjectLayout}, so it carries its CRC) into the slot and READs it back to force it: the
- * PUT is durable when that READ completes, with no further message. <b>Poller.</b> One server thread looks at the
- * oldest reserved position: a slot that validates (CRC, the reserved key and length) is applied
- * ({@link Store#apply}), then its header is zeroed and persisted (a recycled slot never validates again) and the
- * applied-through position is persisted in the file header; a slot still invalid when its lease has run out (its
- * writer died) is recycled the same way without applying. Positions are applied in order, so per key in version
- * order.
+ * WRITEs the slot ({@link RingSlotLayout}: the position, a CRC, the {@link ObjectLayout} object) and READs it back to
+ * force it: the PUT is durable when that READ completes, with no further message. <b>Poller.</b> One server thread
+ * looks at the oldest reserved position: a slot that holds it (position word, CRC, the reserved key and length) is
+ * applied ({@link Store#apply}), then its header is zeroed and persisted and the applied-through position is
+ * persisted in the file header; a slot still invalid when its lease has run out (its writer died, or is late) is
+ * recycled the same way without applying. Positions are applied in order, so per key in version order.
  *
- * <p><b>Recovery.</b> Slots below the persisted position are zeroed, so every slot that validates after a crash
- * holds a forced-but-unapplied PUT at the unique position in {@code [mark, mark + SLOTS)} with its slot number;
- * {@link #open} applies them in position order. A slot is handed out again only after the mark past its previous
- * use is persisted, which keeps that mapping unique. Known gap: a writer that outlives its lease and writes after
- * its slot was recycled leaves a valid object a restart would apply.
+ * <p><b>Recovery.</b> {@link #open} applies, in position order, every slot that holds a position in
+ * {@code [mark, mark + SLOTS)} with its slot number: a forced-but-unapplied PUT. A slot is handed out again only
+ * after the mark past its previous use is persisted, so a position identifies one reservation. A writer that
+ * outlived its lease and WRITEs after its slot was recycled writes an older position, below the mark: ignored (the
+ * fault campaign found the resurrection this used to cause: an old value applied over newer acknowledged ones).
  *
  * <p><b>GET.</b> {@link #lookup} answers from the newest pending position of the key whose slot validates, else
  * the caller asks the table.
@@ -65,8 +64,10 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     public static final int KIND = io.erda.core.pm.PmFileHeader.KIND_RAW_RING;
     static final int SLOTS = 256;
     static final int SLOT_SIZE = 128 << 10;
-    /** Largest value with a 1-byte key: the object must fit a slot. */
-    static final int MAX_VALUE_LENGTH = SLOT_SIZE - ObjectLayout.HEADER_LENGTH - 1;
+    /** Largest value with a 1-byte key: the object must fit a slot after the slot header. */
+    static final int MAX_VALUE_LENGTH = SLOT_SIZE - RingSlotLayout.HEADER_LENGTH - ObjectLayout.HEADER_LENGTH - 1;
+    /** Geometry word 2 of the file: the slot layout, 1 = {@link RingSlotLayout} (0 in files of the unchecked layout). */
+    static final long SLOT_LAYOUT = 1;
     private static final int APPLIED_SLOT = 0;
     private static final long IDLE_PARK_NANOS = 20_000;
     private static final Logger LOG = Logger.getLogger(ReadAfterWriteRing.class.getName());
@@ -114,10 +115,11 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         Path path = directory.resolve(FILE);
         long dataLength = (long) SLOTS * SLOT_SIZE;
         PmRegion file = Files.exists(path) ? PmRegion.open(path, KIND, latency)
-                : PmRegion.create(path, KIND, dataLength, new long[] {SLOTS, SLOT_SIZE}, latency);
+                : PmRegion.create(path, KIND, dataLength, new long[] {SLOTS, SLOT_SIZE, SLOT_LAYOUT}, latency);
         try {
             file.requireGeometry(0, "ring slots", SLOTS);
             file.requireGeometry(1, "ring slot size", SLOT_SIZE);
+            file.requireGeometry(2, "ring slot layout", SLOT_LAYOUT);
             PmFormatException.requireEqual(path, "ring data length", file.dataLength(), dataLength);
             return new ReadAfterWriteRing(file, fabric, store, stats, latency.nanosPerCacheLine());
         } catch (RuntimeException e) {
@@ -135,14 +137,15 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         List<Long> found = new ArrayList<>();
         ObjectFlyweight object = new ObjectFlyweight();
         for (int index = 0; index < SLOTS; index++) {
-            if (object.wrap(file.data(), (long) index * SLOT_SIZE).validate(SLOT_SIZE, null).isValid()) {
-                found.add(mark + Math.floorMod(index - mark, SLOTS));
+            long position = mark + Math.floorMod(index - mark, SLOTS);
+            if (RingSlotLayout.holds(file.data(), (long) index * SLOT_SIZE, SLOT_SIZE, position, null, object)) {
+                found.add(position);
             }
         }
         found.sort(Comparator.naturalOrder());
         for (long position : found) {
             long offset = (position % SLOTS) * SLOT_SIZE;
-            object.wrap(file.data(), offset);
+            RingSlotLayout.holds(file.data(), offset, SLOT_SIZE, position, null, object);
             store.apply(object.key(), object.value(), object.isTombstone());
             zero(offset);
             mark = position + 1;
@@ -159,10 +162,10 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     RawReserveReply reserve(MemorySegment key, int valueLength, boolean delete) {
         store.requireAppliable(key.byteSize(), valueLength);
         long objectLength = ObjectLayout.length((int) key.byteSize(), delete ? 0 : valueLength);
-        if (objectLength > SLOT_SIZE) {
+        if (objectLength > SLOT_SIZE - RingSlotLayout.HEADER_LENGTH) {
             throw new RequestException(WireStatus.VALUE_TOO_LARGE, "value length " + valueLength + " with key length "
                     + key.byteSize() + " makes an object of " + objectLength + " bytes, which exceeds the ring slot of "
-                    + SLOT_SIZE);
+                    + SLOT_SIZE + " bytes less its " + RingSlotLayout.HEADER_LENGTH + "-byte header");
         }
         Key k = Key.copyOf(key);
         synchronized (this) {
@@ -205,8 +208,8 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     }
 
     private boolean complete(Slot slot, ObjectFlyweight object) {
-        ObjectCheck check = object.wrap(file.data(), slot.offset()).validate(slot.objectLength(), slot.key().bytes());
-        return check.isValid() && object.totalLength() == slot.objectLength();
+        return RingSlotLayout.holds(file.data(), slot.offset(), RingSlotLayout.HEADER_LENGTH + slot.objectLength(),
+                slot.position(), slot.key().bytes(), object) && object.totalLength() == slot.objectLength();
     }
 
     /** The poller thread's body. */
@@ -264,10 +267,11 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         notifyAll();
     }
 
-    /** Zeroes and persists a slot's first word (type, key length, CRC): it can never validate again. */
+    /** Zeroes and persists a slot's position and CRC: it can never hold a position again until rewritten. */
     private void zero(long offset) {
         file.setLongRelease(offset, 0);
-        file.persist(offset, Long.BYTES);
+        file.setLongRelease(offset + Long.BYTES, 0);
+        file.persist(offset, RingSlotLayout.HEADER_LENGTH);
     }
 
     /** Test hook: holds the poller (reserved slots stay pending, GETs answer from the ring). */

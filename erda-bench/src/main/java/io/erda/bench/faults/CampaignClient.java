@@ -1,0 +1,207 @@
+package io.erda.bench.faults;
+
+import io.erda.client.ClientOptions;
+import io.erda.client.KeyValueClient;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.FaultInjectingEndpoint;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * One client process of a fault campaign ({@link FaultCampaign} starts several): it PUTs and DELETEs its own keys
+ * and GETs the keys of every writer speaking its protocol, one operation at a time, and writes each to its
+ * {@link History}. It injects its own faults, with the campaign's seed: a WRITE dropped, truncated or delayed past
+ * the lease ({@link FaultInjectingEndpoint}), a connection broken, and its own death by SIGKILL between a PUT's
+ * reservation and its WRITE or in the middle of the WRITE. Server deaths only make its operations fail until the
+ * server is back; it keeps going until the stop file appears.
+ */
+@Command(name = "campaign-client", mixinStandardHelpOptions = true, description = "A fault campaign's client process.")
+public final class CampaignClient implements Callable<Integer> {
+    @Option(names = "--uri", required = true)
+    URI uri;
+    @Option(names = "--protocol", required = true, description = "erda, redo-log or read-after-write")
+    String protocol;
+    @Option(names = "--id", required = true, description = "Writer id: the keys this process owns")
+    int id;
+    @Option(names = "--incarnation", required = true, description = "Restarts of this writer so far: the high half of its sequence numbers")
+    int incarnation;
+    @Option(names = "--peers", required = true, split = ",", description = "Writer ids whose keys it reads (its own included)")
+    List<Integer> peers;
+    @Option(names = "--keys", required = true)
+    int keys;
+    @Option(names = "--max-value", defaultValue = "3000")
+    int maxValue;
+    @Option(names = "--seed", required = true)
+    long seed;
+    @Option(names = "--rate", defaultValue = "300", description = "Operations per second at most")
+    int rate;
+    @Option(names = "--write-fault-rate", defaultValue = "0.03", description = "Share of PUTs with an injected WRITE fault")
+    double writeFaultRate;
+    @Option(names = "--kill-rate", defaultValue = "0.002", description = "Share of PUTs at which the process kills itself")
+    double killRate;
+    @Option(names = "--break-rate", defaultValue = "0.003", description = "Share of operations preceded by a broken connection")
+    double breakRate;
+    @Option(names = "--lease-ms", required = true)
+    long leaseMillis;
+    @Option(names = "--history", required = true)
+    Path historyFile;
+    @Option(names = "--stop-file", required = true)
+    Path stopFile;
+
+    private final AtomicReference<FaultInjectingEndpoint> endpoint = new AtomicReference<>();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new CampaignClient()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        SplittableRandom random = new SplittableRandom(seed);
+        ClientOptions.Protocol p = FaultCampaign.protocol(protocol);
+        boolean writesOneSided = p != ClientOptions.Protocol.REDO_LOG;
+        ClientOptions options = ClientOptions.of(uri).withProtocol(p).withPoolSize(1)
+                .withOperationTimeout(Duration.ofSeconds(5))
+                .withEndpointDecorator((Endpoint e) -> {
+                    FaultInjectingEndpoint f = new FaultInjectingEndpoint(e);
+                    endpoint.set(f);
+                    return f;
+                });
+        long counter = 0;
+        long pace = 1_000_000_000L / Math.max(1, rate);
+        try (History history = new History(historyFile)) {
+            KeyValueClient client = null;
+            while (!Files.exists(stopFile)) {
+                long next = System.nanoTime() + pace;
+                if (client == null) {
+                    client = connect(options);
+                    if (client == null) {
+                        Thread.sleep(50);
+                        continue;
+                    }
+                }
+                if (random.nextDouble() < breakRate && endpoint.get() != null) {
+                    endpoint.get().breakConnection();
+                    history.line("B");
+                }
+                if (random.nextBoolean()) {
+                    int index = random.nextInt(keys);
+                    String key = "w" + id + "k" + index;
+                    long seq = ((long) incarnation << 32) | ++counter;
+                    boolean delete = random.nextInt(10) == 0;
+                    String fault = writesOneSided && !delete ? chooseFault(random, history, key, seq) : null;
+                    history.line((delete ? "D " : "P ") + key + " " + seq + " " + System.nanoTime());
+                    try {
+                        if (delete) {
+                            client.delete(CampaignValue.key(id, index));
+                        } else {
+                            int length = CampaignValue.HEADER + random.nextInt(maxValue - CampaignValue.HEADER + 1);
+                            client.put(CampaignValue.key(id, index), CampaignValue.encode(id, index, seq, length));
+                        }
+                        long t1 = System.nanoTime();
+                        FaultInjectingEndpoint f = endpoint.get();
+                        boolean applied = fault != null && f != null && f.armedFaults() == 0;
+                        if (f != null) {
+                            f.disarm();
+                        }
+                        if (applied) {
+                            history.line("W " + fault);
+                        }
+                        // a dropped or truncated WRITE completes: the PUT returns but the client knows it lied
+                        history.line((applied && !fault.equals("delay") ? "X " : "A ") + key + " " + seq + " " + t1
+                                + (applied && !fault.equals("delay") ? " " + fault : ""));
+                    } catch (RuntimeException e) {
+                        history.line("E " + key + " " + seq + " " + System.nanoTime() + " " + reason(e));
+                        disarm();
+                    }
+                } else {
+                    int writer = peers.get(random.nextInt(peers.size()));
+                    int index = random.nextInt(keys);
+                    long t0 = System.nanoTime();
+                    try {
+                        byte[] value = client.get(CampaignValue.key(writer, index));
+                        long t1 = System.nanoTime();
+                        String result;
+                        if (value == null) {
+                            result = "null";
+                        } else {
+                            CampaignValue.Check check = CampaignValue.check(writer, index, value);
+                            result = check.ok() ? Long.toString(check.seq()) : "BAD " + check.problem();
+                        }
+                        history.line("G w" + writer + "k" + index + " " + t0 + " " + t1 + " " + result);
+                    } catch (RuntimeException e) {
+                        // a failed GET proves nothing either way
+                    }
+                }
+                long sleep = next - System.nanoTime();
+                if (sleep > 0) {
+                    Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                }
+            }
+            if (client != null) {
+                client.close();
+            }
+        }
+        return 0;
+    }
+
+    /** Arms at most one fault for the next PUT's WRITE and names it; kills are recorded before they happen. */
+    private String chooseFault(SplittableRandom random, History history, String key, long seq) {
+        FaultInjectingEndpoint f = endpoint.get();
+        if (f == null) {
+            return null;
+        }
+        double r = random.nextDouble();
+        if (r < killRate) {
+            boolean midWrite = random.nextBoolean();
+            history.line("K " + key + " " + seq + (midWrite ? " mid-write" : " before-write"));
+            f.killProcessAtNextWrite(midWrite ? 1 + random.nextInt(CampaignValue.HEADER * 2) : 0, wr -> true);
+            return "kill";
+        }
+        if (r >= killRate + writeFaultRate) {
+            return null;
+        }
+        return switch (random.nextInt(3)) {
+            case 0 -> {
+                f.dropNextWrite();
+                yield "drop";
+            }
+            case 1 -> {
+                f.truncateNextWrite(random.nextInt(CampaignValue.HEADER * 2));
+                yield "truncate";
+            }
+            default -> {
+                f.delayNextWrite(Duration.ofMillis(random.nextLong(2 * leaseMillis + 1)));
+                yield "delay";
+            }
+        };
+    }
+
+    private void disarm() {
+        FaultInjectingEndpoint f = endpoint.get();
+        if (f != null) {
+            f.disarm();
+        }
+    }
+
+    private static KeyValueClient connect(ClientOptions options) {
+        try {
+            return KeyValueClient.connect(options);
+        } catch (RuntimeException e) {
+            return null; // the server is down or restarting
+        }
+    }
+
+    static String reason(Throwable e) {
+        String m = e.getClass().getSimpleName() + ": " + e.getMessage();
+        return m.replace('\n', ' ').replace('\r', ' ');
+    }
+}

@@ -1,0 +1,445 @@
+package io.erda.bench.faults;
+
+import io.erda.bench.backend.ServerProcess;
+import io.erda.bench.backend.ServerSettings;
+import io.erda.client.ClientOptions;
+import io.erda.client.ErdaClient;
+import io.erda.client.KeyValueClient;
+import io.erda.server.offline.StoreVerifier;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * A randomized fault campaign against real server processes (docs/ARCHITECTURE.md, "Fault campaign"): several
+ * {@link CampaignClient} processes write and read while this driver kills the server with -9 and restarts it on the
+ * same PM files, cuts its power (kill -9, then {@code erda-server power-fail} keeps only what the persistence method
+ * made durable), kills clients with -9, and has the server clean its logs at random moments; the clients add
+ * dropped, truncated and delayed WRITEs, broken connections, and their own deaths between a PUT's reservation and
+ * its WRITE or in the middle of it. After every restart the store is recovered on a private address, stopped,
+ * verified offline ({@code verify} must be clean), restarted for the clients, and every key is read back. The
+ * {@link HistoryChecker} then explains every read by a write.
+ *
+ * <p>The seed fixes the schedule: which fault when, which persistence method each server start uses, each client's
+ * operations and injected faults. Thread timing is the machine's, so a seed reproduces the schedule, not the
+ * interleaving.
+ */
+@Command(name = "fault-campaign", mixinStandardHelpOptions = true,
+        description = "Random crashes, power failures, client kills and write faults against real server and client "
+                + "processes; checks that no acknowledged write is lost and no read is torn or stale.")
+public final class FaultCampaign implements Callable<Integer> {
+    @Option(names = "--minutes", defaultValue = "3", description = "Length of the fault schedule. Default: ${DEFAULT-VALUE}.")
+    double minutes;
+    @Option(names = "--fabric", defaultValue = "shm", description = "shm, tcp or verbs. Default: ${DEFAULT-VALUE}.")
+    String fabric;
+    @Option(names = "--seed", description = "Seed of the schedule (default: random, printed first).")
+    Long seed;
+    @Option(names = "--clients", defaultValue = "3", description = "Client processes. Default: ${DEFAULT-VALUE}.")
+    int clients;
+    @Option(names = "--keys", defaultValue = "64", description = "Keys each client writes. Default: ${DEFAULT-VALUE}.")
+    int keys;
+    @Option(names = "--protocol", defaultValue = "all",
+            description = "erda, redo-log, read-after-write, or all (clients take them in turn). Default: ${DEFAULT-VALUE}.")
+    String protocol;
+    @Option(names = "--persistence", defaultValue = "all",
+            description = "wsp, read-after-write, server-flush, or all (each server start takes the next). Default: ${DEFAULT-VALUE}.")
+    String persistence;
+    @Option(names = "--no-power-failures",
+            description = "Leave power failures out (by default the server runs with --pm-emulation power-failure and loses power now and then).")
+    boolean noPowerFailures;
+    @Option(names = "--lease-ms", defaultValue = "200", description = "The server's lease. Default: ${DEFAULT-VALUE}.")
+    long leaseMillis;
+    @Option(names = "--rate", defaultValue = "300", description = "Operations per second per client at most. Default: ${DEFAULT-VALUE}.")
+    int rate;
+    @Option(names = "--verbs-host", defaultValue = "192.0.2.1", description = "verbs: the RNIC's address. Default: ${DEFAULT-VALUE}.")
+    String verbsHost;
+    @Option(names = "--pm-dir", defaultValue = "/dev/shm", description = "Where the store directory goes. Default: ${DEFAULT-VALUE}.")
+    Path pmBase;
+    @Option(names = "--out", defaultValue = "target/fault-campaign",
+            description = "Histories and process logs go to OUT/seed-SEED. Default: ${DEFAULT-VALUE}.")
+    Path outBase;
+
+    private static final String SERVER_MAIN = "io.erda.server.ErdaServerMain";
+    private static final Duration PROGRESS = Duration.ofSeconds(5);
+
+    private Random random;
+    private Path dir;
+    private Path out;
+    private Path stopFile;
+    private String publicUri;
+    private List<String> methods;
+    private List<String> protocols;
+    private ServerProcess server;
+    private int serverStarts;
+    private final List<Client> running = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+    private History readBack;
+    private int serverKills;
+    private int powerFails;
+    private int clientKills;
+    private int cleanings;
+    private int verifies;
+
+    /** A client process and what the driver knows of it. */
+    private static final class Client {
+        final int id;
+        final String protocol;
+        int incarnation;
+        Process process;
+        boolean killedByDriver;
+
+        Client(int id, String protocol) {
+            this.id = id;
+            this.protocol = protocol;
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new FaultCampaign()).execute(args));
+    }
+
+    static ClientOptions.Protocol protocol(String name) {
+        return switch (name) {
+            case "erda" -> ClientOptions.Protocol.ERDA;
+            case "redo-log" -> ClientOptions.Protocol.REDO_LOG;
+            case "read-after-write" -> ClientOptions.Protocol.READ_AFTER_WRITE;
+            default -> throw new IllegalArgumentException("protocol '" + name + "' is not erda, redo-log or read-after-write");
+        };
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        long s = seed != null ? seed : new Random().nextLong() & Long.MAX_VALUE;
+        random = new Random(s);
+        methods = persistence.equals("all") ? List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
+        protocols = protocol.equals("all") ? List.of("erda", "redo-log", "read-after-write") : List.of(protocol);
+        protocols.forEach(FaultCampaign::protocol);
+        if (clients < 1 || keys < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--clients " + clients + " and --keys " + keys
+                    + " must be at least 1");
+        }
+        out = outBase.resolve("seed-" + s);
+        deleteTree(out);
+        Files.createDirectories(out);
+        dir = pmBase.resolve("erda-campaign-" + s + "-" + ProcessHandle.current().pid());
+        Files.createDirectories(dir);
+        stopFile = out.resolve("stop");
+        publicUri = uri("");
+        readBack = new History(out.resolve("read-back.history"));
+        System.out.printf(Locale.ROOT, "fault-campaign: seed %d, %.1f min on %s, %d clients (%s) x %d keys, persistence %s,"
+                + " power failures %s, lease %d ms; store %s, histories %s%n", s, minutes, fabric, clients,
+                String.join("/", protocols), keys, String.join("/", methods), !noPowerFailures ? "on" : "off", leaseMillis,
+                dir, out);
+        try {
+            server = startServer(publicUri);
+            for (int i = 0; i < clients; i++) {
+                Client c = new Client(i, protocols.get(i % protocols.size()));
+                running.add(c);
+                startClient(c);
+            }
+            schedule(s);
+            finish();
+        } finally {
+            stopAll();
+            readBack.close();
+            deleteTree(dir);
+        }
+        HistoryChecker.Result r = HistoryChecker.check(historyFiles());
+        return report(r);
+    }
+
+    private void schedule(long s) throws Exception {
+        long start = System.nanoTime();
+        long end = start + (long) (minutes * 60e9);
+        long nextProgress = start + PROGRESS.toNanos();
+        while (System.nanoTime() < end && problems.isEmpty()) {
+            Thread.sleep(200 + random.nextInt(800));
+            watchClients();
+            int pick = random.nextInt(!noPowerFailures ? 9 : 7);
+            switch (pick) {
+                case 0, 1 -> restart(false);
+                case 2, 3, 4 -> killClient(running.get(random.nextInt(running.size())));
+                case 5, 6 -> clean();
+                default -> restart(true);
+            }
+            if (System.nanoTime() >= nextProgress) {
+                nextProgress = System.nanoTime() + PROGRESS.toNanos();
+                System.out.printf(Locale.ROOT, "fault-campaign: %d s of %d, server kills %d, power failures %d, client "
+                        + "kills %d, cleanings %d, verified restarts %d%n", (System.nanoTime() - start) / 1_000_000_000L,
+                        Math.round(minutes * 60), serverKills, powerFails, clientKills, cleanings, verifies);
+            }
+        }
+    }
+
+    /** kill -9 of the server (and, for a power failure, the loss of what was not durable), then a full restart. */
+    private void restart(boolean powerFailure) throws Exception {
+        long died = System.nanoTime();
+        server.kill();
+        if (powerFailure) {
+            powerFails++;
+            runServerCommand("power-fail", "--dir", dir.toString(), "--seed", Long.toString(random.nextLong()));
+        } else {
+            serverKills++;
+        }
+        // recover where no client can reach the store, stop cleanly, and check every object and entry offline
+        try (ServerProcess recovering = startServer(uri("-recovery"))) {
+            recovering.close();
+        }
+        StoreVerifier.Report report = StoreVerifier.verify(dir);
+        verifies++;
+        if (!report.clean()) {
+            problems.add("verify after restart " + serverStarts + " (" + (powerFailure ? "power failure" : "kill -9")
+                    + "): " + report);
+        }
+        server = startServer(publicUri);
+        readEveryKey(died);
+    }
+
+    /** Reads every key back through the protocol that writes it, as of the moment {@code since} (a crash). */
+    private void readEveryKey(long since) {
+        for (String p : protocols) {
+            try (KeyValueClient kv = connectWithRetry(p)) {
+                for (Client c : running) {
+                    if (!c.protocol.equals(p)) {
+                        continue;
+                    }
+                    for (int k = 0; k < keys; k++) {
+                        byte[] value = getWithRetry(kv, CampaignValue.key(c.id, k));
+                        String result = value == null ? "null" : check(c.id, k, value);
+                        readBack.line("R w" + c.id + "k" + k + " " + since + " " + System.nanoTime() + " " + result);
+                    }
+                }
+            }
+        }
+    }
+
+    private static String check(int writer, int index, byte[] value) {
+        CampaignValue.Check check = CampaignValue.check(writer, index, value);
+        return check.ok() ? Long.toString(check.seq()) : "BAD " + check.problem();
+    }
+
+    private KeyValueClient connectWithRetry(String p) {
+        ClientOptions options = ClientOptions.of(URI.create(server.uri())).withProtocol(protocol(p)).withPoolSize(1)
+                .withOperationTimeout(Duration.ofSeconds(10));
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 20; attempt++) {
+            try {
+                return KeyValueClient.connect(options);
+            } catch (RuntimeException e) {
+                last = e;
+                sleep(100);
+            }
+        }
+        throw new IllegalStateException("cannot connect to " + server.uri() + " as " + p, last);
+    }
+
+    private static byte[] getWithRetry(KeyValueClient kv, byte[] key) {
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 10; attempt++) {
+            try {
+                return kv.get(key);
+            } catch (RuntimeException e) {
+                last = e;
+                sleep(100);
+            }
+        }
+        throw new IllegalStateException("read-back of " + new String(key) + " keeps failing", last);
+    }
+
+    private void clean() {
+        try (ErdaClient admin = ErdaClient.connect(ClientOptions.of(URI.create(server.uri())).withPoolSize(1)
+                .withOperationTimeout(Duration.ofSeconds(30)))) {
+            admin.clean(random.nextInt(admin.storeInfo().heads().heads().size()));
+            cleanings++;
+        } catch (RuntimeException e) {
+            // a head already being cleaned, or nothing to clean: not a fault that happened
+        }
+    }
+
+    private void killClient(Client c) throws InterruptedException {
+        c.killedByDriver = true;
+        c.process.destroyForcibly();
+        c.process.waitFor();
+        watchClients();
+    }
+
+    /** Restarts clients that died (killed by the driver or by themselves); any other exit fails the campaign. */
+    private void watchClients() {
+        for (Client c : running) {
+            if (c.process.isAlive()) {
+                continue;
+            }
+            int status = c.process.exitValue();
+            if (status != 137 && !c.killedByDriver) {
+                problems.add("client " + c.id + " incarnation " + c.incarnation + " exited with status " + status
+                        + "; see " + clientLog(c));
+                continue;
+            }
+            clientKills++;
+            c.killedByDriver = false;
+            c.incarnation++;
+            startClient(c);
+        }
+    }
+
+    private void startClient(Client c) {
+        List<Integer> peers = running.stream().filter(o -> o.protocol.equals(c.protocol)).map(o -> o.id).toList();
+        List<String> peerIds = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            if (protocols.get(i % protocols.size()).equals(c.protocol)) {
+                peerIds.add(Integer.toString(i));
+            }
+        }
+        assert peers.size() <= peerIds.size();
+        List<String> command = new ArrayList<>(List.of(ServerProcess.javaExecutable(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), CampaignClient.class.getName(),
+                "--uri", publicUri, "--protocol", c.protocol, "--id", Integer.toString(c.id),
+                "--incarnation", Integer.toString(c.incarnation), "--peers", String.join(",", peerIds),
+                "--keys", Integer.toString(keys), "--seed", Long.toString(random.nextLong()),
+                "--rate", Integer.toString(rate), "--lease-ms", Long.toString(leaseMillis),
+                "--history", out.resolve("client-" + c.id + "-" + c.incarnation + ".history").toString(),
+                "--stop-file", stopFile.toString()));
+        try {
+            c.process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(clientLog(c).toFile()).start();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private Path clientLog(Client c) {
+        return out.resolve("client-" + c.id + "-" + c.incarnation + ".log");
+    }
+
+    /** Stops the clients, reads every key back once more, stops the server cleanly, and verifies the store. */
+    private void finish() throws Exception {
+        Files.createFile(stopFile);
+        for (Client c : running) {
+            if (!c.process.waitFor(30, TimeUnit.SECONDS)) {
+                problems.add("client " + c.id + " did not stop within 30 s of the stop file");
+                c.process.destroyForcibly().waitFor();
+            } else if (c.process.exitValue() != 0 && c.process.exitValue() != 137) {
+                problems.add("client " + c.id + " exited with status " + c.process.exitValue() + "; see " + clientLog(c));
+            }
+        }
+        readEveryKey(System.nanoTime());
+        server.close();
+        server = null;
+        StoreVerifier.Report report = StoreVerifier.verify(dir);
+        verifies++;
+        if (!report.clean()) {
+            problems.add("verify after the campaign: " + report);
+        }
+    }
+
+    private int report(HistoryChecker.Result r) {
+        long writeFaults = r.writeFaults();
+        long faults = serverKills + clientKills + powerFails + writeFaults + r.brokenConnections() + cleanings;
+        System.out.printf(Locale.ROOT, "fault-campaign: %d GETs and %d read-backs checked; %d connections broken, %d "
+                + "cleanings, %d server starts, %d offline verifies%n", r.gets(), r.readBacks(), r.brokenConnections(),
+                cleanings, serverStarts, verifies);
+        r.examples().forEach(e -> System.out.println("  " + e));
+        problems.forEach(p -> System.out.println("problem: " + p));
+        System.out.printf(Locale.ROOT, "faults %d (server kills %d, client kills %d, power failures %d, write faults %d), "
+                + "acknowledged writes %d, lost %d, torn %d, stale %d%n", faults, serverKills, clientKills, powerFails,
+                writeFaults, r.acknowledged(), r.lost(), r.torn(), r.stale());
+        return r.lost() == 0 && r.torn() == 0 && r.stale() == 0 && problems.isEmpty() && r.acknowledged() > 0 ? 0 : 1;
+    }
+
+    private List<Path> historyFiles() throws IOException {
+        try (Stream<Path> files = Files.list(out)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".history")).sorted().toList();
+        }
+    }
+
+    private ServerProcess startServer(String listen) throws IOException {
+        String method = methods.get(serverStarts % methods.size());
+        serverStarts++;
+        List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--listen", listen, "--persistence", method,
+                "--lease-ms", Long.toString(leaseMillis), "--heads", "4", "--table-capacity", "4096", "--workers", "2",
+                "--region-size", "16m", "--segment-size", "1m"));
+        if (!noPowerFailures) {
+            args.addAll(List.of("--pm-emulation", "power-failure"));
+        }
+        ServerSettings settings = new ServerSettings(fabric, dir, 0, method, true, Duration.ofSeconds(60), out);
+        return ServerProcess.start("server-" + serverStarts, SERVER_MAIN, args, settings);
+    }
+
+    private void runServerCommand(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), SERVER_MAIN));
+        command.addAll(List.of(args));
+        Path log = out.resolve(args[0] + ".log");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException("erda-server " + String.join(" ", args) + " failed; see " + log);
+        }
+    }
+
+    /** The fabric URI for this campaign's store; {@code suffix} makes a private one (shm: another directory). */
+    private String uri(String suffix) throws IOException {
+        return switch (fabric) {
+            case "shm" -> "shm://" + dir.resolveSibling(dir.getFileName() + "-fabric" + suffix);
+            case "tcp" -> "tcp://127.0.0.1:" + (suffix.isEmpty() ? freePort() : 0);
+            case "verbs" -> "verbs://" + verbsHost + ":" + (suffix.isEmpty() ? freePort() : 0);
+            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--fabric '" + fabric + "' is not shm, tcp or verbs");
+        };
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private void stopAll() {
+        try {
+            Files.writeString(stopFile, "");
+        } catch (IOException e) {
+            // best effort
+        }
+        for (Client c : running) {
+            if (c.process != null && c.process.isAlive()) {
+                c.process.destroyForcibly();
+            }
+        }
+        if (server != null) {
+            server.kill();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}

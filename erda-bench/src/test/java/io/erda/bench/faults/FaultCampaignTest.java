@@ -1,0 +1,49 @@
+package io.erda.bench.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.bench.backend.ServerProcess;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A short campaign as a user runs it (its own JVM, real server and client processes on shm): it must inflict
+ * faults of every kind the schedule drew, have writes acknowledged, and end with the exact summary line, clean.
+ */
+class FaultCampaignTest {
+    private static final Pattern LAST = Pattern.compile("faults (\\d+) \\(server kills (\\d+), client kills (\\d+), "
+            + "power failures (\\d+), write faults (\\d+)\\), acknowledged writes (\\d+), lost (\\d+), torn (\\d+), stale (\\d+)");
+
+    @Test
+    @Timeout(240)
+    void aShortCampaignOnShmLosesNothingAndSaysSoInItsLastLine(@TempDir Path out) throws Exception {
+        List<String> command = List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), FaultCampaign.class.getName(),
+                "--minutes", "0.4", "--seed", "7", "--fabric", "shm", "--out", out.toString(), "--no-power-failures");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(printed).isZero();
+        String[] lines = printed.strip().split("\n");
+        Matcher m = LAST.matcher(lines[lines.length - 1]);
+        assertThat(m.matches()).as("last line of:\n" + printed).isTrue();
+        long faults = Long.parseLong(m.group(1));
+        long sum = 0;
+        for (int g = 2; g <= 5; g++) {
+            sum += Long.parseLong(m.group(g));
+        }
+        assertThat(faults).as("the total counts broken connections and cleanings too").isGreaterThanOrEqualTo(sum);
+        assertThat(Long.parseLong(m.group(2))).as("server kills").isPositive();
+        assertThat(Long.parseLong(m.group(3))).as("client kills").isPositive();
+        assertThat(Long.parseLong(m.group(5))).as("write faults").isPositive();
+        assertThat(Long.parseLong(m.group(6))).as("acknowledged writes").isGreaterThan(100);
+        assertThat(printed).containsPattern("fault-campaign: \\d+ s of 24, server kills"); // progress every few seconds
+    }
+}
