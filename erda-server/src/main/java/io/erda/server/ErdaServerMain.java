@@ -219,6 +219,8 @@ public final class ErdaServerMain implements Callable<Integer> {
     /** The command line with its output and its handling of bad values (exit 2 with the message). */
     static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cli = new CommandLine(new ErdaServerMain()).setOut(out).setErr(err);
+        // No picocli argument files: "@x" is a value (a directory, a URI), never a file to read arguments from.
+        cli.setExpandAtFiles(false);
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             if (e instanceof PmFormatException || e instanceof IllegalArgumentException
                     || e instanceof UncheckedIOException || e instanceof FabricException) {

@@ -62,6 +62,8 @@ public final class ErdaCli implements Callable<Integer> {
     /** The command line with its output and its handling of failures; reusable (each execute parses afresh). */
     static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new ErdaCli(out, err));
+        // An argument is what it says: "@name" is a key or value, not picocli's argument file to read instead.
+        cl.setExpandAtFiles(false);
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
         // call() reports the failures it expects (server, fabric, bad argument) as "error: ..." itself; an I/O

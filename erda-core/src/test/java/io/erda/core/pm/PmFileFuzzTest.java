@@ -6,7 +6,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.erda.core.log.HeadRecords;
 import io.erda.core.table.HopscotchTable;
 import io.erda.core.table.TableGeometry;
-import io.erda.core.testing.Fuzzing;
+import io.erda.protocol.testing.Fuzzing;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.foreign.MemorySegment;

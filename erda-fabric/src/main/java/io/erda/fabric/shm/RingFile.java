@@ -79,7 +79,10 @@ final class RingFile {
         LONG.setRelease(file, 0L, MAGIC);
     }
 
-    /** Checks the file (magic, version, a capacity {@link #format} allows whose rings fit the file) and returns its ring capacity. */
+    /**
+     * Checks the file (magic, version, a capacity {@link #format} allows whose rings fit the file) and returns its
+     * ring capacity; a bad file throws {@link RingViolation} naming the value and the limit.
+     */
     static int verify(MemorySegment file, String path) {
         if (file.byteSize() < HEADER_LENGTH) {
             throw new RingViolation(path + ": " + file.byteSize() + " bytes, shorter than the " + HEADER_LENGTH + "-byte header");

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.Status;
-import io.erda.fabric.testing.Fuzzing;
+import io.erda.protocol.testing.Fuzzing;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

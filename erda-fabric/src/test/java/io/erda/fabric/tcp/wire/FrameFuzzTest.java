@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.erda.fabric.Fabric;
-import io.erda.fabric.testing.Fuzzing;
+import io.erda.protocol.testing.Fuzzing;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.erda.protocol;
+package io.erda.protocol.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,16 +9,21 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 
-/** What the fuzz targets of this module share: the rejection property and their seed corpus in the source tree. */
-final class Fuzzing {
+/**
+ * What the fuzz targets share (docs/ARCHITECTURE.md, Testing): the rejection property and the check of their seed
+ * corpus in the source tree. In erda-protocol's test jar, which depends on nothing else; erda-fabric and erda-core
+ * use it in test scope.
+ */
+public final class Fuzzing {
     private Fuzzing() {
     }
 
     /**
-     * A rejection as [bad-input] wants it: the project's exception with a message that names a value (every
-     * message of these decoders carries a number: the value found, the limit, or both).
+     * A rejection as [bad-input] wants it: the project's own exception (the caller catches only that type) with a
+     * message that names a value (every message of these decoders carries a number: the value found, the limit, or
+     * both).
      */
-    static void rejected(WireFormatException e) {
+    public static void rejected(RuntimeException e) {
         assertThat(e.getMessage()).isNotBlank().containsPattern("[0-9]");
     }
 
@@ -27,7 +32,7 @@ final class Fuzzing {
      * which the real encoders produced, besides the fuzzer's findings kept as regression inputs (files named
      * {@code regression-*}); {@code -Derda.fuzz.writeSeeds=true} rewrites the seeds first.
      */
-    static void seedCorpus(Class<?> target, String method, Map<String, byte[]> seeds) {
+    public static void seedCorpus(Class<?> target, String method, Map<String, byte[]> seeds) {
         Path dir = Path.of("src/test/resources", target.getPackageName().replace('.', '/'),
                 target.getSimpleName() + "Inputs", method);
         try {
