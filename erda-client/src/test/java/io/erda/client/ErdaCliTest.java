@@ -35,6 +35,11 @@ class ErdaCliTest {
         CliRun stats = CliRun.run(uri, "stats");
         stats.assertExit(ErdaCli.EXIT_OK);
         assertThat(stats.out).contains("=");
+        // found by CliFuzzTest: picocli read "@..." as an argument file (a stack trace when it was not one)
+        CliRun.run(uri, "put", "@/", "@value").assertExit(ErdaCli.EXIT_OK);
+        CliRun at = CliRun.run(uri, "get", "@/");
+        at.assertExit(ErdaCli.EXIT_OK);
+        assertThat(at.out).isEqualTo("@value\n");
     }
 
     @Test

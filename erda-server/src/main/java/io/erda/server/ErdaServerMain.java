@@ -104,9 +104,9 @@ public final class ErdaServerMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        checkDirectoryOptions();
         Path directory = storeDirectory();
-        ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize,
-                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers, group);
+        ServerConfig config = config(directory);
         RequestServer server = RequestServer.start(config);
         server.startCleaning(cleanThreshold);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -125,16 +125,29 @@ public final class ErdaServerMain implements Callable<Integer> {
         return 0;
     }
 
-    private Path storeDirectory() throws IOException {
+    /** The server's configuration as the options give it, checked (a bad value throws naming it); starts nothing. */
+    ServerConfig config(Path directory) {
+        ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize,
+                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers,
+                group);
+        config.geometry(null); // the geometry options, checked as a new store would take them
+        return config;
+    }
+
+    /** Exactly one of --dir and --ephemeral. */
+    void checkDirectoryOptions() {
         if (dir != null && ephemeral) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--dir and --ephemeral exclude each other");
         }
-        if (dir != null) {
-            return dir;
-        }
-        if (!ephemeral) {
+        if (dir == null && !ephemeral) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "a PM directory is required: give --dir DIR (or --ephemeral for a throw-away store)");
+        }
+    }
+
+    private Path storeDirectory() throws IOException {
+        if (dir != null) {
+            return dir;
         }
         Path base = Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
         return Files.createTempDirectory(base, "erda-ephemeral-");
@@ -212,7 +225,14 @@ public final class ErdaServerMain implements Callable<Integer> {
 
     /** Runs the command line; returns the exit code. */
     static int run(PrintWriter out, PrintWriter err, String... args) {
+        return commandLine(out, err).execute(args);
+    }
+
+    /** The command line with its output and its handling of bad values (exit 2 with the message). */
+    static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cli = new CommandLine(new ErdaServerMain()).setOut(out).setErr(err);
+        // No picocli argument files: "@x" is a value (a directory, a URI), never a file to read arguments from.
+        cli.setExpandAtFiles(false);
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             if (e instanceof PmFormatException || e instanceof PmPermissionException || e instanceof IllegalArgumentException
                     || e instanceof UncheckedIOException || e instanceof FabricException) {
@@ -222,7 +242,7 @@ public final class ErdaServerMain implements Callable<Integer> {
             }
             throw e;
         });
-        return cli.execute(args);
+        return cli;
     }
 
     public static void main(String[] args) {

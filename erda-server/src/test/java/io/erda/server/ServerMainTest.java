@@ -35,6 +35,13 @@ class ServerMainTest {
     }
 
     @Test
+    void anArgumentStartingWithAtIsAValueNotAnArgumentFile() {
+        // found by ServerCliFuzzTest's sibling in erda-client: picocli expanded "@/" and printed a stack trace
+        assertThat(run("--listen", "@/")).isEqualTo(2);
+        assertThat(err.toString()).contains("a PM directory is required").doesNotContain("\tat ");
+    }
+
+    @Test
     void aMissingDirectoryIsRefused() {
         assertThat(run("--listen", "tcp://127.0.0.1:0")).isEqualTo(2);
         assertThat(err.toString()).contains("a PM directory is required");

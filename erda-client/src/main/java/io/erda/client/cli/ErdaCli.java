@@ -56,14 +56,26 @@ public final class ErdaCli implements Callable<Integer> {
 
     /** Runs one command; returns the exit code. */
     public static int run(PrintStream out, PrintStream err, String... argv) {
+        return commandLine(out, err).execute(argv);
+    }
+
+    /** The command line with its output and its handling of failures; reusable (each execute parses afresh). */
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new ErdaCli(out, err));
+        // An argument is what it says: "@name" is a key or value, not picocli's argument file to read instead.
+        cl.setExpandAtFiles(false);
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
+        // call() reports the failures it expects (server, fabric, bad argument) as "error: ..." itself; an I/O
+        // failure is reported the same way. Anything else is a bug and keeps its stack trace.
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
+            if (!(e instanceof java.io.UncheckedIOException)) {
+                throw e;
+            }
             err.println("error: " + e.getMessage());
             return EXIT_ERROR;
         });
-        return cl.execute(argv);
+        return cl;
     }
 
     @Override

@@ -103,8 +103,16 @@ public final class HopscotchTable implements AutoCloseable {
 
     /** The table geometry recorded in a table file's header (read without opening the table). */
     public static TableGeometry storedGeometry(PmRegion region) {
-        return new TableGeometry(region.geometry(SLOT_CAPACITY), (int) region.geometry(SLOT_NEIGHBOURHOOD),
-                (int) region.geometry(SLOT_STRIPE_SIZE));
+        long capacity = region.geometry(SLOT_CAPACITY);
+        long neighbourhood = region.geometry(SLOT_NEIGHBOURHOOD);
+        long stripeSize = region.geometry(SLOT_STRIPE_SIZE);
+        try {
+            return new TableGeometry(capacity, Math.toIntExact(neighbourhood), Math.toIntExact(stripeSize));
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new PmFormatException(region.path() + ": stored table geometry (capacity " + capacity + ", neighbourhood "
+                    + neighbourhood + ", stripe size " + stripeSize + ") is impossible: "
+                    + (e instanceof ArithmeticException ? "a value exceeds " + Integer.MAX_VALUE : e.getMessage()));
+        }
     }
 
     private void recover() {

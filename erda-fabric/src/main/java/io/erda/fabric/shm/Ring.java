@@ -2,6 +2,7 @@ package io.erda.fabric.shm;
 
 import static io.erda.fabric.shm.RingRecord.HEADER_LENGTH;
 
+import io.erda.fabric.Status;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -16,6 +17,7 @@ import java.lang.invoke.VarHandle;
 final class Ring {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final Status[] STATUSES = Status.values();
 
     private final MemorySegment header;
     private final MemorySegment data;
@@ -131,9 +133,52 @@ final class Ring {
 
     // ---- consumer: look at the record at the head, then consume it
 
-    /** Frame length of the record at the head, or 0 if none is published. */
+    /**
+     * Frame length of the record at the head, or 0 if none is published. A published record is checked before
+     * anything else of it is read ([bad-input]): frame length 8-aligned, inside the ring from the head and at
+     * least a header long (a PAD: at least its length and type), a known type, a payload length that fits the
+     * frame (a WRITE_IMM's, the bytes its WRITE wrote, only non-negative), a NAK's status a known one. Anything
+     * else throws {@link RingViolation} naming the value and the limit; the caller fails the endpoint.
+     */
     int headFrame() {
-        return (int) INT.getAcquire(data, (long) (consumerPosition & mask) + RingRecord.LENGTH_OFFSET);
+        long index = head();
+        int frame = (int) INT.getAcquire(data, index + RingRecord.LENGTH_OFFSET);
+        if (frame == 0) {
+            return 0;
+        }
+        long room = capacity - index;
+        if (frame < RingRecord.ALIGNMENT || frame > room || frame % RingRecord.ALIGNMENT != 0) {
+            throw new RingViolation("record at ring index " + index + " has frame length " + frame + ", expected a multiple of "
+                    + RingRecord.ALIGNMENT + " between " + RingRecord.ALIGNMENT + " and the " + room + " bytes to the ring's end");
+        }
+        int type = headType();
+        if (type == RingRecord.PAD) {
+            return frame;
+        }
+        if (type < RingRecord.PAD || type > RingRecord.NAK) {
+            throw new RingViolation("record at ring index " + index + " has unknown type " + type + ", expected "
+                    + RingRecord.PAD + " to " + RingRecord.NAK);
+        }
+        if (frame < HEADER_LENGTH) {
+            throw new RingViolation("record of type " + type + " at ring index " + index + " has frame length " + frame
+                    + ", shorter than its " + HEADER_LENGTH + "-byte header");
+        }
+        int payload = headPayloadLength();
+        int limit = type == RingRecord.WRITE_IMM ? Integer.MAX_VALUE : frame - HEADER_LENGTH;
+        if (payload < 0 || payload > limit) {
+            throw new RingViolation("record of type " + type + " at ring index " + index + " has payload length " + payload
+                    + ", expected 0 to " + limit);
+        }
+        if (type == RingRecord.NAK && (headImm() < 0 || headImm() >= STATUSES.length)) {
+            throw new RingViolation("NAK at ring index " + index + " has status " + headImm() + ", expected 0 to "
+                    + (STATUSES.length - 1));
+        }
+        return frame;
+    }
+
+    /** The status a NAK at the head carries (checked by {@link #headFrame}). */
+    Status headStatus() {
+        return STATUSES[headImm()];
     }
 
     private long head() {

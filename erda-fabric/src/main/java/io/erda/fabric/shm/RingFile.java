@@ -49,6 +49,7 @@ final class RingFile {
     static final int VERSION_OFFSET = 8;
     static final int CAPACITY_OFFSET = 12;
     static final int HEADER_LENGTH = 64;
+    static final int MIN_CAPACITY = 4096;
     static final int RING_HEADER_LENGTH = 128;
     static final int CONSUMER_POSITION_OFFSET = 0;
     static final int CONSUMER_ASLEEP_OFFSET = 64;
@@ -70,23 +71,34 @@ final class RingFile {
     }
 
     static void format(MemorySegment file, int capacity) {
-        if (Integer.bitCount(capacity) != 1 || capacity < 4096) {
-            throw new IllegalArgumentException("ring capacity " + capacity + " must be a power of two >= 4096");
+        if (Integer.bitCount(capacity) != 1 || capacity < MIN_CAPACITY) {
+            throw new IllegalArgumentException("ring capacity " + capacity + " must be a power of two >= " + MIN_CAPACITY);
         }
         file.set(ValueLayout.JAVA_INT, VERSION_OFFSET, VERSION);
         file.set(ValueLayout.JAVA_INT, CAPACITY_OFFSET, capacity);
         LONG.setRelease(file, 0L, MAGIC);
     }
 
-    /** Checks the file and returns its ring capacity. */
+    /**
+     * Checks the file (magic, version, a capacity {@link #format} allows whose rings fit the file) and returns its
+     * ring capacity; a bad file throws {@link RingViolation} naming the value and the limit.
+     */
     static int verify(MemorySegment file, String path) {
+        if (file.byteSize() < HEADER_LENGTH) {
+            throw new RingViolation(path + ": " + file.byteSize() + " bytes, shorter than the " + HEADER_LENGTH + "-byte header");
+        }
         long magic = (long) LONG.getAcquire(file, 0L);
         int version = file.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
         if (magic != MAGIC || version != VERSION) {
-            throw new IllegalStateException(path + ": magic 0x" + Long.toHexString(magic) + " version " + version
+            throw new RingViolation(path + ": magic 0x" + Long.toHexString(magic) + " version " + version
                     + ", expected 0x" + Long.toHexString(MAGIC) + " version " + VERSION);
         }
-        return file.get(ValueLayout.JAVA_INT, CAPACITY_OFFSET);
+        int capacity = file.get(ValueLayout.JAVA_INT, CAPACITY_OFFSET);
+        if (Integer.bitCount(capacity) != 1 || capacity < MIN_CAPACITY || fileLength(capacity) > file.byteSize()) {
+            throw new RingViolation(path + ": ring capacity " + capacity + " is not a power of two from " + MIN_CAPACITY
+                    + " whose two rings fit the file's " + file.byteSize() + " bytes");
+        }
+        return capacity;
     }
 
     /** The ring {@code ring} of a mapped file. */

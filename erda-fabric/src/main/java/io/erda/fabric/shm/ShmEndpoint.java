@@ -384,7 +384,15 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
         boolean stuck = false;
         Ring inbound = connection.inbound;
         while (work < 64) {
-            int frame = inbound.headFrame();
+            int frame;
+            try {
+                frame = inbound.headFrame();
+            } catch (RingViolation e) {
+                synchronized (this) {
+                    fail("shm ring from " + peer() + ": " + e.getMessage());
+                }
+                return work;
+            }
             if (frame == 0 || !handle(inbound, frame)) {
                 stuck = true;
                 break;
@@ -424,7 +432,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
                 pump();
             }
             case RingRecord.NAK -> {
-                Status status = Status.values()[inbound.headImm()];
+                Status status = inbound.headStatus();
                 String detail = utf8(inbound.headPayload());
                 inbound.consumeHead(frame);
                 Pending p = unacknowledged.poll();

@@ -15,7 +15,9 @@
  * access is checked on the initiator against the descriptors the target exported ({@code RegionTable}: rkey, range,
  * access flag) after re-reading the export generation, so an access after a deregistration fails with
  * REMOTE_ACCESS_ERROR ([bad-input]); the check is cooperative: shm guards against bugs, not against a hostile process
- * on the same host. A ring record is published Aeron-style (its length release-stored last) and zeroed once consumed;
+ * on the same host. What a peer wrote is checked before it is used: the ring file ({@code RingFile.verify}) and each
+ * ring record ({@code Ring.headFrame}; a bad one is a {@code RingViolation} that fails the endpoint). A ring record is
+ * published Aeron-style (its length release-stored last) and zeroed once consumed;
  * a one-sided request never overtakes an unacknowledged message; the lost-wakeup protocol of {@code Ring} (announce,
  * full fence, look once more) must stay intact.
  *

@@ -87,7 +87,8 @@ public final class WireOpcode {
             maxPayload = switch (op) {
                 case READ -> Math.max(FrameHeader.MAX_PAYLOAD, FrameHeader.MAX_TEXT);
                 case WRITE, WRITE_WITH_IMM, SEND, CAS, FETCH_ADD, FLUSH, ATOMIC_WRITE -> FrameHeader.MAX_TEXT;
-                default -> throw new ProtocolViolation("unknown response opcode " + name(wire));
+                default -> throw new ProtocolViolation("unknown response opcode " + name(wire) + " (0x"
+                        + Integer.toHexString(wire & 0xff) + "), expected READ to ATOMIC_WRITE (0x81 to 0x88)");
             };
         } else {
             maxPayload = switch (op) {
@@ -95,7 +96,8 @@ public final class WireOpcode {
                 case READ, CAS, FETCH_ADD, FLUSH, ATOMIC_WRITE, ATTACH, HEARTBEAT -> 0;
                 case CONNECT, ACCEPT -> Fabric.MAX_PRIVATE_DATA;
                 case REJECT -> FrameHeader.MAX_TEXT;
-                default -> throw new ProtocolViolation("unknown opcode " + name(wire));
+                default -> throw new ProtocolViolation("unknown opcode " + name(wire) + ", expected READ to ATOMIC_WRITE"
+                        + " (0x1 to 0x8) or CONNECT to REJECT (0x10 to 0x13)");
             };
             if (op == READ && operand > FrameHeader.MAX_PAYLOAD) {
                 throw new ProtocolViolation("READ of " + operand + " bytes exceeds " + FrameHeader.MAX_PAYLOAD);
