@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A registration of a {@link SoftRnicDevice}: the memory behind {@code addr}, its keys and {@code IBV_ACCESS_*}
- * flags, and the optional PM write-latency model (extra nanoseconds per 64-byte line written by a peer).
+ * flags, the optional PM write-latency model (extra nanoseconds per 64-byte line written by a peer) and the optional
+ * durable mirror, which every one-sided write or atomic placed here is copied into.
  */
 final class SoftMemoryRegion {
     static final int CACHE_LINE = 64;
@@ -16,6 +17,7 @@ final class SoftMemoryRegion {
     final int rkey;
     final int access;
     volatile long writeDelayNanosPerLine;
+    volatile MemorySegment mirror;
 
     SoftMemoryRegion(MemorySegment mr, MemorySegment memory, int lkey, int rkey, int access) {
         this.mr = mr;
@@ -42,6 +44,14 @@ final class SoftMemoryRegion {
     long writeDelayNanos(long length) {
         long lines = (length + CACHE_LINE - 1) / CACHE_LINE;
         return lines * writeDelayNanosPerLine;
+    }
+
+    /** Copies {@code [offset, offset+length)}, just placed, into the durable mirror if there is one. */
+    void mirror(long offset, long length) {
+        MemorySegment m = mirror;
+        if (m != null && length > 0) {
+            MemorySegment.copy(memory, offset, m, offset, length);
+        }
     }
 
     boolean allowsLocalWrite() {
