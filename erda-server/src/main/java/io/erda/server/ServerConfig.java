@@ -24,10 +24,11 @@ import java.util.Objects;
  * @param lease               how long a reservation belongs to its client before the validator may check it
  * @param pmWriteLatencyNanos emulated PM write latency per 64-byte line, for every writer (0: off)
  * @param workers             threads handling requests from the shared receive queue
+ * @param pmEmulation         power-failure emulation or none ({@link PmEmulation})
  */
 public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
                            Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
-                           int workers) {
+                           int workers, PmEmulation pmEmulation) {
     public static final int DEFAULT_HEADS = 4;
     public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
@@ -37,6 +38,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         Objects.requireNonNull(listen, "listen");
         Objects.requireNonNull(persistence, "persistence");
         Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(pmEmulation, "pmEmulation");
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("lease " + lease.toMillis() + " ms is not positive");
         }
@@ -48,6 +50,14 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         }
     }
 
+    /** Without PM emulation ({@link PmEmulation#NONE}). */
+    public ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
+                        Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
+                        int workers) {
+        this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
+                workers, PmEmulation.NONE);
+    }
+
     /** A config with defaults for everything but the directory and listen URI (tests, embedding). */
     public static ServerConfig defaults(Path directory, URI listen) {
         return new ServerConfig(directory, listen, null, null, null, null, PersistenceMethod.WSP, DEFAULT_LEASE, 0, 1);
@@ -55,22 +65,28 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
 
     public ServerConfig withGeometry(int newHeads, long newCapacity, long newRegionSize, long newSegmentSize) {
         return new ServerConfig(directory, listen, newHeads, newCapacity, newRegionSize, newSegmentSize, persistence,
-                lease, pmWriteLatencyNanos, workers);
+                lease, pmWriteLatencyNanos, workers, pmEmulation);
     }
 
     public ServerConfig withLease(Duration newLease) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, newLease,
-                pmWriteLatencyNanos, workers);
+                pmWriteLatencyNanos, workers, pmEmulation);
     }
 
     public ServerConfig withPersistence(PersistenceMethod method) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, method, lease,
-                pmWriteLatencyNanos, workers);
+                pmWriteLatencyNanos, workers, pmEmulation);
     }
 
     public ServerConfig withListen(URI uri) {
         return new ServerConfig(directory, uri, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers);
+                pmWriteLatencyNanos, workers, pmEmulation);
+    }
+
+    /** This config with {@code emulation} (power-failure: durable images for the offline collapse). */
+    public ServerConfig withPmEmulation(PmEmulation emulation) {
+        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
+                pmWriteLatencyNanos, workers, emulation);
     }
 
     /**

@@ -128,6 +128,9 @@ public final class PowerFailure {
 
     /** Switches the emulation off: deletes the marker and every durable image (nothing is collapsed). */
     public static void disable(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            return; // a store yet to be created keeps nothing
+        }
         try {
             Files.deleteIfExists(directory.resolve(MARKER));
             for (Path image : images(directory)) {
