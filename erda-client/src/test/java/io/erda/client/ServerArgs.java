@@ -38,6 +38,10 @@ final class ServerArgs {
         return add("--persistence", method);
     }
 
+    ServerArgs pmEmulation(String mode) {
+        return add("--pm-emulation", mode);
+    }
+
     private ServerArgs add(String option, String value) {
         int at = args.indexOf(option);
         if (at >= 0) {
