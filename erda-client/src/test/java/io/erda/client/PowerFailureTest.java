@@ -19,15 +19,18 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code --pm-emulation power-failure} is killed with -9 in the middle of a PUT load, {@code erda-server power-fail}
  * collapses its store to what a power failure could leave (seeded: lines written but not made durable kept, dropped
  * or torn), and a restart on the same directory must read back every PUT the client reported durable, and for a
- * PUT in flight either its value or an earlier whole one, never a torn one. Several rounds (seeds) per store, for
+ * PUT in flight either its value or an earlier whole one, never a torn one. Several rounds (seeds, policies) per store, with
+ * the cleaner compacting heads under the load, for
  * each persistence method with Erda, and for both baselines under server-flush (where the log regions are not
  * durable on placement, so the baselines' own persists are what counts).
  */
 class PowerFailureTest {
-    private static final int WRITERS = 2;
+    private static final int WRITERS = 4;
     private static final int KEYS_PER_WRITER = 200;
-    private static final long ACKED_PER_ROUND = 800;
-    private static final long[] SEEDS = {11, 12, 13};
+    private static final long ACKED_PER_ROUND = 600;
+    /** One power failure per round: seed and policy (random twice, then the harshest, then every line torn). */
+    private static final List<String[]> ROUNDS = List.of(new String[] {"11", "random"}, new String[] {"12", "random"},
+            new String[] {"13", "drop"}, new String[] {"14", "tear"});
 
     static Stream<Arguments> scenarios() {
         return TestFabric.selected().stream().filter(f -> f != TestFabric.VERBS) // a kernel RNIC cannot mirror writes
@@ -44,19 +47,21 @@ class PowerFailureTest {
     void everyDurablePutSurvivesPowerFailures(TestFabric fabric, ClientOptions.Protocol protocol, String method)
             throws Exception {
         Path dir = ServerProcess.newStoreDir("power-" + fabric.name().toLowerCase() + "-" + protocol.code() + "-" + method);
-        String[] args = ServerArgs.small().persistence(method).pmEmulation("power-failure").toArray();
+        String[] args = ServerArgs.small().persistence(method).pmEmulation("power-failure")
+                .cleanThreshold(96 << 10).toArray();
         // per key: the sequence acknowledged last, and the one written last (acknowledged or in flight at the kill)
         Map<String, Long> acked = new ConcurrentHashMap<>();
         Map<String, Long> inFlight = new ConcurrentHashMap<>();
         AtomicLong nextSequence = new AtomicLong(1);
         try {
-            for (long seed : SEEDS) {
+            for (String[] round : ROUNDS) {
                 ServerProcess server = ServerProcess.start(dir, fabric, args);
                 load(server, protocol, acked, inFlight, nextSequence); // ends with kill -9
 
-                ServerProcess.Result collapse = ServerProcess.runTool("power-fail", dir, "--seed", Long.toString(seed));
+                ServerProcess.Result collapse = ServerProcess.runTool("power-fail", dir, "--seed", round[0], "--policy",
+                        round[1]);
                 assertThat(collapse.exitCode()).as("power-fail output:\n%s", collapse.output()).isZero();
-                assertThat(collapse.output()).contains("power-fail: seed " + seed + ", policy random, ");
+                assertThat(collapse.output()).contains("power-fail: seed " + round[0] + ", policy " + round[1] + ", ");
                 if (method.equals("wsp")) {
                     assertThat(collapse.output()).contains("keeps no durable images");
                 }

@@ -38,6 +38,10 @@ final class ServerArgs {
         return add("--persistence", method);
     }
 
+    ServerArgs cleanThreshold(long bytes) {
+        return add("--clean-threshold", Long.toString(bytes));
+    }
+
     ServerArgs pmEmulation(String mode) {
         return add("--pm-emulation", mode);
     }
