@@ -2,7 +2,8 @@
  * The fabric SPI: one verbs-shaped interface that every protocol of Erda is written against and that runs unchanged
  * on each provider (tcp, shm, verbs), chosen by URI scheme through {@link java.util.ServiceLoader}
  * ({@link FabricProvider}, {@link Fabric#open}). A {@link Fabric} registers memory ({@link MemoryRegion},
- * {@link RegisterOptions}, {@link Access}, {@link Backing}, {@link DurableMirror}), creates {@link CompletionQueue}s and {@link Endpoint}s (RC
+ * {@link RegisterOptions}, {@link Access}, {@link Backing}, {@link DurableMirror}), creates {@link CompletionQueue}s and
+ * {@link Endpoint}s (RC
  * queue pairs: {@link WorkRequest}, {@link RecvRequest}, {@link Completion}, {@link Status}), listens
  * ({@link Listener}, {@link ConnectionRequest}) and reports {@link FabricStats} and {@link FabricCapabilities}.
  * {@link SyncEndpoint} and {@link FaultInjectingEndpoint} work on top of any provider.

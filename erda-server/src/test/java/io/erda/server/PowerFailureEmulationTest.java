@@ -63,10 +63,21 @@ class PowerFailureEmulationTest {
 
     /** The power failure: the server goes away without persisting anything more, then the store collapses. */
     private PowerFailure.Report powerFailure(RawClient client, long seed, PowerFailure.Policy policy) {
+        stop(client);
+        return PowerFailure.collapse(store(), seed, policy);
+    }
+
+    private void stop(RawClient client) {
         client.close();
         server.close();
         server = null;
-        return PowerFailure.collapse(store(), seed, policy);
+    }
+
+    /** Stops the server and runs the offline verifier on the store it recovered. */
+    private void stopAndVerify(RawClient client) {
+        stop(client);
+        StoreVerifier.Report report = StoreVerifier.verify(store());
+        assertThat(report.clean()).as("verify: %s", report).isTrue();
     }
 
     @AfterEach
@@ -79,11 +90,6 @@ class PowerFailureEmulationTest {
     private static void putFlushed(RawClient client, String key, String value) {
         PutReply where = client.putAndWrite(bytes(key), bytes(value));
         assertThat(client.flush(where.head(), where.chainOffset(), where.objectLength()).status()).isEqualTo(WireStatus.OK);
-    }
-
-    private void assertVerifies() {
-        StoreVerifier.Report report = StoreVerifier.verify(store());
-        assertThat(report.clean()).as("verify: %s", report).isTrue();
     }
 
     @ParameterizedTest
@@ -111,10 +117,7 @@ class PowerFailureEmulationTest {
             }
         }
         assertThat(reverted).as("unflushed PUTs lost to seed %d", seed).isPositive();
-        client.close();
-        server.close();
-        server = null;
-        assertVerifies();
+        stopAndVerify(client);
     }
 
     /**
@@ -154,10 +157,7 @@ class PowerFailureEmulationTest {
         for (int i = 0; i < KEYS; i++) {
             assertThat(client.getString(bytes("k" + i))).isEqualTo("placed-" + i);
         }
-        client.close();
-        server.close();
-        server = null;
-        assertVerifies();
+        stopAndVerify(client);
     }
 
     /** wsp loses nothing written: no images are kept, the collapse changes nothing. */
@@ -200,26 +200,22 @@ class PowerFailureEmulationTest {
             assertThat(client.getString(bytes("redo-" + i))).isEqualTo("redo-value-" + i);
             assertThat(client.getString(bytes("raw-" + i))).isEqualTo("raw-value-" + i);
         }
-        client.close();
-        server.close();
-        server = null;
-        assertVerifies();
+        stopAndVerify(client);
     }
 
     @Test
     void theCommandLineCollapsesAndRefusesAnEmulatedStoreWithoutTheOption() {
         RawClient client = start("tcp", PersistenceMethod.SERVER_FLUSH);
         client.putAndWrite(bytes("k"), bytes("never flushed"));
-        client.close();
-        server.close();
-        server = null;
+        stop(client);
 
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = ErdaServerMain.run(new PrintWriter(out), new PrintWriter(err), "power-fail", "--dir",
                 store().toString(), "--seed", "7", "--policy", "drop");
         assertThat(code).as("stderr: %s", err).isZero();
-        assertThat(out.toString()).containsPattern("power-fail: head-\\d+-region-\\d+\\.pm: \\d+ lines not durable: 0 kept, \\d+ dropped, 0 torn")
+        assertThat(out.toString())
+                .containsPattern("power-fail: head-\\d+-region-\\d+\\.pm: \\d+ lines not durable: 0 kept, \\d+ dropped, 0 torn")
                 .contains("power-fail: seed 7, policy drop, ");
 
         err = new StringWriter();

@@ -47,8 +47,8 @@ final class DurableImage {
     }
 
     /**
-     * The image of a file just made (its header written and forced): a fresh sparse image of the same length
-     * holding the header, replacing any image a crash left under that name.
+     * The image of a file just made (its header written and forced, its name just linked): a fresh sparse image of
+     * the same length holding the header, replacing any image a crash left under that name (that of a deleted file).
      */
     static DurableImage create(Path live, MemorySegment liveMapping, Arena arena) {
         Path image = pathFor(live);

@@ -79,10 +79,12 @@ public final class PmRegion implements AutoCloseable {
             PmFileHeader.write(region.mapping, kind, dataLength, geometry);
             region.localBytes.add(PmFileHeader.LENGTH);
             region.mapping.asSlice(0, PmFileHeader.LENGTH).force();
+            Files.createLink(path, temporary);
             if (DurableImage.kept(path)) {
+                // after the link, which fails if the name exists: an existing file's image is never replaced. A crash
+                // before this leaves a file without image, which counts as durable: so far it holds only its header.
                 region.durable = DurableImage.create(path, region.mapping, region.arena);
             }
-            Files.createLink(path, temporary);
             Files.delete(temporary);
             forceDirectory(path);
             return region;
@@ -90,9 +92,6 @@ public final class PmRegion implements AutoCloseable {
             region.close();
             try {
                 Files.deleteIfExists(temporary); // e.g. the real name existed: give the space back now
-                if (region.durable != null && !Files.exists(path)) {
-                    Files.deleteIfExists(region.durable.path());
-                }
             } catch (IOException ignored) {
                 // the next create replaces it
             }

@@ -38,6 +38,8 @@ public final class PowerFailure {
     public static final String IMAGE_SUFFIX = ".durable";
     private static final int LINE = WriteLatencyModel.CACHE_LINE;
     private static final int WORD = Long.BYTES;
+    /** What {@link Policy#RANDOM} draws from, one in three each. */
+    private static final Policy[] FATES = {Policy.KEEP, Policy.DROP, Policy.TEAR};
 
     /** What happens to a line that was written but not made durable. */
     public enum Policy {
@@ -75,7 +77,8 @@ public final class PowerFailure {
     }
 
     /** What a collapse did: per file with differences, and the totals. */
-    public record Report(long seed, Policy policy, int filesCompared, List<FileReport> files, List<String> orphansDeleted) {
+    public record Report(long seed, Policy policy, int filesCompared, List<FileReport> files,
+                         List<String> orphansDeleted) {
         public long lines() {
             return files.stream().mapToLong(FileReport::lines).sum();
         }
@@ -164,14 +167,16 @@ public final class PowerFailure {
                     continue;
                 }
                 compared++;
-                SplittableRandom random = new SplittableRandom(seed ^ (0x9E37_79B9_7F4A_7C15L * live.getFileName().toString().hashCode()));
+                long fileSalt = 0x9E37_79B9_7F4A_7C15L * live.getFileName().toString().hashCode();
+                SplittableRandom random = new SplittableRandom(seed ^ fileSalt);
                 FileReport report = collapse(live, image, random, policy);
                 if (report.lines() > 0) {
                     files.add(report);
                 }
             }
             try (Stream<Path> listing = Files.list(directory)) {
-                for (Path partial : listing.filter(p -> p.getFileName().toString().endsWith(IMAGE_SUFFIX + ".copying")).toList()) {
+                String copying = IMAGE_SUFFIX + ".copying"; // an image DurableImage.open was making
+                for (Path partial : listing.filter(p -> p.getFileName().toString().endsWith(copying)).toList()) {
                     Files.delete(partial);
                 }
             }
@@ -211,7 +216,7 @@ public final class PowerFailure {
                 while (from < n && (differs = MemorySegment.mismatch(written, from, n, durable, from, n)) >= 0) {
                     long line = (from + differs) / LINE * LINE; // mismatch is relative to from; chunks start on a line
                     long lineEnd = Math.min(line + LINE, n);
-                    Policy fate = policy == Policy.RANDOM ? Policy.values()[1 + random.nextInt(3)] : policy;
+                    Policy fate = policy == Policy.RANDOM ? FATES[random.nextInt(FATES.length)] : policy;
                     switch (fate) {
                         case KEEP -> kept++;
                         case DROP -> {
