@@ -79,6 +79,7 @@ public enum PmEmulation {
             return options;
         }
         return options.withDurableMirror(new DurableMirror(region.durableImage(),
-                new Backing(region.durableImagePath(), region.dataFileOffset())));
+                new Backing(region.durableImagePath(), region.dataFileOffset()), region.durableImageLock(),
+                region.durableImageLockOffset()));
     }
 }

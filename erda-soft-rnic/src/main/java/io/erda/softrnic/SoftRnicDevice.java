@@ -277,11 +277,13 @@ public final class SoftRnicDevice implements SoftwareRnic.Device {
         return 0;
     }
 
-    int setDurableMirror(MemorySegment mr, MemorySegment mirror, long length) {
+    int setDurableMirror(MemorySegment mr, MemorySegment mirror, long length, MemorySegment lock) {
         SoftMemoryRegion region = byMr.get(mr.address());
-        if (region == null || length != region.memory.byteSize() || mirror.address() == 0) {
+        if (region == null || length != region.memory.byteSize() || mirror.address() == 0 || lock.address() == 0
+                || lock.address() % Long.BYTES != 0) {
             return Errno.EINVAL;
         }
+        region.mirrorLock = lock.reinterpret(Long.BYTES);
         region.mirror = mirror.reinterpret(length);
         return 0;
     }

@@ -274,6 +274,20 @@ public final class PmRegion implements AutoCloseable {
         return durable == null ? null : durable.path();
     }
 
+    /**
+     * The durable image's copy lock word, or null without the emulation: a provider mirroring writes into the image
+     * copies under it, as {@link #persist} does (a spin lock: CAS 0 to 1, store 0 to release; a holder that is gone
+     * is taken over after a second).
+     */
+    public MemorySegment durableImageLock() {
+        return durable == null ? null : durable.lockWord();
+    }
+
+    /** File offset of {@link #durableImageLock()} in {@link #durableImagePath()}. */
+    public long durableImageLockOffset() {
+        return durable == null ? -1 : durable.lockFileOffset();
+    }
+
     /** Bytes this region's owner stored through this API (one-sided remote writes are counted by the fabric). */
     public long localBytesWritten() {
         return localBytes.sum();

@@ -199,10 +199,7 @@ public final class PowerFailure {
         try (FileChannel liveChannel = FileChannel.open(live, StandardOpenOption.READ, StandardOpenOption.WRITE);
              FileChannel imageChannel = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long length = liveChannel.size();
-            if (imageChannel.size() != length) {
-                throw new PmFormatException(image + ": durable image length " + imageChannel.size() + ", expected "
-                        + length + " (the length of " + live.getFileName() + ")");
-            }
+            DurableImage.requireLength(image, imageChannel.size(), length);
             ByteBuffer liveBuffer = ByteBuffer.allocateDirect(DurableImage.CHUNK);
             ByteBuffer imageBuffer = ByteBuffer.allocateDirect(DurableImage.CHUNK);
             MemorySegment written = MemorySegment.ofBuffer(liveBuffer);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.core.testing.ShmTempDirFactory;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -185,6 +186,39 @@ class PowerFailureTest {
         assertThat(report.filesCompared()).isZero();
         assertThat(Files.readAllBytes(dir.resolve("plain.pm"))).containsExactly(1, 2, 3);
         assertThat(report.toString()).contains("seed 3, policy drop, 0 files compared: 0 lines not durable");
+    }
+
+    /**
+     * A persist copies into the image under the copy lock that mirroring providers take too, so that the image sees
+     * bytes in the order they changed; a holder that died is taken over after a while.
+     */
+    @Test
+    void persistCopiesUnderTheImagesLock() throws Exception {
+        PowerFailure.enable(dir, "test");
+        try (PmRegion region = create("r.pm")) {
+            MemorySegment lock = region.durableImageLock();
+            assertThat(region.durableImageLockOffset()).isEqualTo(region.mapping().byteSize());
+            assertThat(lock.get(ValueLayout.JAVA_LONG, 0)).isZero();
+            lock.set(ValueLayout.JAVA_LONG, 0, 1); // a mirroring provider holds it
+            region.setLongRelease(0, WRITTEN);
+            Thread persister = Thread.ofPlatform().start(() -> region.persist(0, 8));
+            persister.join(300);
+            assertThat(persister.isAlive()).as("persist waits for the lock").isTrue();
+            assertThat(region.durableImage().get(Words.LONG_U, 0)).isZero();
+            lock.set(ValueLayout.JAVA_LONG, 0, 0);
+            persister.join(10_000);
+            assertThat(region.durableImage().get(Words.LONG_U, 0)).isEqualTo(WRITTEN);
+
+            lock.set(ValueLayout.JAVA_LONG, 0, 1); // a holder that never releases (killed): taken over
+            region.setLongRelease(8, WRITTEN);
+            long start = System.nanoTime();
+            region.persist(8, 8);
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(DurableImage.LOCK_SPIN_NANOS);
+            assertThat(region.durableImage().get(Words.LONG_U, 8)).isEqualTo(WRITTEN);
+            assertThat(lock.get(ValueLayout.JAVA_LONG, 0)).isZero();
+        }
+        assertThat(Files.size(dir.resolve("r.pm" + PowerFailure.IMAGE_SUFFIX)))
+                .isEqualTo(Files.size(dir.resolve("r.pm")) + DurableImage.LOCK_BYTES);
     }
 
     @Test

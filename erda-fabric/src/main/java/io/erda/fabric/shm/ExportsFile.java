@@ -21,7 +21,8 @@ import java.util.List;
  * magic "ERDASHMX" (8) | version (4) | generation (8) | count (4)
  * count x { rkey (4) | address (8) | length (8) | access bits (4) | file offset (8)
  *           | write delay ns per line (8) | counter slot (4) | file path (modified UTF-8, 2 + n)
- *           | has mirror (1) | [mirror file offset (8) | mirror file path (modified UTF-8, 2 + n)] }
+ *           | has mirror (1) | [mirror file offset (8) | lock word file offset (8)
+ *                                | mirror file path (modified UTF-8, 2 + n)] }
  * </pre>
  */
 final class ExportsFile {
@@ -54,6 +55,7 @@ final class ExportsFile {
                 out.writeBoolean(r.mirrorFile() != null);
                 if (r.mirrorFile() != null) {
                     out.writeLong(r.mirrorOffset());
+                    out.writeLong(r.mirrorLockOffset());
                     out.writeUTF(r.mirrorFile().toString());
                 }
             }
@@ -87,9 +89,10 @@ final class ExportsFile {
                 Path path = Path.of(in.readUTF());
                 boolean mirrored = in.readBoolean();
                 long mirrorOffset = mirrored ? in.readLong() : 0;
+                long lockOffset = mirrored ? in.readLong() : 0;
                 Path mirror = mirrored ? Path.of(in.readUTF()) : null;
                 regions.add(new ExportedRegion(rkey, address, length, access, path, fileOffset, delay, slot, mirror,
-                        mirrorOffset));
+                        mirrorOffset, lockOffset));
             }
             return new Snapshot(generation, regions);
         } catch (IOException e) {

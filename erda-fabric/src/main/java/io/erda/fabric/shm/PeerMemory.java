@@ -1,5 +1,6 @@
 package io.erda.fabric.shm;
 
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.Status;
@@ -22,7 +23,8 @@ import java.util.Map;
  * or WRITE is a {@link MemorySegment#copy}, CAS and FETCH_ADD are {@link VarHandle} atomics on the shared mapping
  * (atomic against the target's own atomics, as both map the same page-cache pages), FLUSH forces (msyncs) the
  * range. No thread of the target is involved. A region exported with a durable mirror has its mirror file mapped
- * too, and every WRITE or atomic copies what it placed into it ({@link io.erda.fabric.DurableMirror}).
+ * too, and every WRITE or atomic copies what it placed into it under the mirror's lock word
+ * ({@link io.erda.fabric.DurableMirror}).
  *
  * <p>Every access is checked here, on the initiator, against the descriptors the target exported
  * ({@link RegionTable#checkRegion}): rkey, range and access flag. The check is <b>cooperative</b>: any process
@@ -44,11 +46,12 @@ final class PeerMemory implements AutoCloseable {
     private RegionTable<ExportedRegion> table = new RegionTable<>(0);
     private long generation = -1;
 
-    /** @param mirror the durable mirror's mapping, or null */
-    private record Mapping(ExportedRegion region, MemorySegment memory, MemorySegment mirror, Arena arena) {
+    /** @param mirror the durable mirror's mapping, or null; {@code mirrorLock} its lock word */
+    private record Mapping(ExportedRegion region, MemorySegment memory, MemorySegment mirror, MemorySegment mirrorLock,
+                           Arena arena) {
         void mirror(long offset, long length) {
-            if (mirror != null && length > 0) {
-                MemorySegment.copy(memory, offset, mirror, offset, length);
+            if (mirror != null) {
+                DurableMirror.copyLocked(memory, mirror, mirrorLock, offset, length);
             }
         }
     }
@@ -193,7 +196,9 @@ final class PeerMemory implements AutoCloseable {
             MemorySegment memory = mapFile(region.file(), region.fileOffset(), region.length(), arena);
             MemorySegment mirror = region.mirrorFile() == null ? null
                     : mapFile(region.mirrorFile(), region.mirrorOffset(), region.length(), arena);
-            m = new Mapping(region, memory, mirror, arena);
+            MemorySegment lock = region.mirrorFile() == null ? null
+                    : mapFile(region.mirrorFile(), region.mirrorLockOffset(), Long.BYTES, arena);
+            m = new Mapping(region, memory, mirror, lock, arena);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw new FabricException("cannot map " + region.file() + " [" + region.fileOffset() + ", +" + region.length()

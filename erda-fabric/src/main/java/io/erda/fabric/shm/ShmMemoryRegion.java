@@ -35,7 +35,7 @@ public final class ShmMemoryRegion extends SoftRegion<ShmFabric> {
                 options.backing().file().toAbsolutePath(), options.backing().fileOffset(),
                 options.writeDelayNanosPerCacheLine(), counterSlot,
                 mirror == null ? null : mirror.backing().file().toAbsolutePath(),
-                mirror == null ? 0 : mirror.backing().fileOffset());
+                mirror == null ? 0 : mirror.backing().fileOffset(), mirror == null ? 0 : mirror.lockFileOffset());
     }
 
     @Override

@@ -298,7 +298,8 @@ public final class VerbsFabric implements Fabric {
                 registration.close();
                 throw new FabricException(refused);
             }
-            verbs.setDurableMirror(registration.segment(), options.durableMirror().memory());
+            verbs.setDurableMirror(registration.segment(), options.durableMirror().memory(),
+                    options.durableMirror().lock());
         }
         VerbsMemoryRegion region = new VerbsMemoryRegion(this, registration, options);
         regions.add(region);

@@ -1098,12 +1098,15 @@ public abstract class FabricConformanceTest {
     void durableMirrorReceivesWhatOneSidedWritesPlacedElseIsRefused() throws Exception {
         Path mirrorFile = Files.createTempFile(tempDir, "mirror", ".durable");
         MemorySegment mirror;
+        MemorySegment lock;
         try (FileChannel ch = FileChannel.open(mirrorFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ch.truncate(8192);
-            mirror = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192, arena);
+            ch.truncate(8192 + 64); // the lock word after the mirror, as a durable image keeps it
+            MemorySegment whole = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192 + 64, arena);
+            mirror = whole.asSlice(0, 8192);
+            lock = whole.asSlice(8192, 8);
         }
         RegisterOptions options = RegisterOptions.of(Access.all())
-                .withDurableMirror(new DurableMirror(mirror, new Backing(mirrorFile, 0)));
+                .withDurableMirror(new DurableMirror(mirror, new Backing(mirrorFile, 0), lock, 8192));
         if (!target.capabilities().writeLatencyModel()) {
             assertThatThrownBy(() -> targetMemory(8192, options)).isInstanceOf(FabricException.class)
                     .hasMessageContaining("durable mirror").hasMessageContaining("writes memory unseen");
@@ -1128,9 +1131,10 @@ public abstract class FabricConformanceTest {
         assertThat(mirror.get(ValueLayout.JAVA_LONG, 512)).isZero();
         assertThat(mirror.get(ValueLayout.JAVA_BYTE, 1002)).isZero();
         assertThat(mirror.get(ValueLayout.JAVA_BYTE, 1103)).isZero();
+        assertThat(lock.get(ValueLayout.JAVA_LONG, 0)).as("lock released").isZero();
         MemorySegment shorter = mirror.asSlice(0, 4096);
         assertThatThrownBy(() -> targetMemory(8192, RegisterOptions.of(Access.all())
-                .withDurableMirror(new DurableMirror(shorter, new Backing(mirrorFile, 0)))))
+                .withDurableMirror(new DurableMirror(shorter, new Backing(mirrorFile, 0), lock, 8192))))
                 .hasMessageContaining("durable mirror of 4096 bytes for a registration of 8192 bytes");
     }
 

@@ -79,14 +79,15 @@ public final class VerbsLibrary {
     public static final String SOFT_RNIC_WRITE_DELAY = "erda_soft_rnic_set_write_delay";
     public static final FunctionDescriptor SOFT_RNIC_WRITE_DELAY_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG);
     /**
-     * {@code int erda_soft_rnic_set_durable_mirror(struct ibv_mr *mr, void *mirror, uint64_t length)}: the software
-     * RNIC's other extension symbol. Every one-sided WRITE or atomic the device places into the registration is then
-     * also copied into {@code mirror} (as long as the registration): the durable image of power-failure emulation.
+     * {@code int erda_soft_rnic_set_durable_mirror(struct ibv_mr *mr, void *mirror, uint64_t length, int64_t *lock)}:
+     * the software RNIC's other extension symbol. Every one-sided WRITE or atomic the device places into the
+     * registration is then also copied into {@code mirror} (as long as the registration), under the spin lock word
+     * {@code lock}: the durable image of power-failure emulation.
      * A real RNIC places writes unseen, so the real libibverbs has no such symbol either.
      */
     public static final String SOFT_RNIC_DURABLE_MIRROR = "erda_soft_rnic_set_durable_mirror";
-    public static final FunctionDescriptor SOFT_RNIC_DURABLE_MIRROR_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
-            JAVA_LONG);
+    public static final FunctionDescriptor SOFT_RNIC_DURABLE_MIRROR_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS,
+            ADDRESS, JAVA_LONG, ADDRESS);
 
     private final NativeLibrary lib;
     private final NativeCapabilities capabilities;
@@ -290,8 +291,8 @@ public final class VerbsLibrary {
         return lib.has(SOFT_RNIC_DURABLE_MIRROR);
     }
 
-    public void setDurableMirror(MemorySegment mr, MemorySegment mirror) {
-        lib.callStatus(SOFT_RNIC_DURABLE_MIRROR, SOFT_RNIC_DURABLE_MIRROR_DESC, mr, mirror, mirror.byteSize());
+    public void setDurableMirror(MemorySegment mr, MemorySegment mirror, MemorySegment lock) {
+        lib.callStatus(SOFT_RNIC_DURABLE_MIRROR, SOFT_RNIC_DURABLE_MIRROR_DESC, mr, mirror, mirror.byteSize(), lock);
     }
 
     public void deregMr(MemorySegment mr) {
