@@ -38,6 +38,14 @@ final class ServerArgs {
         return add("--persistence", method);
     }
 
+    ServerArgs cleanThreshold(long bytes) {
+        return add("--clean-threshold", Long.toString(bytes));
+    }
+
+    ServerArgs pmEmulation(String mode) {
+        return add("--pm-emulation", mode);
+    }
+
     private ServerArgs add(String option, String value) {
         int at = args.indexOf(option);
         if (at >= 0) {

@@ -73,10 +73,15 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    /** Runs {@code subcommand --dir dir} (verify, rebuild) to completion; returns exit code and output. */
-    static Result runTool(String subcommand, Path dir) {
+    /**
+     * Runs {@code subcommand --dir dir [options]} (verify, rebuild, power-fail) to completion; returns exit code and
+     * output.
+     */
+    static Result runTool(String subcommand, Path dir, String... options) {
         Path log = logFile(dir.getFileName() + "-" + subcommand);
-        Process p = launch(List.of(subcommand, "--dir", dir.toString()), log, java.util.Map.of());
+        List<String> args = new ArrayList<>(List.of(subcommand, "--dir", dir.toString()));
+        args.addAll(List.of(options));
+        Process p = launch(args, log, java.util.Map.of());
         pump(p, log, new CompletableFuture<>());
         try {
             int code = p.waitFor();

@@ -13,8 +13,11 @@ import java.util.Set;
  * @param writeDelayNanosPerCacheLine PM write-latency model: every one-sided write or atomic into the region,
  *                                    by whichever provider executes it, spends this many extra nanoseconds per
  *                                    64-byte cache line written (the papers use 150 ns); 0 turns it off
+ * @param durableMirror               where one-sided writes and atomics are also copied once placed (power-failure
+ *                                    emulation: writes durable on placement), or null
  */
-public record RegisterOptions(Set<Access> access, Backing backing, long writeDelayNanosPerCacheLine) {
+public record RegisterOptions(Set<Access> access, Backing backing, long writeDelayNanosPerCacheLine,
+                              DurableMirror durableMirror) {
 
     public RegisterOptions {
         access = Set.copyOf(Objects.requireNonNull(access, "access"));
@@ -24,7 +27,7 @@ public record RegisterOptions(Set<Access> access, Backing backing, long writeDel
     }
 
     public static RegisterOptions of(Set<Access> access) {
-        return new RegisterOptions(access, null, 0);
+        return new RegisterOptions(access, null, 0, null);
     }
 
     public static RegisterOptions local() {
@@ -32,11 +35,16 @@ public record RegisterOptions(Set<Access> access, Backing backing, long writeDel
     }
 
     public RegisterOptions withBacking(Backing newBacking) {
-        return new RegisterOptions(access, newBacking, writeDelayNanosPerCacheLine);
+        return new RegisterOptions(access, newBacking, writeDelayNanosPerCacheLine, durableMirror);
     }
 
     public RegisterOptions withWriteDelay(long nanosPerCacheLine) {
-        return new RegisterOptions(access, backing, nanosPerCacheLine);
+        return new RegisterOptions(access, backing, nanosPerCacheLine, durableMirror);
+    }
+
+    /** These options with one-sided writes also copied into {@code mirror} (null: none). */
+    public RegisterOptions withDurableMirror(DurableMirror mirror) {
+        return new RegisterOptions(access, backing, writeDelayNanosPerCacheLine, mirror);
     }
 
     public boolean allows(Access a) {

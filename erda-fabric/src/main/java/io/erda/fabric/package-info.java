@@ -2,7 +2,8 @@
  * The fabric SPI: one verbs-shaped interface that every protocol of Erda is written against and that runs unchanged
  * on each provider (tcp, shm, verbs), chosen by URI scheme through {@link java.util.ServiceLoader}
  * ({@link FabricProvider}, {@link Fabric#open}). A {@link Fabric} registers memory ({@link MemoryRegion},
- * {@link RegisterOptions}, {@link Access}, {@link Backing}), creates {@link CompletionQueue}s and {@link Endpoint}s (RC
+ * {@link RegisterOptions}, {@link Access}, {@link Backing}, {@link DurableMirror}), creates {@link CompletionQueue}s and
+ * {@link Endpoint}s (RC
  * queue pairs: {@link WorkRequest}, {@link RecvRequest}, {@link Completion}, {@link Status}), listens
  * ({@link Listener}, {@link ConnectionRequest}) and reports {@link FabricStats} and {@link FabricCapabilities}.
  * {@link SyncEndpoint} and {@link FaultInjectingEndpoint} work on top of any provider.
@@ -16,7 +17,9 @@
  * {@link WorkRequest} is built. Post receives before {@code connect} or {@code accept}. Limits and capabilities belong
  * to each opened fabric (verbs reads them from the device): size queues from {@link FabricCapabilities} and check a
  * capability (atomicity, ATOMIC_WRITE, native FLUSH, remote-write counting) before relying on it; what the device
- * cannot do is refused at post time, naming what is missing. After {@link Fabric#close} no provider thread touches
+ * cannot do is refused at post time, naming what is missing. A registration's write-latency model and durable mirror
+ * are applied by whichever provider places a one-sided write; a kernel RNIC places writes unseen, so verbs ignores
+ * the model and refuses a mirror on a real device. After {@link Fabric#close} no provider thread touches
  * registered memory.
  *
  * <p>Depends on the JDK only: the SPI names no provider and no binding, and code above it (server, client, benchmarks)

@@ -158,6 +158,12 @@ public final class Connection implements AutoCloseable {
         if (headStates == null || closed) {
             return headStatesAcknowledged;
         }
+        Endpoint.State state = endpoint.state();
+        if (state == Endpoint.State.IDLE || state == Endpoint.State.CONNECTING) {
+            // still being accepted: a SEND would fail the endpoint (and the connection with it), and its client has
+            // sent nothing yet, so the HELLO it sends once connected is answered with the array as changed
+            return headStatesAcknowledged;
+        }
         if (HeadStateCredits.outstanding(headStatesSent, headStatesAcknowledged) >= HeadStateCredits.CREDITS) {
             headStatePending = true;
             return headStatesSent + 1;

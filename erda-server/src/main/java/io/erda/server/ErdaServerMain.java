@@ -2,6 +2,7 @@ package io.erda.server;
 
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmPermissionException;
+import io.erda.core.pm.PowerFailure;
 import io.erda.fabric.FabricException;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.server.offline.StoreVerifier;
@@ -25,11 +26,11 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
- * {@code erda-server [options]} runs a server; {@code erda-server verify --dir DIR} and
- * {@code erda-server rebuild --dir DIR} work on a stopped store.
+ * {@code erda-server [options]} runs a server; {@code erda-server verify --dir DIR},
+ * {@code erda-server rebuild --dir DIR} and {@code erda-server power-fail --dir DIR --seed S} work on a stopped store.
  */
 @Command(name = "erda-server", mixinStandardHelpOptions = true, sortOptions = false,
-        subcommands = {ErdaServerMain.Verify.class, ErdaServerMain.Rebuild.class},
+        subcommands = {ErdaServerMain.Verify.class, ErdaServerMain.Rebuild.class, ErdaServerMain.PowerFail.class},
         description = {"Runs an Erda server: a log-structured KV store in persistent memory that clients read and "
                 + "write with one-sided RDMA.",
                 "Creates the store in --dir if it holds none, else reopens and recovers it. On startup prints "
@@ -86,6 +87,14 @@ public final class ErdaServerMain implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     long pmWriteLatencyNanos;
 
+    @Option(names = "--pm-emulation", paramLabel = "MODE", defaultValue = "none",
+            description = "none, or power-failure: every PM file keeps NAME.durable, what the persistence method made "
+                    + "durable (wsp: everything, so no images are kept). After the process is killed, "
+                    + "'erda-server power-fail --dir DIR --seed S' collapses the store to what a power failure could "
+                    + "leave; restart with the same options. Not on a kernel RNIC unless wsp. Small regions keep the "
+                    + "collapse fast (--region-size 16m). Default: ${DEFAULT-VALUE}.")
+    String pmEmulation;
+
     @Option(names = "--clean-threshold", paramLabel = "BYTES", converter = SizeConverter.class, defaultValue = "0",
             description = "Clean a head once its chain occupies more than this (paper §4.4; 0, the default: never; "
                     + "an interrupted cleaning is always resumed at start). To clean one head now, whatever the "
@@ -129,7 +138,7 @@ public final class ErdaServerMain implements Callable<Integer> {
     ServerConfig config(Path directory) {
         ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize,
                 PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers,
-                group);
+                group, PmEmulation.fromOption(pmEmulation));
         config.geometry(null); // the geometry options, checked as a new store would take them
         return config;
     }
@@ -199,6 +208,36 @@ public final class ErdaServerMain implements Callable<Integer> {
         @Override
         public Integer call() {
             print(TableRebuilder.rebuild(dir, group));
+            return 0;
+        }
+    }
+
+    /** Offline: what a power failure could leave of a store run with --pm-emulation power-failure. */
+    @Command(name = "power-fail", mixinStandardHelpOptions = true,
+            description = {"Collapses a stopped store (run after its server process was killed, e.g. kill -9) to what a "
+                    + "power failure could leave, for a server run with --pm-emulation power-failure: every 64-byte line "
+                    + "of a PM file that differs from its durable image NAME.durable was written but not made durable, "
+                    + "and is kept as written, dropped back to its durable content, or torn per 8-byte word. The result "
+                    + "becomes the file and its image; then restart the server on the directory with the same options.",
+                "Prints one line per file with such lines (kept, dropped, torn) and a total line starting "
+                    + "'power-fail: seed'. A directory without images (wsp, or no emulation) is left as it is."})
+    static final class PowerFail extends OfflineCommand {
+        @Option(names = "--seed", paramLabel = "S", required = true,
+                description = "Seed of the random fates (the same seed on the same files does the same).")
+        long seed;
+
+        @Option(names = "--policy", paramLabel = "P", defaultValue = "random",
+                description = "random (each line kept, dropped or torn, one in three each), drop (every line dropped: "
+                        + "the harshest), keep (nothing lost), tear (every line torn). Default: ${DEFAULT-VALUE}.")
+        String policy;
+
+        @Override
+        public Integer call() {
+            if (!PowerFailure.enabled(dir)) {
+                print("power-fail: " + dir + " keeps no durable images (no power-failure emulation, or wsp, under which "
+                        + "a power failure loses nothing written)");
+            }
+            print(PowerFailure.collapse(dir, seed, PowerFailure.Policy.of(policy)));
             return 0;
         }
     }

@@ -19,7 +19,9 @@ import java.util.List;
  * The store's PM as clients see it (paper §3.3: the server registers the table and the log regions; the head array
  * tells clients where each head's chain is). The table's data area is registered read-only (clients never write the
  * table); each log region's data area read-write, with the PM write-latency model. Registrations name their file
- * and offset so the shm provider can export them.
+ * and offset so the shm provider can export them. Under power-failure emulation with read-after-write, one-sided
+ * writes into log regions are durable on placement: their registrations mirror them into the regions' durable
+ * images ({@link PmEmulation}).
  *
  * <p>The table descriptor covers the bucket array; the stripe descriptor the version words. Both share one
  * registration and rkey, so {@code table.address + TableGeometry.windowVersionsOffset(home)} and
@@ -36,6 +38,7 @@ final class RegionRegistry implements AutoCloseable {
     private final Fabric fabric;
     private final PmDirectory directory;
     private final long writeDelayNanos;
+    private final boolean writesDurableOnPlacement;
     private final MemoryRegion table;
     private final List<java.util.TreeMap<Integer, MemoryRegion>> heads = new ArrayList<>();
     private final int[] generations;
@@ -47,10 +50,15 @@ final class RegionRegistry implements AutoCloseable {
      */
     private final java.util.Set<PmRegion> retired = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
-    RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos) {
+    /**
+     * @param writesDurableOnPlacement whether one-sided writes into log regions are durable once placed (the
+     *                                 read-after-write method): mirrored into durable images where kept
+     */
+    RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, boolean writesDurableOnPlacement) {
         this.fabric = fabric;
         this.directory = directory;
         this.writeDelayNanos = writeDelayNanos;
+        this.writesDurableOnPlacement = writesDurableOnPlacement;
         PmRegion tableFile = directory.table().region();
         this.table = fabric.register(tableFile.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ))
                 .withBacking(new Backing(tableFile.path(), tableFile.dataFileOffset())));
@@ -79,9 +87,10 @@ final class RegionRegistry implements AutoCloseable {
                 if (retired.contains(region)) {
                     continue;
                 }
-                registered.put(slot, fabric.register(region.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ,
-                        Access.REMOTE_WRITE)).withBacking(new Backing(region.path(), region.dataFileOffset()))
-                        .withWriteDelay(writeDelayNanos)));
+                RegisterOptions options = RegisterOptions.of(EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE))
+                        .withBacking(new Backing(region.path(), region.dataFileOffset())).withWriteDelay(writeDelayNanos);
+                registered.put(slot, fabric.register(region.data(), writesDurableOnPlacement
+                        ? PmEmulation.durableOnPlacement(options, region) : options));
                 generations[head]++;
             }
         }

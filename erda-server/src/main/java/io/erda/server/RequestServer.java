@@ -12,6 +12,7 @@ import io.erda.fabric.Listener;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;
+import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.WireFormatException;
 import io.erda.server.baseline.Baselines;
@@ -77,7 +78,8 @@ public final class RequestServer implements AutoCloseable {
         this.stats = stats;
         this.store = store;
         this.fabric = fabric;
-        this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos());
+        this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos(),
+                config.persistence() == PersistenceMethod.READ_AFTER_WRITE);
         store.onChainGrowth(registry::chainGrew);
         // every queue is sized within the device's limits (rxe: max_cqe 32767), read when the fabric opened
         this.queueEntries = Math.min(QUEUE_CAPACITY, fabric.capabilities().maxCompletionQueueEntries());

@@ -27,10 +27,11 @@ import java.util.Objects;
  * @param group               the group that may share the store's files and the shm fabric's (0660; directories
  *                            2770 and 0770), or null: the server's user only (0600, 0700). docs/ARCHITECTURE.md,
  *                            "Security model"
+ * @param pmEmulation         power-failure emulation or none ({@link PmEmulation})
  */
 public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
                            Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
-                           int workers, String group) {
+                           int workers, String group, PmEmulation pmEmulation) {
     public static final int DEFAULT_HEADS = 4;
     public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
@@ -40,6 +41,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         Objects.requireNonNull(listen, "listen");
         Objects.requireNonNull(persistence, "persistence");
         Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(pmEmulation, "pmEmulation");
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("lease " + lease.toMillis() + " ms is not positive");
         }
@@ -54,21 +56,22 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         }
     }
 
-    /** A config whose files are its user's only (no group). */
-    public ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize, Long segmentSize,
-                        PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos, int workers) {
-        this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
-                workers, null);
-    }
-
     public ServerConfig withGroup(String newGroup) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, newGroup);
+                pmWriteLatencyNanos, workers, newGroup, pmEmulation);
     }
 
     /** What the fabric is opened with: the shm provider makes its files for {@link #group()} too. */
     public java.util.Map<String, String> fabricProperties() {
         return group == null ? java.util.Map.of() : java.util.Map.of("group", group);
+    }
+
+    /** A config whose files are its user's only (no group), without PM emulation ({@link PmEmulation#NONE}). */
+    public ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
+                        Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
+                        int workers) {
+        this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
+                workers, null, PmEmulation.NONE);
     }
 
     /** A config with defaults for everything but the directory and listen URI (tests, embedding). */
@@ -78,22 +81,28 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
 
     public ServerConfig withGeometry(int newHeads, long newCapacity, long newRegionSize, long newSegmentSize) {
         return new ServerConfig(directory, listen, newHeads, newCapacity, newRegionSize, newSegmentSize, persistence,
-                lease, pmWriteLatencyNanos, workers, group);
+                lease, pmWriteLatencyNanos, workers, group, pmEmulation);
     }
 
     public ServerConfig withLease(Duration newLease) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, newLease,
-                pmWriteLatencyNanos, workers, group);
+                pmWriteLatencyNanos, workers, group, pmEmulation);
     }
 
     public ServerConfig withPersistence(PersistenceMethod method) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, method, lease,
-                pmWriteLatencyNanos, workers, group);
+                pmWriteLatencyNanos, workers, group, pmEmulation);
     }
 
     public ServerConfig withListen(URI uri) {
         return new ServerConfig(directory, uri, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, group);
+                pmWriteLatencyNanos, workers, group, pmEmulation);
+    }
+
+    /** This config with {@code emulation} (power-failure: durable images for the offline collapse). */
+    public ServerConfig withPmEmulation(PmEmulation emulation) {
+        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
+                pmWriteLatencyNanos, workers, group, emulation);
     }
 
     /**

@@ -64,6 +64,7 @@ public final class Store implements AutoCloseable {
      * a store of another format version or geometry is refused with a {@code PmFormatException} naming both.
      */
     public static Store open(ServerConfig config, StoreStats stats) {
+        config.pmEmulation().prepare(config.directory(), config.persistence());
         StoreGeometry stored = config.storedGeometry();
         WriteLatencyModel latency = new WriteLatencyModel(config.pmWriteLatencyNanos());
         PmDirectory directory = stored == null

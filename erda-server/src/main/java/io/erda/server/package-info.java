@@ -4,7 +4,8 @@
  * GET, FLUSH, HEADS, REPAIR_HINT, STATS, CLEAN), {@link Store} (the one place where table and logs change, under one
  * lock), {@code KeyEntries} (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their
  * settlement, [leases], [last-complete-version]), {@code Recovery} ([recovery]), {@code RegionRegistry} (what clients
- * may reach and with which rkey) and {@code StoreCleaning} (the log cleaner's host).
+ * may reach and with which rkey), {@code StoreCleaning} (the log cleaner's host) and {@link PmEmulation} (power-failure
+ * emulation: which writes are durable when, per persistence method; the {@code power-fail} command collapses).
  *
  * <p>The two baselines live in {@link io.erda.server.baseline}, the offline commands in
  * {@link io.erda.server.offline}; the request server hosts the baselines through

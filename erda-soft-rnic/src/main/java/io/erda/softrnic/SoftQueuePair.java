@@ -410,18 +410,33 @@ final class SoftQueuePair {
         long remoteOffset = remote.offsetOf(wr.remoteAddress(), length);
         switch (opcode) {
             case Verbs.IBV_WR_RDMA_READ -> MemorySegment.copy(remote.memory, remoteOffset, local.memory, localOffset, length);
-            case Verbs.IBV_WR_RDMA_WRITE -> copyIfAny(local, localOffset, remote, remoteOffset, length);
+            case Verbs.IBV_WR_RDMA_WRITE -> {
+                copyIfAny(local, localOffset, remote, remoteOffset, length);
+                remote.mirror(remoteOffset, length);
+            }
             case Verbs.IBV_WR_RDMA_WRITE_WITH_IMM -> {
                 copyIfAny(local, localOffset, remote, remoteOffset, length);
+                remote.mirror(remoteOffset, length);
                 peer.recvCq.add(new SoftCompletionQueue.Entry(receive.wrId(), IBV_WC_SUCCESS,
                         Verbs.IBV_WC_RECV_RDMA_WITH_IMM, length, peer.qpNum, Integer.reverseBytes(wr.immediate()),
                         Verbs.IBV_WC_WITH_IMM));
             }
-            case Verbs.IBV_WR_ATOMIC_WRITE -> WORD.setVolatile(remote.memory, remoteOffset, wr.swap());
-            case Verbs.IBV_WR_ATOMIC_CMP_AND_SWP -> local.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, localOffset,
-                    (long) WORD.compareAndExchange(remote.memory, remoteOffset, wr.compareAdd(), wr.swap()));
-            default -> local.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, localOffset,
-                    (long) WORD.getAndAdd(remote.memory, remoteOffset, wr.compareAdd()));
+            case Verbs.IBV_WR_ATOMIC_WRITE -> {
+                WORD.setVolatile(remote.memory, remoteOffset, wr.swap());
+                remote.mirror(remoteOffset, WORD_LENGTH);
+            }
+            case Verbs.IBV_WR_ATOMIC_CMP_AND_SWP -> {
+                long old = (long) WORD.compareAndExchange(remote.memory, remoteOffset, wr.compareAdd(), wr.swap());
+                local.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, localOffset, old);
+                if (old == wr.compareAdd()) {
+                    remote.mirror(remoteOffset, WORD_LENGTH);
+                }
+            }
+            default -> {
+                local.memory.set(ValueLayout.JAVA_LONG_UNALIGNED, localOffset,
+                        (long) WORD.getAndAdd(remote.memory, remoteOffset, wr.compareAdd()));
+                remote.mirror(remoteOffset, WORD_LENGTH);
+            }
         }
         return IBV_WC_SUCCESS;
     }

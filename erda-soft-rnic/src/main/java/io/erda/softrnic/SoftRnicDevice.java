@@ -28,9 +28,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Every object it hands out is a real struct in native memory (ibv_pd, ibv_mr with lkey/rkey, ibv_cq, ibv_qp with
  * qp_num and state), and every work request is decoded from the caller's {@code ibv_send_wr}/{@code ibv_recv_wr}
- * chain and executed by the queue pair ({@link SoftQueuePair}). Besides libibverbs' symbols the lookup has one
- * extension, {@link VerbsLibrary#SOFT_RNIC_WRITE_DELAY}, the PM write-latency model of a registration: a real
- * libibverbs has no such symbol, so callers find it absent there.
+ * chain and executed by the queue pair ({@link SoftQueuePair}). Besides libibverbs' symbols the lookup has two
+ * extensions, {@link VerbsLibrary#SOFT_RNIC_WRITE_DELAY}, the PM write-latency model of a registration, and
+ * {@link VerbsLibrary#SOFT_RNIC_DURABLE_MIRROR}, a second copy every one-sided write is placed in (power-failure
+ * emulation): a real libibverbs has no such symbols, so callers find them absent there.
  *
  * <p>It also has the extended QP API of rdma-core v44: {@code verbs_context.create_qp_ex} is an upcall
  * ({@link #createQpEx}), so is {@code ibv_qp_to_qp_ex}, and the QPs it makes are {@code struct ibv_qp_ex} whose
@@ -80,6 +81,7 @@ public final class SoftRnicDevice implements SoftwareRnic.Device {
         stubs = new UpcallStubs(MethodHandles.lookup(), this, arena);
         stubs.bindControlPath("release", "deregMr", "destroyCq", "destroyQp");
         stubs.symbol(VerbsLibrary.SOFT_RNIC_WRITE_DELAY, "setWriteDelay", VerbsLibrary.SOFT_RNIC_WRITE_DELAY_DESC);
+        stubs.symbol(VerbsLibrary.SOFT_RNIC_DURABLE_MIRROR, "setDurableMirror", VerbsLibrary.SOFT_RNIC_DURABLE_MIRROR_DESC);
         stubs.extendedOp(Verbs.verbs_context$create_qp_ex$OFFSET, "createQpEx", VerbsLibrary.CREATE_QP_EX);
         stubs.extendedOp(Verbs.verbs_context$query_device_ex$OFFSET, "queryDeviceEx", VerbsLibrary.QUERY_DEVICE_EX);
         stubs.symbol("ibv_qp_to_qp_ex", "qpToQpEx", FunctionDescriptor.of(ADDRESS, ADDRESS));
@@ -272,6 +274,17 @@ public final class SoftRnicDevice implements SoftwareRnic.Device {
             return Errno.EINVAL;
         }
         region.writeDelayNanosPerLine = nanosPerLine;
+        return 0;
+    }
+
+    int setDurableMirror(MemorySegment mr, MemorySegment mirror, long length, MemorySegment lock) {
+        SoftMemoryRegion region = byMr.get(mr.address());
+        if (region == null || length != region.memory.byteSize() || mirror.address() == 0 || lock.address() == 0
+                || lock.address() % Long.BYTES != 0) {
+            return Errno.EINVAL;
+        }
+        region.mirrorLock = lock.reinterpret(Long.BYTES);
+        region.mirror = mirror.reinterpret(length);
         return 0;
     }
 

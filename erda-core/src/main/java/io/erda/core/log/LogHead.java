@@ -2,10 +2,7 @@ package io.erda.core.log;
 
 import io.erda.core.layout.LogAddress;
 import io.erda.core.pm.PmRegion;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -258,7 +255,7 @@ public final class LogHead implements AutoCloseable {
             region.zeroForReuse(highWater(region));
             retiredBytesWritten.add(region.localBytesWritten());
             synchronized (this) { // the file is gone before a reservation may take the slot and create it anew
-                closeAndDelete(region);
+                region.closeAndDelete();
                 bySlot.remove(slot, region);
             }
         }
@@ -271,16 +268,7 @@ public final class LogHead implements AutoCloseable {
      */
     public static void zeroAndDelete(PmRegion region) {
         region.zeroForReuse(highWater(region));
-        closeAndDelete(region);
-    }
-
-    private static void closeAndDelete(PmRegion region) {
-        region.close();
-        try {
-            Files.deleteIfExists(region.path());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete retired region " + region.path(), e);
-        }
+        region.closeAndDelete();
     }
 
     /** The persisted high-water mark of a region: every reserved byte of it lies below. */

@@ -24,6 +24,13 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * a flyweight over {@link #data()} must call {@link #recordWrite} for the range it wrote, which also
  * charges the optional {@link WriteLatencyModel}.
  *
+ * <p><b>Power-failure emulation</b> ({@link PowerFailure}). In a directory holding the {@link PowerFailure#MARKER}
+ * file every region keeps a durable image {@code NAME.durable}: what {@link #create}, {@link #persist},
+ * {@link #setMutableWord} and {@link #zeroForReuse} make durable is copied into it in whole 64-byte lines (a
+ * cache-line write-back); stores not yet persisted are only in the file itself, which the offline collapse may then
+ * drop or tear. {@link #durableImage()} is what fabric providers mirror one-sided writes into where those are durable
+ * on placement.
+ *
  * <p>Thread-safety: accessors and counters are thread-safe; what is written where is the caller's
  * business.
  */
@@ -35,6 +42,8 @@ public final class PmRegion implements AutoCloseable {
     private final boolean syncMapped;
     private final WriteLatencyModel latency;
     private final LongAdder localBytes = new LongAdder();
+    /** The durable image under power-failure emulation, else null; set before the region is handed out. */
+    private DurableImage durable;
 
     private PmRegion(Path path, Arena arena, MemorySegment mapping, boolean syncMapped, WriteLatencyModel latency) {
         this.path = path;
@@ -72,6 +81,11 @@ public final class PmRegion implements AutoCloseable {
             region.localBytes.add(PmFileHeader.LENGTH);
             region.mapping.asSlice(0, PmFileHeader.LENGTH).force();
             Files.createLink(path, temporary);
+            if (DurableImage.kept(path)) {
+                // after the link, which fails if the name exists: an existing file's image is never replaced. A crash
+                // before this leaves a file without image, which counts as durable: so far it holds only its header.
+                region.durable = DurableImage.create(path, region.mapping, region.arena);
+            }
             Files.delete(temporary);
             forceDirectory(path);
             return region;
@@ -120,6 +134,9 @@ public final class PmRegion implements AutoCloseable {
             PmFileHeader.check(region.mapping, path.toString(), kind);
             PmFormatException.requireEqual(path, "file data length", fileLength - PmFileHeader.LENGTH,
                     region.mapping.get(Words.LONG_U, PmFileHeader.DATA_LENGTH_OFFSET));
+            if (DurableImage.kept(path)) {
+                region.durable = DurableImage.open(path, fileLength, region.arena);
+            }
             return region;
         } catch (RuntimeException e) {
             region.close();
@@ -218,6 +235,9 @@ public final class PmRegion implements AutoCloseable {
         localBytes.add(8);
         latency.charge(offset, 8);
         mapping.asSlice(offset, 8).force();
+        if (durable != null) {
+            durable.copyLines(mapping, offset, 8);
+        }
     }
 
     /** One 8-byte release store into the data area, counted (not persisted: call {@link #persist}). */
@@ -242,7 +262,37 @@ public final class PmRegion implements AutoCloseable {
     public void persist(long dataOffset, long length) {
         if (length > 0) {
             data.asSlice(dataOffset, length).force();
+            if (durable != null) {
+                durable.copyLines(mapping, PmFileHeader.LENGTH + dataOffset, length);
+            }
         }
+    }
+
+    /**
+     * The durable image's data area (same length and layout as {@link #data()}) under power-failure emulation, else
+     * null: where a fabric provider copies one-sided writes that are durable on placement.
+     */
+    public MemorySegment durableImage() {
+        return durable == null ? null : durable.mapping().asSlice(PmFileHeader.LENGTH);
+    }
+
+    /** The durable image's file (its data at {@link #dataFileOffset()}), or null without the emulation. */
+    public Path durableImagePath() {
+        return durable == null ? null : durable.path();
+    }
+
+    /**
+     * The durable image's copy lock word, or null without the emulation: a provider mirroring writes into the image
+     * copies under it, as {@link #persist} does (a spin lock: CAS 0 to 1, store 0 to release; a holder that is gone
+     * is taken over after a second).
+     */
+    public MemorySegment durableImageLock() {
+        return durable == null ? null : durable.lockWord();
+    }
+
+    /** File offset of {@link #durableImageLock()} in {@link #durableImagePath()}. */
+    public long durableImageLockOffset() {
+        return durable == null ? -1 : durable.lockFileOffset();
     }
 
     /** Bytes this region's owner stored through this API (one-sided remote writes are counted by the fabric). */
@@ -271,10 +321,24 @@ public final class PmRegion implements AutoCloseable {
         if (length > 0) {
             used.fill((byte) 0);
             recordWrite(0, length);
-            used.force();
+            persist(0, length);
         }
         for (int slot = 0; slot < PmFileHeader.MUTABLE_SLOTS; slot++) {
             setMutableWord(slot, 0);
+        }
+    }
+
+    /**
+     * Unmaps the region and deletes its file, then its durable image (a crash between the two leaves an image
+     * without a file, which the collapse deletes).
+     */
+    public void closeAndDelete() {
+        close();
+        try {
+            Files.deleteIfExists(path);
+            Files.deleteIfExists(DurableImage.pathFor(path));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete PM file " + path, e);
         }
     }
 

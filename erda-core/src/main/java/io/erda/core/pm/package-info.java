@@ -13,7 +13,9 @@
  * {@code setLongRelease} is durable only once {@code persist} returns, which is also what the server-flush method of
  * [persistence] ends in. A new file is sparse, so it reads as zeros, and is linked under its name only when whole;
  * memory is recycled with {@code zeroForReuse} ([recycled-memory]). File kinds are stored in headers: never renumber
- * them.
+ * them. {@link PowerFailure} is the power-failure emulation: in a directory with its marker every region keeps a
+ * durable image ({@code DurableImage}, {@code NAME.durable}) of what it made durable, and the offline collapse keeps,
+ * drops or tears at random what was written but not made durable.
  *
  * <p>Depends on the JDK only ({@code java.lang.foreign}, {@code jdk.nio.mapmode}); it imports no other package of
  * erda-core.

@@ -7,11 +7,14 @@ import java.util.Set;
 
 /**
  * A region as the target publishes it for shm initiators: what {@link io.erda.fabric.RemoteRegion} says plus
- * where the bytes live (file and offset), the access flags the initiator checks, the write-latency model and the
- * counter slot the initiator accounts into.
+ * where the bytes live (file and offset), the access flags the initiator checks, the write-latency model, the
+ * counter slot the initiator accounts into, and the durable mirror's file, offset and lock word's offset
+ * ({@code mirrorFile} null: none), which the initiator maps and copies one-sided writes into under the lock
+ * ({@link io.erda.fabric.DurableMirror}).
  */
 record ExportedRegion(int rkey, long address, long length, int accessBits, Path file, long fileOffset,
-                      long writeDelayNanosPerCacheLine, int counterSlot) implements RegionTable.Entry {
+                      long writeDelayNanosPerCacheLine, int counterSlot, Path mirrorFile, long mirrorOffset,
+                      long mirrorLockOffset) implements RegionTable.Entry {
 
     static int accessBits(Set<Access> access) {
         int bits = 0;

@@ -20,12 +20,14 @@ import java.util.List;
  * <pre>
  * magic "ERDASHMX" (8) | version (4) | generation (8) | count (4)
  * count x { rkey (4) | address (8) | length (8) | access bits (4) | file offset (8)
- *           | write delay ns per line (8) | counter slot (4) | file path (modified UTF-8, 2 + n) }
+ *           | write delay ns per line (8) | counter slot (4) | file path (modified UTF-8, 2 + n)
+ *           | has mirror (1) | [mirror file offset (8) | lock word file offset (8)
+ *                                | mirror file path (modified UTF-8, 2 + n)] }
  * </pre>
  */
 final class ExportsFile {
     static final long MAGIC = 0x4552_4441_5348_4d58L; // "ERDASHMX"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     /** A decoded exports file. */
     record Snapshot(long generation, List<ExportedRegion> regions) {
@@ -50,6 +52,12 @@ final class ExportsFile {
                 out.writeLong(r.writeDelayNanosPerCacheLine());
                 out.writeInt(r.counterSlot());
                 out.writeUTF(r.file().toString());
+                out.writeBoolean(r.mirrorFile() != null);
+                if (r.mirrorFile() != null) {
+                    out.writeLong(r.mirrorOffset());
+                    out.writeLong(r.mirrorLockOffset());
+                    out.writeUTF(r.mirrorFile().toString());
+                }
             }
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
             Files.deleteIfExists(tmp);
@@ -82,7 +90,12 @@ final class ExportsFile {
                 long delay = in.readLong();
                 int slot = in.readInt();
                 Path path = Path.of(in.readUTF());
-                regions.add(new ExportedRegion(rkey, address, length, access, path, fileOffset, delay, slot));
+                boolean mirrored = in.readBoolean();
+                long mirrorOffset = mirrored ? in.readLong() : 0;
+                long lockOffset = mirrored ? in.readLong() : 0;
+                Path mirror = mirrored ? Path.of(in.readUTF()) : null;
+                regions.add(new ExportedRegion(rkey, address, length, access, path, fileOffset, delay, slot, mirror,
+                        mirrorOffset, lockOffset));
             }
             return new Snapshot(generation, regions);
         } catch (IOException e) {

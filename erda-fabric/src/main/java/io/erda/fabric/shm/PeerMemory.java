@@ -1,5 +1,6 @@
 package io.erda.fabric.shm;
 
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.Status;
@@ -21,7 +22,9 @@ import java.util.Map;
  * The initiator's view of a peer's exported memory, and the executor of one-sided operations against it: a READ
  * or WRITE is a {@link MemorySegment#copy}, CAS and FETCH_ADD are {@link VarHandle} atomics on the shared mapping
  * (atomic against the target's own atomics, as both map the same page-cache pages), FLUSH forces (msyncs) the
- * range. No thread of the target is involved.
+ * range. No thread of the target is involved. A region exported with a durable mirror has its mirror file mapped
+ * too, and every WRITE or atomic copies what it placed into it under the mirror's lock word
+ * ({@link io.erda.fabric.DurableMirror}).
  *
  * <p>Every access is checked here, on the initiator, against the descriptors the target exported
  * ({@link RegionTable#checkRegion}): rkey, range and access flag. The check is <b>cooperative</b>: any process
@@ -43,7 +46,14 @@ final class PeerMemory implements AutoCloseable {
     private RegionTable<ExportedRegion> table = new RegionTable<>(0);
     private long generation = -1;
 
-    private record Mapping(ExportedRegion region, MemorySegment memory, Arena arena) {
+    /** @param mirror the durable mirror's mapping, or null; {@code mirrorLock} its lock word */
+    private record Mapping(ExportedRegion region, MemorySegment memory, MemorySegment mirror, MemorySegment mirrorLock,
+                           Arena arena) {
+        void mirror(long offset, long length) {
+            if (mirror != null) {
+                DurableMirror.copyLocked(memory, mirror, mirrorLock, offset, length);
+            }
+        }
     }
 
     PeerMemory(Path peerHome) {
@@ -108,22 +118,26 @@ final class PeerMemory implements AutoCloseable {
             }
             case WRITE, WRITE_WITH_IMM -> {
                 MemorySegment.copy(local, wr.localOffset(), remote, offset, wr.length());
+                m.mirror(offset, wr.length());
                 written(region, wr.remoteAddress(), wr.length());
             }
             case CAS -> {
                 long old = (long) LONG.compareAndExchange(remote, offset, wr.compareAdd(), wr.swap());
                 local.set(ValueLayout.JAVA_LONG_UNALIGNED, wr.localOffset(), old);
                 if (old == wr.compareAdd()) {
+                    m.mirror(offset, WorkRequest.ATOMIC_LENGTH);
                     written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
                 }
             }
             case FETCH_ADD -> {
                 long old = (long) LONG.getAndAdd(remote, offset, wr.compareAdd());
                 local.set(ValueLayout.JAVA_LONG_UNALIGNED, wr.localOffset(), old);
+                m.mirror(offset, WorkRequest.ATOMIC_LENGTH);
                 written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
             }
             case ATOMIC_WRITE -> {
                 LONG.setVolatile(remote, offset, wr.swap());
+                m.mirror(offset, WorkRequest.ATOMIC_LENGTH);
                 written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
             }
             case FLUSH -> {
@@ -178,16 +192,27 @@ final class PeerMemory implements AutoCloseable {
             return m;
         }
         Arena arena = Arena.ofShared();
-        try (FileChannel ch = FileChannel.open(region.file(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, region.fileOffset(), region.length(), arena);
-            m = new Mapping(region, memory, arena);
+        try {
+            MemorySegment memory = mapFile(region.file(), region.fileOffset(), region.length(), arena);
+            MemorySegment mirror = region.mirrorFile() == null ? null
+                    : mapFile(region.mirrorFile(), region.mirrorOffset(), region.length(), arena);
+            MemorySegment lock = region.mirrorFile() == null ? null
+                    : mapFile(region.mirrorFile(), region.mirrorLockOffset(), Long.BYTES, arena);
+            m = new Mapping(region, memory, mirror, lock, arena);
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw new FabricException("cannot map " + region.file() + " [" + region.fileOffset() + ", +" + region.length()
-                    + ") of rkey 0x" + Integer.toHexString(region.rkey()) + ": " + e.getMessage(), e);
+                    + ")" + (region.mirrorFile() == null ? "" : " and its durable mirror " + region.mirrorFile())
+                    + " of rkey 0x" + Integer.toHexString(region.rkey()) + ": " + e.getMessage(), e);
         }
         mappings.put(region.rkey(), m);
         return m;
+    }
+
+    private static MemorySegment mapFile(Path file, long offset, long length, Arena arena) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return ch.map(FileChannel.MapMode.READ_WRITE, offset, length, arena);
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.erda.fabric.shm;
 
 import io.erda.fabric.Access;
+import io.erda.fabric.Backing;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
@@ -210,7 +211,10 @@ public final class ShmFabric implements Fabric {
                     + " file (a PM file or one under /dev/shm) and register with RegisterOptions.withBacking(new"
                     + " Backing(file, offset)), or register anonymous memory for local use only (LOCAL_WRITE)");
         }
-        checkBacking(segment, options);
+        checkBacking(segment, options.backing(), "backing file");
+        if (options.durableMirror() != null) {
+            checkBacking(segment, options.durableMirror().backing(), "durable mirror file");
+        }
         home(null);
         if (nextCounterSlot >= CountersFile.DEFAULT_SLOTS) {
             throw new FabricException("shm instance " + home + " has exported " + nextCounterSlot
@@ -223,17 +227,17 @@ public final class ShmFabric implements Fabric {
         return region;
     }
 
-    private static void checkBacking(MemorySegment segment, RegisterOptions options) {
-        Path file = options.backing().file();
-        long end = options.backing().fileOffset() + segment.byteSize();
+    private static void checkBacking(MemorySegment segment, Backing backing, String what) {
+        Path file = backing.file();
+        long end = backing.fileOffset() + segment.byteSize();
         try {
             long size = Files.size(file);
             if (size < end) {
-                throw new FabricException("backing file " + file + " has " + size + " bytes; the region needs [" + options.backing().fileOffset()
-                        + ", " + end + ")");
+                throw new FabricException(what + " " + file + " has " + size + " bytes; the region needs ["
+                        + backing.fileOffset() + ", " + end + ")");
             }
         } catch (IOException e) {
-            throw new FabricException("backing file " + file + " of an shm region is not readable: " + e, e);
+            throw new FabricException(what + " " + file + " of an shm region is not readable: " + e, e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.erda.fabric.shm;
 
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.soft.SoftRegion;
 import java.lang.foreign.MemorySegment;
@@ -29,9 +30,12 @@ public final class ShmMemoryRegion extends SoftRegion<ShmFabric> {
 
     ExportedRegion export() {
         RegisterOptions options = options();
+        DurableMirror mirror = options.durableMirror();
         return new ExportedRegion(rkey(), address(), length(), ExportedRegion.accessBits(options.access()),
                 options.backing().file().toAbsolutePath(), options.backing().fileOffset(),
-                options.writeDelayNanosPerCacheLine(), counterSlot);
+                options.writeDelayNanosPerCacheLine(), counterSlot,
+                mirror == null ? null : mirror.backing().file().toAbsolutePath(),
+                mirror == null ? 0 : mirror.backing().fileOffset(), mirror == null ? 0 : mirror.lockFileOffset());
     }
 
     @Override

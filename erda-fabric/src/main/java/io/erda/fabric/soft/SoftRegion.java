@@ -24,6 +24,9 @@ public abstract class SoftRegion<F extends Fabric> implements MemoryRegion, Regi
     private final AtomicBoolean closed = new AtomicBoolean();
 
     protected SoftRegion(F fabric, MemorySegment segment, RegisterOptions options, int key) {
+        if (options.durableMirror() != null) {
+            options.durableMirror().requireFits(segment);
+        }
         this.fabric = fabric;
         this.segment = segment;
         this.options = options;

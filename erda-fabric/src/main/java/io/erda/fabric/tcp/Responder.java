@@ -1,6 +1,7 @@
 package io.erda.fabric.tcp;
 
 import io.erda.fabric.Completion;
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
@@ -106,6 +107,7 @@ final class Responder implements Runnable {
                 if (length > 0) {
                     channel.readFully(slice(region, address, length).asByteBuffer());
                 }
+                mirror(region, address, length);
                 placed(region, address, length);
                 if (recv != null) {
                     endpoint.completeRecv(new Completion(recv.wrId(), Opcode.RECV_WITH_IMM, Status.SUCCESS, length, in.imm(),
@@ -125,6 +127,9 @@ final class Responder implements Runnable {
                 long old = op == Opcode.CAS
                         ? (long) WORD.compareAndExchange(segment, offset, in.compareAdd(), in.swap())
                         : (long) WORD.getAndAdd(segment, offset, in.compareAdd());
+                if (op == Opcode.FETCH_ADD || old == in.compareAdd()) {
+                    mirror(region, address, 8);
+                }
                 placed(region, address, 8);
                 endpoint.writeService(reply(wire, seq).compareAdd(old).operandLength(8), null);
             }
@@ -134,6 +139,7 @@ final class Responder implements Runnable {
                     return;
                 }
                 WORD.setVolatile(region.segment(), address - region.address(), in.swap());
+                mirror(region, address, 8);
                 placed(region, address, 8);
                 endpoint.writeService(reply(wire, seq).operandLength(8), null);
             }
@@ -193,6 +199,14 @@ final class Responder implements Runnable {
 
     private static MemorySegment slice(TcpRegion region, long address, long length) {
         return region.segment().asSlice(address - region.address(), length);
+    }
+
+    /** Copies what a one-sided write just placed into the registration's durable mirror, if it has one. */
+    private static void mirror(TcpRegion region, long address, long length) {
+        DurableMirror mirror = region.options().durableMirror();
+        if (mirror != null) {
+            mirror.copy(region.segment(), address - region.address(), length);
+        }
     }
 
     /** Accounts a one-sided write and applies the PM write-latency model before the reply leaves. */

@@ -282,6 +282,25 @@ public final class VerbsFabric implements Fabric {
                         + " memory itself", options.writeDelayNanosPerCacheLine());
             }
         }
+        if (options.durableMirror() != null) {
+            String refused = null;
+            try {
+                options.durableMirror().requireFits(segment);
+            } catch (IllegalArgumentException e) {
+                refused = e.getMessage();
+            }
+            if (refused == null && !verbs.supportsDurableMirror()) {
+                refused = "a durable mirror (power-failure emulation of writes durable on placement) needs a provider"
+                        + " that places one-sided writes itself (tcp, shm, or verbs on the software RNIC): this RNIC"
+                        + " writes memory unseen";
+            }
+            if (refused != null) {
+                registration.close();
+                throw new FabricException(refused);
+            }
+            verbs.setDurableMirror(registration.segment(), options.durableMirror().memory(),
+                    options.durableMirror().lock());
+        }
         VerbsMemoryRegion region = new VerbsMemoryRegion(this, registration, options);
         regions.add(region);
         return region;

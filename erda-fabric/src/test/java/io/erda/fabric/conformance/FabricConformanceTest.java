@@ -8,6 +8,7 @@ import io.erda.fabric.Access;
 import io.erda.fabric.Backing;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.ConnectionRequest;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
@@ -1086,6 +1087,55 @@ public abstract class FabricConformanceTest {
             }
         }
         assertThat(bytes(remote.segment(), 0, 4096)).containsExactly(bytes(local.segment(), 0, 4096));
+    }
+
+    /**
+     * A durable mirror (power-failure emulation) receives exactly what one-sided WRITEs and atomics placed, and
+     * nothing the target stored itself or a failed compare-and-swap left alone. A real RNIC places writes unseen:
+     * there the registration is refused by name.
+     */
+    @Test
+    void durableMirrorReceivesWhatOneSidedWritesPlacedElseIsRefused() throws Exception {
+        Path mirrorFile = Files.createTempFile(tempDir, "mirror", ".durable");
+        MemorySegment mirror;
+        MemorySegment lock;
+        try (FileChannel ch = FileChannel.open(mirrorFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ch.truncate(8192 + 64); // the lock word after the mirror, as a durable image keeps it
+            MemorySegment whole = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192 + 64, arena);
+            mirror = whole.asSlice(0, 8192);
+            lock = whole.asSlice(8192, 8);
+        }
+        RegisterOptions options = RegisterOptions.of(Access.all())
+                .withDurableMirror(new DurableMirror(mirror, new Backing(mirrorFile, 0), lock, 8192));
+        if (!target.capabilities().writeLatencyModel()) {
+            assertThatThrownBy(() -> targetMemory(8192, options)).isInstanceOf(FabricException.class)
+                    .hasMessageContaining("durable mirror").hasMessageContaining("writes memory unseen");
+            return;
+        }
+        MemoryRegion remote = targetMemory(8192, options);
+        remote.segment().set(ValueLayout.JAVA_LONG, 16, 7L); // the target's own stores are not mirrored
+        remote.segment().set(ValueLayout.JAVA_LONG, 512, 9L);
+        MemoryRegion local = initiatorBuffer(4096);
+        fill(local.segment(), 0, 100, 31);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            sync.write(local, 0, 100, remote.address() + 1003, remote.rkey());
+            assertThat(sync.fetchAdd(remote.address(), remote.rkey(), 5)).isZero();
+            assertThat(sync.compareAndSwap(remote.address() + 8, remote.rkey(), 0L, 42L)).isZero();
+            assertThat(sync.compareAndSwap(remote.address() + 16, remote.rkey(), 41L, 43L)).isEqualTo(7L);
+        }
+        assertThat(bytes(mirror, 1003, 100)).containsExactly(bytes(local.segment(), 0, 100));
+        assertThat(mirror.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(5L);
+        assertThat(mirror.get(ValueLayout.JAVA_LONG, 8)).isEqualTo(42L);
+        assertThat(mirror.get(ValueLayout.JAVA_LONG, 16)).isZero();
+        assertThat(mirror.get(ValueLayout.JAVA_LONG, 512)).isZero();
+        assertThat(mirror.get(ValueLayout.JAVA_BYTE, 1002)).isZero();
+        assertThat(mirror.get(ValueLayout.JAVA_BYTE, 1103)).isZero();
+        assertThat(lock.get(ValueLayout.JAVA_LONG, 0)).as("lock released").isZero();
+        MemorySegment shorter = mirror.asSlice(0, 4096);
+        assertThatThrownBy(() -> targetMemory(8192, RegisterOptions.of(Access.all())
+                .withDurableMirror(new DurableMirror(shorter, new Backing(mirrorFile, 0), lock, 8192))))
+                .hasMessageContaining("durable mirror of 4096 bytes for a registration of 8192 bytes");
     }
 
     @Test

@@ -78,6 +78,16 @@ public final class VerbsLibrary {
      */
     public static final String SOFT_RNIC_WRITE_DELAY = "erda_soft_rnic_set_write_delay";
     public static final FunctionDescriptor SOFT_RNIC_WRITE_DELAY_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG);
+    /**
+     * {@code int erda_soft_rnic_set_durable_mirror(struct ibv_mr *mr, void *mirror, uint64_t length, int64_t *lock)}:
+     * the software RNIC's other extension symbol. Every one-sided WRITE or atomic the device places into the
+     * registration is then also copied into {@code mirror} (as long as the registration), under the spin lock word
+     * {@code lock}: the durable image of power-failure emulation.
+     * A real RNIC places writes unseen, so the real libibverbs has no such symbol either.
+     */
+    public static final String SOFT_RNIC_DURABLE_MIRROR = "erda_soft_rnic_set_durable_mirror";
+    public static final FunctionDescriptor SOFT_RNIC_DURABLE_MIRROR_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS,
+            ADDRESS, JAVA_LONG, ADDRESS);
 
     private final NativeLibrary lib;
     private final NativeCapabilities capabilities;
@@ -274,6 +284,15 @@ public final class VerbsLibrary {
 
     public void setWriteDelay(MemorySegment mr, long nanosPerCacheLine) {
         lib.callStatus(SOFT_RNIC_WRITE_DELAY, SOFT_RNIC_WRITE_DELAY_DESC, mr, nanosPerCacheLine);
+    }
+
+    /** Whether the library can mirror one-sided writes into a second copy ({@link #SOFT_RNIC_DURABLE_MIRROR}). */
+    public boolean supportsDurableMirror() {
+        return lib.has(SOFT_RNIC_DURABLE_MIRROR);
+    }
+
+    public void setDurableMirror(MemorySegment mr, MemorySegment mirror, MemorySegment lock) {
+        lib.callStatus(SOFT_RNIC_DURABLE_MIRROR, SOFT_RNIC_DURABLE_MIRROR_DESC, mr, mirror, mirror.byteSize(), lock);
     }
 
     public void deregMr(MemorySegment mr) {

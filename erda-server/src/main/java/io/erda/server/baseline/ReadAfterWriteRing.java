@@ -14,6 +14,7 @@ import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
+import io.erda.server.PmEmulation;
 import io.erda.server.RequestException;
 import io.erda.server.Store;
 import io.erda.server.StoreStats;
@@ -104,9 +105,10 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         this.stats = stats;
         this.leaseNanos = store.leaseNanos();
         this.replayed = replay();
-        this.registration = fabric.register(file.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ,
-                Access.REMOTE_WRITE)).withBacking(new Backing(file.path(), file.dataFileOffset()))
-                .withWriteDelay(writeDelayNanos));
+        // durable on placement whatever the persistence method: the client always forces with a READ
+        this.registration = fabric.register(file.data(), PmEmulation.durableOnPlacement(RegisterOptions.of(EnumSet.of(
+                Access.REMOTE_READ, Access.REMOTE_WRITE)).withBacking(new Backing(file.path(), file.dataFileOffset()))
+                .withWriteDelay(writeDelayNanos), file));
     }
 
     /** Opens the store's ring (creating it the first time) and applies every forced but unapplied slot. */
