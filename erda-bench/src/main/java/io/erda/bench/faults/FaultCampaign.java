@@ -59,7 +59,9 @@ public final class FaultCampaign implements Callable<Integer> {
             description = "wsp, read-after-write, server-flush, or all (each server start takes the next). Default: ${DEFAULT-VALUE}.")
     String persistence;
     @Option(names = "--no-power-failures",
-            description = "Leave power failures out (by default the server runs with --pm-emulation power-failure and loses power now and then).")
+            description = "Leave power failures out (by default the server runs with --pm-emulation power-failure and "
+                    + "loses power now and then; a real RNIC cannot mirror its writes, so verbs on hardware needs this "
+                    + "unless --persistence wsp).")
     boolean noPowerFailures;
     @Option(names = "--lease-ms", defaultValue = "200", description = "The server's lease. Default: ${DEFAULT-VALUE}.")
     long leaseMillis;

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A short campaign as a user runs it (its own JVM, real server and client processes on shm): it must inflict
- * faults of every kind the schedule drew, have writes acknowledged, and end with the exact summary line, clean.
+ * A short campaign as a user runs it (its own JVM, real server and client processes on shm, power failures
+ * emulated): it must inflict faults of every kind, have writes acknowledged, and end with the exact summary line, clean.
  */
 class FaultCampaignTest {
     private static final Pattern LAST = Pattern.compile("faults (\\d+) \\(server kills (\\d+), client kills (\\d+), "
@@ -26,7 +26,7 @@ class FaultCampaignTest {
     void aShortCampaignOnShmLosesNothingAndSaysSoInItsLastLine(@TempDir Path out) throws Exception {
         List<String> command = List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), FaultCampaign.class.getName(),
-                "--minutes", "0.4", "--seed", "7", "--fabric", "shm", "--out", out.toString(), "--no-power-failures");
+                "--minutes", "0.4", "--seed", "7", "--fabric", "shm", "--out", out.toString());
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -42,6 +42,7 @@ class FaultCampaignTest {
         assertThat(faults).as("the total counts broken connections and cleanings too").isGreaterThanOrEqualTo(sum);
         assertThat(Long.parseLong(m.group(2))).as("server kills").isPositive();
         assertThat(Long.parseLong(m.group(3))).as("client kills").isPositive();
+        assertThat(Long.parseLong(m.group(4))).as("power failures").isPositive();
         assertThat(Long.parseLong(m.group(5))).as("write faults").isPositive();
         assertThat(Long.parseLong(m.group(6))).as("acknowledged writes").isGreaterThan(100);
         assertThat(printed).containsPattern("fault-campaign: \\d+ s of 24, server kills"); // progress every few seconds
