@@ -71,39 +71,25 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
                     + " (TCP side channel) or " + CM_RDMACM + " (librdmacm)");
         }
         return new VerbsProperties(properties.get(DEVICE), integer(properties, PORT, 1), integer(properties, GID_INDEX, 0),
-                cm.equals(CM_RDMACM), spinPolls(properties), spinNanos(properties), properties.get(SOFT_RNIC));
+                cm.equals(CM_RDMACM),
+                (int) bounded(properties, POLL_SPIN_POLLS, DEFAULT_POLL_SPIN_POLLS, MAX_POLL_SPIN_POLLS, "polls"),
+                bounded(properties, POLL_SPIN_NANOS, 0, MAX_POLL_SPIN_NANOS, "nanoseconds"), properties.get(SOFT_RNIC));
     }
 
-    private static int spinPolls(Map<String, String> properties) {
-        String value = properties.get(POLL_SPIN_POLLS);
+    /** {@code key}'s value, a count of {@code unit} in 0..max, or {@code fallback} when absent. */
+    private static long bounded(Map<String, String> properties, String key, long fallback, long max, String unit) {
+        String value = properties.get(key);
         if (value == null) {
-            return DEFAULT_POLL_SPIN_POLLS;
-        }
-        int parsed;
-        try {
-            parsed = Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new FabricException(POLL_SPIN_POLLS + "=" + value + " is not a number of polls");
-        }
-        if (parsed < 0 || parsed > MAX_POLL_SPIN_POLLS) {
-            throw new FabricException(POLL_SPIN_POLLS + "=" + value + " outside 0.." + MAX_POLL_SPIN_POLLS);
-        }
-        return parsed;
-    }
-
-    private static long spinNanos(Map<String, String> properties) {
-        String value = properties.get(POLL_SPIN_NANOS);
-        if (value == null) {
-            return 0;
+            return fallback;
         }
         long parsed;
         try {
             parsed = Long.parseLong(value.trim());
         } catch (NumberFormatException e) {
-            throw new FabricException(POLL_SPIN_NANOS + "=" + value + " is not a number of nanoseconds");
+            throw new FabricException(key + "=" + value + " is not a number of " + unit);
         }
-        if (parsed < 0 || parsed > MAX_POLL_SPIN_NANOS) {
-            throw new FabricException(POLL_SPIN_NANOS + "=" + value + " outside 0.." + MAX_POLL_SPIN_NANOS);
+        if (parsed < 0 || parsed > max) {
+            throw new FabricException(key + "=" + value + " outside 0.." + max);
         }
         return parsed;
     }
