@@ -12,11 +12,16 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.SyncEndpoint;
 import io.erda.fabric.WorkRequest;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -28,6 +33,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -36,23 +42,62 @@ import picocli.CommandLine.Option;
 /**
  * Micro-benchmark of the fabric providers side by side: target and initiator are two fabric instances in this
  * process, connected over the provider's real transport. Per provider, single connection: 64 B READ, 64 B WRITE
- * (to its acknowledgement), 64 B WRITE then READ, 4 KiB READ, SEND/RECV ping-pong against an echo thread; then 64 B READ from 2 and 4 initiator threads
- * (one endpoint each). Prints a Markdown table, ratios to the first provider, and the target's engine CPU per op.
+ * (to its acknowledgement), 64 B WRITE then READ, 4 KiB READ, SEND/RECV ping-pong against an echo thread; then 64 B
+ * READ from 2 and 4 initiator threads (one endpoint each); {@code --cases} picks some. Prints a Markdown table, ratios
+ * to the first provider, and the target's engine CPU per op.
+ *
+ * <p>Every case is warmed up once, then measured {@code --rounds} times in the same JVM (each round measures every
+ * case once, in order, and prints its own table), so that the JIT's work is done before the first round and rounds
+ * can be interleaved with other programs: with {@code --gate} a round starts only when a line arrives on standard
+ * input (end of input ends the run); the end of the warm-up is announced on standard error by a line starting with
+ * {@code warmed up}, and the end of each round by the line {@code round N of R measured}, after its table. With several rounds the last table holds each case's median over the rounds.
  */
 @Command(name = "fabric-bench", mixinStandardHelpOptions = true, description = "Fabric provider latency and rate")
 public final class FabricBench implements Callable<Integer> {
 
+    /** The cases, by the id {@code --cases} takes, in the order they run. */
+    static final Map<String, String> CASES = casesInOrder();
+
+    private static Map<String, String> casesInOrder() {
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("read", "READ 64 B");
+        cases.put("write", "WRITE 64 B");
+        cases.put("write-read", "WRITE 64 B + READ");
+        cases.put("read-4k", "READ 4 KiB");
+        cases.put("ping-pong", "SEND/RECV ping-pong 64 B");
+        cases.put("read-x2", "READ 64 B x2 threads");
+        cases.put("read-x4", "READ 64 B x4 threads");
+        return java.util.Collections.unmodifiableMap(cases);
+    }
+
     @Option(names = "--providers", split = ",", description = "schemes to compare (default: every one on the class path)")
     List<String> providers;
 
-    @Option(names = "--duration", defaultValue = "2", description = "measured seconds per case")
+    @Option(names = "--cases", split = ",", description = "cases to run, of: read, write, write-read, read-4k, ping-pong, read-x2, read-x4 (default: all)")
+    List<String> cases;
+
+    @Option(names = "--duration", defaultValue = "2", description = "measured seconds per case and round")
     double durationSeconds;
 
-    @Option(names = "--warmup", defaultValue = "1", description = "warm-up seconds per case")
+    @Option(names = "--warmup", defaultValue = "1", description = "warm-up seconds per case (once, before the first round)")
     double warmupSeconds;
+
+    @Option(names = "--rounds", defaultValue = "1", description = "measured rounds after the warm-up (1..1000)")
+    int rounds;
+
+    @Option(names = "--gate", description = "start each round when a line arrives on standard input")
+    boolean gate;
 
     @Option(names = "--dir", description = "directory for the target's region files (default /dev/shm if present)")
     Path dir;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Where the tables go, where --gate reads and where the round announcements go (tests replace them). */
+    PrintStream out = System.out;
+    InputStream gateInput = System.in;
+    PrintStream progress = System.err;
 
     /** One measured case of one provider. */
     record Result(String provider, String bench, double opsPerSecond, double p50Micros, double p99Micros, double engineNanosPerOp) { }
@@ -62,29 +107,74 @@ public final class FabricBench implements Callable<Integer> {
         void run() throws Exception;
     }
 
+    /** A case ready to run: its operation per thread over fixtures that stay open for every round. */
+    private record Case(String name, int threads, IntFunction<Operation> perThread) { }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new FabricBench()).execute(args));
     }
 
     @Override
     public Integer call() throws Exception {
+        if (rounds < 1 || rounds > 1000) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rounds " + rounds + " outside 1..1000");
+        }
+        List<String> selected = cases != null ? cases : new ArrayList<>(CASES.keySet());
+        for (String id : selected) {
+            if (!CASES.containsKey(id)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--cases: unknown case '" + id
+                        + "', known: " + String.join(", ", CASES.keySet()));
+            }
+        }
         List<String> schemes = providers != null ? providers : new ArrayList<>(Fabric.schemes());
         Path base = dir != null ? dir : Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
-        List<Result> results = new ArrayList<>();
+        BufferedReader gateReader = gate ? new BufferedReader(new InputStreamReader(gateInput, StandardCharsets.UTF_8)) : null;
+        List<List<Result>> byRound = new ArrayList<>();
         for (String scheme : schemes) {
             Path work = Files.createTempDirectory(base, "fabric-bench-" + scheme);
             try {
-                results.addAll(new ProviderRun(scheme, work).run());
+                List<List<Result>> runs = new ProviderRun(scheme, work, selected).run(gateReader);
+                for (int r = 0; r < runs.size(); r++) {
+                    if (byRound.size() <= r) {
+                        byRound.add(new ArrayList<>());
+                    }
+                    byRound.get(r).addAll(runs.get(r));
+                }
             } catch (Exception e) {
-                System.err.println("provider " + scheme + " skipped: " + e);
+                progress.println("provider " + scheme + " skipped: " + e);
             } finally {
                 try (var files = Files.walk(work)) {
                     files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
                 }
             }
         }
-        print(results);
+        if (byRound.size() > 1) {
+            out.println();
+            out.println("Median of " + byRound.size() + " rounds:");
+        }
+        print(median(byRound), out);
         return 0;
+    }
+
+    /** Per provider and case, the median of each figure over the rounds (the one result when there is one round). */
+    static List<Result> median(List<List<Result>> byRound) {
+        if (byRound.isEmpty()) {
+            return List.of();
+        }
+        List<Result> medians = new ArrayList<>();
+        for (Result first : byRound.getFirst()) {
+            List<Result> same = byRound.stream().flatMap(List::stream)
+                    .filter(r -> r.provider().equals(first.provider()) && r.bench().equals(first.bench())).toList();
+            medians.add(new Result(first.provider(), first.bench(), median(same, Result::opsPerSecond),
+                    median(same, Result::p50Micros), median(same, Result::p99Micros), median(same, Result::engineNanosPerOp)));
+        }
+        return medians;
+    }
+
+    private static double median(List<Result> results, java.util.function.ToDoubleFunction<Result> figure) {
+        double[] values = results.stream().mapToDouble(figure).sorted().toArray();
+        int n = values.length;
+        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
     }
 
     private static URI listenUri(String scheme, Path work) {
@@ -95,56 +185,69 @@ public final class FabricBench implements Callable<Integer> {
         };
     }
 
-    /** The fixture of one provider: target, initiator, a 1 MiB file-backed region. */
+    /** The fixture of one provider: target, initiator, a 1 MiB file-backed region, the endpoints of the cases. */
     private final class ProviderRun {
         private final String scheme;
         private final Path work;
+        private final List<String> selected;
         private final Arena arena = Arena.ofShared();
+        /** Closed at the end, last first: endpoints, the echo thread's stop. */
+        private final List<AutoCloseable> closeLast = new ArrayList<>();
         private Fabric target;
         private Fabric initiator;
         private Listener listener;
         private MemoryRegion remote;
 
-        ProviderRun(String scheme, Path work) {
+        ProviderRun(String scheme, Path work, List<String> selected) {
             this.scheme = scheme;
             this.work = work;
+            this.selected = selected;
         }
 
-        List<Result> run() throws Exception {
+        /** The results of each round. */
+        List<List<Result>> run(BufferedReader gateReader) throws Exception {
             URI uri = listenUri(scheme, work);
             try {
                 target = Fabric.open(uri);
                 initiator = Fabric.open(uri);
                 listener = target.listen(uri);
                 remote = targetRegion(1 << 20);
-                List<Result> out = new ArrayList<>();
-                try (SyncEndpoint one = new SyncEndpoint(connect(null)[0])) {
-                    MemoryRegion local = initiator.registerLocal(arena.allocate(8192, 64));
-                    long at = remote.address();
-                    int rkey = remote.rkey();
-                    out.add(measure("READ 64 B", 1, t -> () -> one.read(local, 0, 64, at, rkey)));
-                    // a signalled WRITE completes when the target acknowledged it: one round trip
-                    out.add(measure("WRITE 64 B", 1, t -> () -> one.write(local, 128, 64, at + 8192, rkey)));
-                    out.add(measure("WRITE 64 B + READ", 1, t -> () -> {
-                        one.write(local, 0, 64, at + 4096, rkey);
-                        one.read(local, 64, 64, at + 4096, rkey);
-                    }));
-                    out.add(measure("READ 4 KiB", 1, t -> () -> one.read(local, 4096, 4096, at, rkey)));
+                List<Case> ready = new ArrayList<>();
+                for (String id : selected) {
+                    ready.add(prepare(id));
                 }
-                out.add(pingPong());
-                for (int threads : new int[] {2, 4}) {
-                    List<SyncEndpoint> endpoints = new ArrayList<>();
-                    List<MemoryRegion> locals = new ArrayList<>();
-                    for (int i = 0; i < threads; i++) {
-                        endpoints.add(new SyncEndpoint(connect(null)[0]));
-                        locals.add(initiator.registerLocal(arena.allocate(64, 64)));
+                for (Case c : ready) {
+                    runFor(c.threads(), c.perThread(), warmupSeconds, null);
+                }
+                if (gateReader != null) {
+                    progress.println("warmed up (" + scheme + "): waiting for a line on standard input per round");
+                    progress.flush();
+                }
+                List<List<Result>> results = new ArrayList<>();
+                for (int round = 1; round <= rounds; round++) {
+                    if (gateReader != null && gateReader.readLine() == null) {
+                        break; // the driver is done
                     }
-                    out.add(measure("READ 64 B x" + threads + " threads", threads,
-                            t -> () -> endpoints.get(t).read(locals.get(t), 0, 64, remote.address() + 64L * t, remote.rkey())));
-                    endpoints.forEach(SyncEndpoint::close);
+                    List<Result> measured = new ArrayList<>();
+                    for (Case c : ready) {
+                        measured.add(measure(c));
+                    }
+                    results.add(measured);
+                    if (rounds > 1) {
+                        out.println();
+                        out.println(String.format(Locale.ROOT, "Round %d of %d (%s, %s s per case):", round, rounds,
+                                scheme, durationSeconds));
+                        printTable(measured, out);
+                        out.flush();
+                        progress.println("round " + round + " of " + rounds + " measured");
+                        progress.flush();
+                    }
                 }
-                return out;
+                return results;
             } finally {
+                for (int i = closeLast.size() - 1; i >= 0; i--) {
+                    closeLast.get(i).close();
+                }
                 if (listener != null) {
                     listener.close();
                 }
@@ -156,6 +259,45 @@ public final class FabricBench implements Callable<Integer> {
                 }
                 arena.close();
             }
+        }
+
+        /** The fixtures of one case, open until the run ends. */
+        private Case prepare(String id) throws Exception {
+            String name = CASES.get(id);
+            long at = remote.address();
+            int rkey = remote.rkey();
+            return switch (id) {
+                case "read", "write", "write-read", "read-4k" -> {
+                    SyncEndpoint one = new SyncEndpoint(connect(null)[0]);
+                    closeLast.add(one);
+                    MemoryRegion local = initiator.registerLocal(arena.allocate(8192, 64));
+                    Operation op = switch (id) {
+                        case "read" -> () -> one.read(local, 0, 64, at, rkey);
+                        // a signalled WRITE completes when the target acknowledged it: one round trip
+                        case "write" -> () -> one.write(local, 128, 64, at + 8192, rkey);
+                        case "write-read" -> () -> {
+                            one.write(local, 0, 64, at + 4096, rkey);
+                            one.read(local, 64, 64, at + 4096, rkey);
+                        };
+                        default -> () -> one.read(local, 4096, 4096, at, rkey);
+                    };
+                    yield new Case(name, 1, t -> op);
+                }
+                case "ping-pong" -> new Case(name, 1, pingPong());
+                default -> {
+                    int threads = id.equals("read-x2") ? 2 : 4;
+                    List<SyncEndpoint> endpoints = new ArrayList<>();
+                    List<MemoryRegion> locals = new ArrayList<>();
+                    for (int i = 0; i < threads; i++) {
+                        SyncEndpoint e = new SyncEndpoint(connect(null)[0]);
+                        closeLast.add(e);
+                        endpoints.add(e);
+                        locals.add(initiator.registerLocal(arena.allocate(64, 64)));
+                    }
+                    yield new Case(name, threads,
+                            t -> () -> endpoints.get(t).read(locals.get(t), 0, 64, at + 64L * t, rkey));
+                }
+            };
         }
 
         private MemoryRegion targetRegion(long size) throws IOException {
@@ -185,7 +327,8 @@ public final class FabricBench implements Callable<Integer> {
             return new Endpoint[] {client, server};
         }
 
-        private Result pingPong() throws Exception {
+        /** A SEND/RECV ping-pong against an echo thread on the target side, which runs until the run ends. */
+        private IntFunction<Operation> pingPong() throws Exception {
             int size = 64;
             int depth = 16;
             MemoryRegion serverBuf = target.registerLocal(arena.allocate((long) size * depth, 64));
@@ -210,38 +353,36 @@ public final class FabricBench implements Callable<Integer> {
                     Thread.currentThread().interrupt();
                 }
             });
-            MemoryRegion clientBuf = initiator.registerLocal(arena.allocate(2L * size, 64));
-            long[] ids = {0};
-            try {
-                return measure("SEND/RECV ping-pong 64 B", 1, t -> () -> {
-                    pair[0].postRecv(new RecvRequest(++ids[0], clientBuf, size, size));
-                    pair[0].post(WorkRequest.send(ids[0], clientBuf, 0, size).unsignaled());
-                    Completion c = pair[0].recvQueue().take(10, TimeUnit.SECONDS);
-                    if (c == null || !c.isSuccess()) {
-                        throw new IllegalStateException("echo failed: " + c);
-                    }
-                });
-            } finally {
+            closeLast.add(() -> {
                 stop.set(true);
                 echo.join();
                 pair[0].close();
                 pair[1].close();
-            }
+            });
+            MemoryRegion clientBuf = initiator.registerLocal(arena.allocate(2L * size, 64));
+            long[] ids = {0};
+            return t -> () -> {
+                pair[0].postRecv(new RecvRequest(++ids[0], clientBuf, size, size));
+                pair[0].post(WorkRequest.send(ids[0], clientBuf, 0, size).unsignaled());
+                Completion c = pair[0].recvQueue().take(10, TimeUnit.SECONDS);
+                if (c == null || !c.isSuccess()) {
+                    throw new IllegalStateException("echo failed: " + c);
+                }
+            };
         }
 
-        private Result measure(String name, int threads, java.util.function.IntFunction<Operation> perThread) throws Exception {
-            runFor(threads, perThread, warmupSeconds, null);
+        private Result measure(Case c) throws Exception {
             Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
             long cpuBefore = target.stats().engineCpuNanos();
             long start = System.nanoTime();
-            long ops = runFor(threads, perThread, durationSeconds, all);
+            long ops = runFor(c.threads(), c.perThread(), durationSeconds, all);
             double seconds = (System.nanoTime() - start) / 1e9;
             long cpu = target.stats().engineCpuNanos() - cpuBefore;
-            return new Result(scheme, name, ops / seconds, all.getValueAtPercentile(50) / 1e3,
+            return new Result(scheme, c.name(), ops / seconds, all.getValueAtPercentile(50) / 1e3,
                     all.getValueAtPercentile(99) / 1e3, ops == 0 ? 0 : (double) cpu / ops);
         }
 
-        private long runFor(int threads, java.util.function.IntFunction<Operation> perThread, double seconds, Histogram into)
+        private long runFor(int threads, IntFunction<Operation> perThread, double seconds, Histogram into)
                 throws Exception {
             long end = System.nanoTime() + (long) (seconds * 1e9);
             List<Thread> workers = new ArrayList<>();
@@ -280,28 +421,32 @@ public final class FabricBench implements Callable<Integer> {
         }
     }
 
-    private static void print(List<Result> results) {
-        System.out.println();
-        System.out.println("| provider | case | ops/s | p50 µs | p99 µs | target engine CPU ns/op |");
-        System.out.println("|---|---|---:|---:|---:|---:|");
+    private static void printTable(List<Result> results, PrintStream out) {
+        out.println("| provider | case | ops/s | p50 µs | p99 µs | target engine CPU ns/op |");
+        out.println("|---|---|---:|---:|---:|---:|");
         for (Result r : results) {
-            System.out.println(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.1f | %.1f | %,.0f |", r.provider(), r.bench(),
+            out.println(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.1f | %.1f | %,.0f |", r.provider(), r.bench(),
                     r.opsPerSecond(), r.p50Micros(), r.p99Micros(), r.engineNanosPerOp()));
         }
+    }
+
+    private static void print(List<Result> results, PrintStream out) {
+        out.println();
+        printTable(results, out);
         Map<String, Result> first = new LinkedHashMap<>();
         for (Result r : results) {
             first.putIfAbsent(r.bench(), r);
         }
         boolean several = results.stream().map(Result::provider).distinct().count() > 1;
         if (several) {
-            System.out.println();
-            System.out.println("Ratios to " + results.getFirst().provider() + " (rate ×, p50 ×):");
-            System.out.println();
-            System.out.println("| provider | case | rate ratio | p50 ratio |");
-            System.out.println("|---|---|---:|---:|");
+            out.println();
+            out.println("Ratios to " + results.getFirst().provider() + " (rate ×, p50 ×):");
+            out.println();
+            out.println("| provider | case | rate ratio | p50 ratio |");
+            out.println("|---|---|---:|---:|");
             for (Result r : results) {
                 Result b = first.get(r.bench());
-                System.out.println(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f |", r.provider(), r.bench(),
+                out.println(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f |", r.provider(), r.bench(),
                         r.opsPerSecond() / b.opsPerSecond(), r.p50Micros() / b.p50Micros()));
             }
         } else {
@@ -309,9 +454,9 @@ public final class FabricBench implements Callable<Integer> {
             results.forEach(r -> byCase.put(r.bench(), r));
             Result single = byCase.get("READ 64 B");
             if (single != null) {
-                System.out.println();
-                System.out.println("Ratios to the single-thread 64 B READ rate:");
-                byCase.values().forEach(r -> System.out.println(String.format(Locale.ROOT, "- %s: %.2f", r.bench(),
+                out.println();
+                out.println("Ratios to the single-thread 64 B READ rate:");
+                byCase.values().forEach(r -> out.println(String.format(Locale.ROOT, "- %s: %.2f", r.bench(),
                         r.opsPerSecond() / single.opsPerSecond())));
             }
         }

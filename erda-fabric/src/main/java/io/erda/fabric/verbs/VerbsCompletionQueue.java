@@ -14,22 +14,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * An {@code ibv_cq}, polled by the threads that wait on it: there is no poller thread. {@link #poll()} takes a
  * batch with ibv_poll_cq, translates each entry through the endpoint that owns its QP (send-side wr_ids index the
  * endpoint's ring of posted requests, which restores the caller's wrId and opcode, and hides completions of
- * requests the provider signalled for itself) and hands them out one by one. {@link #take} polls with
- * {@link Backoff}: it yields between polls (up to 1 ms), then parks up to 1 ms between polls, so an idle waiter
- * gives its core back.
+ * requests the provider signalled for itself) and hands them out one by one. {@link #take} polls once, then
+ * {@code verbs.poll-spin-polls} more times back to back, then with {@link Backoff}: it yields between polls (up to
+ * 1 ms), then parks up to 1 ms between polls, so an idle waiter gives its core back.
  * (A completion channel would let an idle waiter sleep in the kernel instead; polling keeps one code path for every
  * device, and the software RNIC has no channel.)
  */
 final class VerbsCompletionQueue implements CompletionQueue {
     private static final int BATCH = 16;
     private static final long MAX_PARK_NANOS = 1_000_000;
-    // A waiter yields between polls for up to 1 ms before it parks, without spinning first. A park costs more than
-    // a completion takes (a timer wake-up: ~50 us on Linux, far more in a VM), and parking early multiplied READ
-    // latency on rxe0 by about six against perftest. Spinning first was worse on rxe: its READ responses and SEND
-    // acknowledgements are processed by a softirq that a spinning thread on the same CPU holds off, and under
-    // emulation PAUSE itself is expensive. Measured in the SoftRoCE VM (scripts/softroce-bench), 64 B ping-pong p50:
-    // 2.7 ms with 20 us of spinning, 1.9 ms with 2 us, 0.11 ms with none. On hardware a yield with nothing else
-    // runnable costs well under a microsecond. verbs.poll-spin-ns (VerbsProperties) sets a spin phase, for
+    // After its polls back to back (a count: verbs.poll-spin-polls, default 16, a few microseconds on a host CPU, the
+    // time an RNIC takes for a small READ), a waiter yields between polls for up to 1 ms before it parks, without a
+    // time-based spin unless verbs.poll-spin-ns asks for one. A park costs more than a completion takes (a timer
+    // wake-up: ~50 us on Linux, far more in a VM), and parking early multiplied READ latency on rxe0 by about six
+    // against perftest. Spinning by time was worse on rxe: its READ responses and SEND acknowledgements are processed
+    // by a softirq that a spinning thread on the same CPU holds off, and under emulation PAUSE itself is expensive.
+    // Measured in the SoftRoCE VM (scripts/softroce-bench), 64 B ping-pong p50: 2.7 ms with 20 us of spinning, 1.9 ms
+    // with 2 us, 0.11 ms with none; READ 64 B with 200 us of spinning 1.75x perftest. On hardware a yield with nothing
+    // else runnable costs well under a microsecond. verbs.poll-spin-ns (VerbsProperties) sets a spin phase, for
     // dedicated cores.
     private static final long YIELD_NANOS = 1_000_000;
 
@@ -67,12 +69,9 @@ final class VerbsCompletionQueue implements CompletionQueue {
 
     @Override
     public synchronized Completion poll() {
-        if (ready.isEmpty()) {
-            drainNative();
-        }
         Entry e = ready.poll();
         if (e == null) {
-            return null;
+            return drainNative(true);
         }
         if (e.slotOwner() != null) {
             e.slotOwner().handedOut();
@@ -85,13 +84,19 @@ final class VerbsCompletionQueue implements CompletionQueue {
      * what an endpoint does when its send queue looks full, and a guard against overrunning the native CQ.
      */
     synchronized void progress() {
-        drainNative();
+        drainNative(false);
     }
 
-    private void drainNative() {
+    /**
+     * Polls the native CQ dry. With {@code handOut} the first completion it translates is returned to the caller
+     * instead of queued (the common case of one completion, with nothing queued before it: no list entry made);
+     * the rest go to the ready list.
+     */
+    private Completion drainNative(boolean handOut) {
         if (closed.get()) {
-            return;
+            return null;
         }
+        Completion first = null;
         int n;
         do {
             n = cq.poll(batch);
@@ -99,23 +104,38 @@ final class VerbsCompletionQueue implements CompletionQueue {
                 Completion c = fabric.translate(batch, i);
                 if (c != null) {
                     boolean send = c.opcode() != Opcode.RECV && c.opcode() != Opcode.RECV_WITH_IMM;
-                    ready.add(new Entry(c, send ? (VerbsEndpoint) c.endpoint() : null));
+                    VerbsEndpoint slotOwner = send ? (VerbsEndpoint) c.endpoint() : null;
+                    if (handOut && first == null) {
+                        first = c;
+                        if (slotOwner != null) {
+                            slotOwner.handedOut();
+                        }
+                    } else {
+                        ready.add(new Entry(c, slotOwner));
+                    }
                 }
             }
         } while (n == BATCH);
+        return first;
     }
 
     @Override
     public Completion take(long timeout, TimeUnit unit) throws InterruptedException {
+        Completion c = poll();
+        if (c != null) {
+            return c; // no clock read, no backoff: what a waiter whose completion is already there pays
+        }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
+        for (int i = fabric.pollSpinPolls(); i > 0; i--) {
+            // back to back, without Thread.onSpinWait: PAUSE costs more than a poll under emulation
+            if ((c = poll()) != null) {
+                return c;
+            }
+        }
         // No completion channel: after the spin and yield phases, poll with growing parks (1 µs .. MAX_PARK_NANOS).
         Backoff backoff = new Backoff(fabric.pollSpinNanos(), YIELD_NANOS);
         long park = 1_000;
         while (true) {
-            Completion c = poll();
-            if (c != null) {
-                return c;
-            }
             if (System.nanoTime() - deadline >= 0) {
                 return null;
             }
@@ -125,6 +145,10 @@ final class VerbsCompletionQueue implements CompletionQueue {
             if (backoff.idle()) {
                 java.util.concurrent.locks.LockSupport.parkNanos(this, park);
                 park = Math.min(park * 2, MAX_PARK_NANOS);
+            }
+            c = poll();
+            if (c != null) {
+                return c;
             }
         }
     }

@@ -223,6 +223,10 @@ public final class VerbsFabric implements Fabric {
     }
 
     /** How long a waiter on one of this fabric's completion queues busy-polls before it yields (verbs.poll-spin-ns). */
+    int pollSpinPolls() {
+        return properties.pollSpinPolls();
+    }
+
     long pollSpinNanos() {
         return properties.pollSpinNanos();
     }

@@ -20,14 +20,18 @@ import java.util.Map;
  *   <li>{@code verbs.cm}: how connections are set up: {@value #CM_TCP} (default, the QP-info side channel on the
  *       URI's host:port) or {@value #CM_RDMACM} (librdmacm: the URI's host:port is an rdma_cm address; the device is
  *       the one rdma_cm opened, chosen by {@code verbs.device} as usual);</li>
- *   <li>{@code verbs.poll-spin-ns}: how long a thread waiting on a completion queue busy-polls it before it starts
- *       yielding between polls (default 0; at most {@value #MAX_POLL_SPIN_NANOS}). Spinning trades a core for the
- *       latency of a yield; on SoftRoCE under single-threaded emulation it starves the kernel's rxe work (see
- *       VerbsCompletionQueue).</li>
+ *   <li>{@code verbs.poll-spin-polls}: how many more times a thread waiting on a completion queue polls it, back to
+ *       back, after its first poll found nothing, before the time-based phases below (default
+ *       {@value #DEFAULT_POLL_SPIN_POLLS}; at most {@value #MAX_POLL_SPIN_POLLS}). A count, not a time, so that it costs a
+ *       few microseconds on a host CPU (where an RNIC completes a small READ in about two) and stays as many polls
+ *       under emulation, where a time-based spin holds off the kernel's rxe work (see VerbsCompletionQueue);</li>
+ *   <li>{@code verbs.poll-spin-ns}: how long such a thread then busy-polls before it starts yielding between polls
+ *       (default 0; at most {@value #MAX_POLL_SPIN_NANOS}). Spinning trades a core for the latency of a yield; on
+ *       SoftRoCE under emulation it starves the kernel's rxe work (see VerbsCompletionQueue).</li>
  * </ul>
  */
-public record VerbsProperties(String device, int port, int gidIndex, boolean rdmaCm, long pollSpinNanos,
-                              String softRnic) {
+public record VerbsProperties(String device, int port, int gidIndex, boolean rdmaCm, int pollSpinPolls,
+                              long pollSpinNanos, String softRnic) {
     public static final String DEVICE = "verbs.device";
     public static final String PORT = "verbs.port";
     public static final String GID_INDEX = "verbs.gid-index";
@@ -38,6 +42,9 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
     public static final String SOFT_RNIC = "verbs.soft-rnic";
     public static final String POLL_SPIN_NANOS = "verbs.poll-spin-ns";
     public static final long MAX_POLL_SPIN_NANOS = 10_000_000;
+    public static final String POLL_SPIN_POLLS = "verbs.poll-spin-polls";
+    public static final int DEFAULT_POLL_SPIN_POLLS = 16;
+    public static final int MAX_POLL_SPIN_POLLS = 1_000_000;
 
     /**
      * The given properties over the JVM's system properties of the same names: a server or client that opens its
@@ -46,7 +53,8 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
      */
     public static VerbsProperties parseWithSystemDefaults(Map<String, String> properties) {
         Map<String, String> merged = new java.util.HashMap<>();
-        for (String key : new String[] {DEVICE, PORT, GID_INDEX, CONNECTION_MANAGER, POLL_SPIN_NANOS, SOFT_RNIC}) {
+        for (String key : new String[] {DEVICE, PORT, GID_INDEX, CONNECTION_MANAGER, POLL_SPIN_POLLS, POLL_SPIN_NANOS,
+                SOFT_RNIC}) {
             String value = System.getProperty(key);
             if (value != null) {
                 merged.put(key, value);
@@ -63,22 +71,25 @@ public record VerbsProperties(String device, int port, int gidIndex, boolean rdm
                     + " (TCP side channel) or " + CM_RDMACM + " (librdmacm)");
         }
         return new VerbsProperties(properties.get(DEVICE), integer(properties, PORT, 1), integer(properties, GID_INDEX, 0),
-                cm.equals(CM_RDMACM), spinNanos(properties), properties.get(SOFT_RNIC));
+                cm.equals(CM_RDMACM),
+                (int) bounded(properties, POLL_SPIN_POLLS, DEFAULT_POLL_SPIN_POLLS, MAX_POLL_SPIN_POLLS, "polls"),
+                bounded(properties, POLL_SPIN_NANOS, 0, MAX_POLL_SPIN_NANOS, "nanoseconds"), properties.get(SOFT_RNIC));
     }
 
-    private static long spinNanos(Map<String, String> properties) {
-        String value = properties.get(POLL_SPIN_NANOS);
+    /** {@code key}'s value, a count of {@code unit} in 0..max, or {@code fallback} when absent. */
+    private static long bounded(Map<String, String> properties, String key, long fallback, long max, String unit) {
+        String value = properties.get(key);
         if (value == null) {
-            return 0;
+            return fallback;
         }
         long parsed;
         try {
             parsed = Long.parseLong(value.trim());
         } catch (NumberFormatException e) {
-            throw new FabricException(POLL_SPIN_NANOS + "=" + value + " is not a number of nanoseconds");
+            throw new FabricException(key + "=" + value + " is not a number of " + unit);
         }
-        if (parsed < 0 || parsed > MAX_POLL_SPIN_NANOS) {
-            throw new FabricException(POLL_SPIN_NANOS + "=" + value + " outside 0.." + MAX_POLL_SPIN_NANOS);
+        if (parsed < 0 || parsed > max) {
+            throw new FabricException(key + "=" + value + " outside 0.." + max);
         }
         return parsed;
     }

@@ -18,6 +18,7 @@ class VerbsPropertiesTest {
         System.clearProperty(VerbsProperties.DEVICE);
         System.clearProperty(VerbsProperties.CONNECTION_MANAGER);
         System.clearProperty(VerbsProperties.POLL_SPIN_NANOS);
+        System.clearProperty(VerbsProperties.POLL_SPIN_POLLS);
     }
 
     @Test
@@ -55,5 +56,17 @@ class VerbsPropertiesTest {
                 .hasMessageContaining("verbs.poll-spin-ns=20000000").hasMessageContaining("0..10000000");
         assertThatThrownBy(() -> VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_NANOS, "fast")))
                 .hasMessageContaining("verbs.poll-spin-ns=fast");
+    }
+
+    @Test
+    void pollSpinPollsDefaultsToACountAndIsBoundedNamingTheValueAndTheLimit() {
+        assertThat(VerbsProperties.parse(Map.of()).pollSpinPolls()).isEqualTo(VerbsProperties.DEFAULT_POLL_SPIN_POLLS);
+        assertThat(VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_POLLS, "0")).pollSpinPolls()).isZero();
+        System.setProperty(VerbsProperties.POLL_SPIN_POLLS, "64");
+        assertThat(VerbsProperties.parseWithSystemDefaults(Map.of()).pollSpinPolls()).isEqualTo(64);
+        assertThatThrownBy(() -> VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_POLLS, "-1")))
+                .hasMessageContaining("verbs.poll-spin-polls=-1").hasMessageContaining("0..1000000");
+        assertThatThrownBy(() -> VerbsProperties.parse(Map.of(VerbsProperties.POLL_SPIN_POLLS, "many")))
+                .hasMessageContaining("verbs.poll-spin-polls=many");
     }
 }

@@ -4,16 +4,19 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * {@code struct ibv_cq *}. {@link #poll} is ibv_poll_cq: the inline
- * {@code cq->context->ops.poll_cq(cq, n, wc)}, with the function pointer read once here.
+ * {@code cq->context->ops.poll_cq(cq, n, wc)}, with the function pointer read once here; a critical downcall
+ * for the real library ({@link VerbsLibrary#criticalDataPath()}).
  */
 public final class CompletionQueue implements AutoCloseable {
     private final VerbsLibrary verbs;
     private final MemorySegment cq;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
+    private final boolean critical;
 
     CompletionQueue(IbvContext context, MemorySegment cq) {
         this.verbs = context.verbs();
+        this.critical = verbs.criticalDataPath();
         this.cq = cq;
         MemorySegment cqContext = (MemorySegment) Verbs.ibv_cq$context.get(cq, 0L);
         this.pollCq = IbvContext.op(cqContext, Verbs.ibv_context$ops$poll_cq$OFFSET);
@@ -28,7 +31,8 @@ public final class CompletionQueue implements AutoCloseable {
     public int poll(WorkCompletions into) {
         int n;
         try {
-            n = (int) VerbsOps.POLL_CQ.invokeExact(pollCq, cq, into.capacity(), into.segment());
+            n = critical ? (int) VerbsOps.POLL_CQ_CRITICAL.invokeExact(pollCq, cq, into.capacity(), into.segment())
+                    : (int) VerbsOps.POLL_CQ.invokeExact(pollCq, cq, into.capacity(), into.segment());
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -8,7 +8,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * An RC {@code struct ibv_qp *}. postSend/postRecv are ibv_post_send/ibv_post_recv, static inline
  * in verbs.h: {@code qp->context->ops.post_send(qp, wr, &bad_wr)}; the function pointers are read
- * once here. Posting is not thread-safe (one bad_wr slot per QP); one poster per QP.
+ * once here, and called as critical downcalls for the real library ({@link VerbsLibrary#criticalDataPath()}).
+ * Posting is not thread-safe (one bad_wr slot per QP); one poster per QP.
  */
 public final class QueuePair implements AutoCloseable {
     private final VerbsLibrary verbs;
@@ -18,6 +19,7 @@ public final class QueuePair implements AutoCloseable {
     private final MemorySegment badWr;
     private final Arena arena = Arena.ofShared();
     private final QueuePairEx extended;
+    private final boolean critical;
 
     QueuePair(VerbsLibrary verbs, MemorySegment qp) {
         this(verbs, qp, MemorySegment.NULL, 0);
@@ -27,6 +29,7 @@ public final class QueuePair implements AutoCloseable {
     QueuePair(VerbsLibrary verbs, MemorySegment qp, MemorySegment qpx, long sendOps) {
         this.verbs = verbs;
         this.qp = qp;
+        this.critical = verbs.criticalDataPath();
         MemorySegment context = (MemorySegment) Verbs.ibv_qp$context.get(qp, 0L);
         this.postSend = IbvContext.op(context, Verbs.ibv_context$ops$post_send$OFFSET);
         this.postRecv = IbvContext.op(context, Verbs.ibv_context$ops$post_recv$OFFSET);
@@ -73,7 +76,8 @@ public final class QueuePair implements AutoCloseable {
 
     private int post(MemorySegment function, MemorySegment chain) {
         try {
-            return (int) VerbsOps.POST_SEND.invokeExact(function, qp, chain, badWr);
+            return critical ? (int) VerbsOps.POST_SEND_CRITICAL.invokeExact(function, qp, chain, badWr)
+                    : (int) VerbsOps.POST_SEND.invokeExact(function, qp, chain, badWr);
         } catch (Throwable t) {
             throw CompletionQueue.rethrow(t);
         }

@@ -89,18 +89,34 @@ public final class VerbsLibrary {
     public static final FunctionDescriptor SOFT_RNIC_DURABLE_MIRROR_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS,
             ADDRESS, JAVA_LONG, ADDRESS);
 
+    /**
+     * System property: {@code false} makes {@link #system()} call its data path through ordinary downcalls too
+     * ({@link #criticalDataPath()}), for a provider whose post_send or poll_cq could block, and to measure the
+     * difference; anything else, or unset, keeps critical downcalls.
+     */
+    public static final String CRITICAL_DOWNCALLS = "verbs.critical-downcalls";
+
     private final NativeLibrary lib;
     private final NativeCapabilities capabilities;
+    private final boolean criticalDataPath;
 
     /** Any lookup; the rdma-core version is unknown, so no native ATOMIC_WRITE/FLUSH is claimed. */
     public VerbsLibrary(SymbolLookup lookup) {
         this(lookup, 0);
     }
 
-    /** A lookup that stands for rdma-core {@code rdmaCoreVersion} (e.g. 44), 0 if unknown. */
+    /**
+     * A lookup that stands for rdma-core {@code rdmaCoreVersion} (e.g. 44), 0 if unknown. Its contexts' data-path
+     * functions may be upcall stubs, so they are called through ordinary downcalls ({@link #criticalDataPath()}).
+     */
     public VerbsLibrary(SymbolLookup lookup, int rdmaCoreVersion) {
+        this(lookup, rdmaCoreVersion, false);
+    }
+
+    private VerbsLibrary(SymbolLookup lookup, int rdmaCoreVersion, boolean criticalDataPath) {
         this.lib = new NativeLibrary(SONAME, lookup);
         this.capabilities = NativeCapabilities.forVersion(rdmaCoreVersion);
+        this.criticalDataPath = criticalDataPath;
     }
 
     private static final class SystemHolder {
@@ -112,7 +128,8 @@ public final class VerbsLibrary {
             RdmaUnavailableException failure = null;
             try {
                 SymbolLookup lookup = NativeLibrary.openSystemLibrary(SONAME, "libibverbs1");
-                library = new VerbsLibrary(lookup, NativeCapabilities.loadedRdmaCoreVersion("libibverbs.so.1."));
+                library = new VerbsLibrary(lookup, NativeCapabilities.loadedRdmaCoreVersion("libibverbs.so.1."),
+                        !"false".equals(System.getProperty(CRITICAL_DOWNCALLS)));
             } catch (RdmaUnavailableException e) {
                 failure = e;
             }
@@ -135,6 +152,16 @@ public final class VerbsLibrary {
 
     public NativeCapabilities capabilities() {
         return capabilities;
+    }
+
+    /**
+     * Whether poll_cq and post_send/post_recv of this library's contexts are called as critical downcalls
+     * ({@link VerbsOps}): true for {@link #system()}, whose providers run them natively without calling back into
+     * Java (unless {@value #CRITICAL_DOWNCALLS}{@code =false}); false for any other lookup, whose contexts (the
+     * software RNIC) may answer them with upcall stubs.
+     */
+    public boolean criticalDataPath() {
+        return criticalDataPath;
     }
 
     /** Convenience for {@code capabilities().nativeFlush()}. */

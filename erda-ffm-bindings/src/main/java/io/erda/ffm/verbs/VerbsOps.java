@@ -15,6 +15,14 @@ import java.lang.invoke.MethodHandle;
  * in {@code struct ibv_qp_ex} ({@code ibv_wr_*}). The first argument of every handle is the function
  * pointer read from that table, so no symbol lookup is involved and a fake context's upcall stubs
  * are called exactly like a real provider's functions. Linked when this class is first used.
+ *
+ * <p>The {@code *_CRITICAL} handles of poll_cq and post_send/post_recv are linked with
+ * {@link Linker.Option#critical critical(false)}: the call skips the thread-state transition (the thread stays "in
+ * Java", so a safepoint waits for the call to return) and passes no heap segments. That is sound only for native
+ * code that is short and never calls back into Java: the real providers' data path (mlx5 writes a WQE and rings a
+ * doorbell, polls memory; rxe's post_send adds one write(2) to its uverbs file, in which the kernel may run the
+ * round trip), not a fake context's upcall stubs. {@link VerbsLibrary#criticalDataPath()} says which to use; under
+ * emulation the transition made up a noticeable share of a 64 B READ (docs/verbs.md).
  */
 public final class VerbsOps {
     private VerbsOps() {}
@@ -49,8 +57,10 @@ public final class VerbsOps {
             JAVA_LONG, java.lang.foreign.ValueLayout.JAVA_BYTE, java.lang.foreign.ValueLayout.JAVA_BYTE);
 
     public static final MethodHandle POST_SEND = LINKER.downcallHandle(POST_SEND_DESC);
+    public static final MethodHandle POST_SEND_CRITICAL = LINKER.downcallHandle(POST_SEND_DESC, Linker.Option.critical(false));
     public static final MethodHandle POST_RECV = LINKER.downcallHandle(POST_RECV_DESC);
     public static final MethodHandle POLL_CQ = LINKER.downcallHandle(POLL_CQ_DESC);
+    public static final MethodHandle POLL_CQ_CRITICAL = LINKER.downcallHandle(POLL_CQ_DESC, Linker.Option.critical(false));
     public static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(REQ_NOTIFY_CQ_DESC);
     public static final MethodHandle WR_START = LINKER.downcallHandle(WR_START_DESC);
     public static final MethodHandle WR_COMPLETE = LINKER.downcallHandle(WR_COMPLETE_DESC);

@@ -16,7 +16,8 @@
  * {@link VerbsException} naming the function, with the errno captured right after it. A slot of {@code ibv_qp_ex} is
  * read only for operations the QP was created with, and those are asked for only where {@link NativeCapabilities} says
  * the loaded rdma-core has them (wr_atomic_write from v44, wr_flush from v45). Posting is not thread-safe: one poster
- * per QP, one writer per posting thread. The bindings choose no queue size: the caller checks its depths against
+ * per QP, one writer per posting thread. Data-path handles are critical downcalls only for the system library
+ * ({@link VerbsLibrary#criticalDataPath()}): a context whose ops may be upcall stubs gets ordinary ones. The bindings choose no queue size: the caller checks its depths against
  * {@link DeviceAttributes} ({@code max_cqe}, {@code max_qp_wr}).
  *
  * <p>Depends on the JDK only: never on {@code io.erda.ffm.rdmacm}, which builds on it, nor on {@code io.erda.fabric}

@@ -64,4 +64,12 @@ class DeviceDiscoveryTest {
         assertThat(new VerbsLibrary(none).supportsNativeFlush()).isFalse();
         assertThat(new VerbsLibrary(none).capabilities().nativeAtomicWrite()).isFalse();
     }
+
+    @Test
+    void onlyTheSystemLibraryCallsItsDataPathAsCriticalDowncalls() {
+        // a fake's poll_cq and post_send are upcall stubs, which a critical downcall must never reach
+        assertThat(new VerbsLibrary(name -> Optional.empty()).criticalDataPath()).isFalse();
+        assertThat(new VerbsLibrary(name -> Optional.empty(), 44).criticalDataPath()).isFalse();
+        assertThat(VerbsLibrary.system().criticalDataPath()).isTrue();
+    }
 }
