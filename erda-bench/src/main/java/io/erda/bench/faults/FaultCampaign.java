@@ -130,6 +130,11 @@ public final class FaultCampaign implements Callable<Integer> {
         methods = persistence.equals("all") ? List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
         protocols = protocol.equals("all") ? List.of("erda", "redo-log", "read-after-write") : List.of(protocol);
         protocols.forEach(FaultCampaign::protocol);
+        if (fabric.equals("verbs") && !noPowerFailures && !methods.equals(List.of("wsp"))) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "power failures on verbs need --persistence "
+                    + "wsp: a real RNIC places WRITEs the emulation cannot mirror into its durable images (or give "
+                    + "--no-power-failures)");
+        }
         if (clients < 1 || keys < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--clients " + clients + " and --keys " + keys
                     + " must be at least 1");
