@@ -90,11 +90,11 @@ public final class FaultCampaign implements Callable<Integer> {
     private final List<Client> running = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
     private History readBack;
-    private int serverKills;
-    private int powerFails;
-    private int clientKills;
-    private int cleanings;
-    private int verifies;
+    private volatile int serverKills;
+    private volatile int powerFails;
+    private volatile int clientKills;
+    private volatile int cleanings;
+    private volatile int verifies;
 
     /** A client process and what the driver knows of it. */
     private static final class Client {
@@ -158,7 +158,7 @@ public final class FaultCampaign implements Callable<Integer> {
                 running.add(c);
                 startClient(c);
             }
-            schedule(s);
+            schedule();
             finish();
         } finally {
             stopAll();
@@ -169,10 +169,32 @@ public final class FaultCampaign implements Callable<Integer> {
         return report(r);
     }
 
-    private void schedule(long s) throws Exception {
+    private void schedule() throws Exception {
         long start = System.nanoTime();
         long end = start + (long) (minutes * 60e9);
-        long nextProgress = start + PROGRESS.toNanos();
+        // its own thread: a restart (recovery, verify, restart, read-back) can take a minute in an emulated VM
+        Thread progress = Thread.ofPlatform().daemon().name("campaign-progress").start(() -> {
+            try {
+                while (true) {
+                    Thread.sleep(PROGRESS);
+                    System.out.printf(Locale.ROOT, "fault-campaign: %d s of %d, server kills %d, power failures %d, "
+                            + "client kills %d, cleanings %d, verified restarts %d%n",
+                            (System.nanoTime() - start) / 1_000_000_000L, Math.round(minutes * 60), serverKills,
+                            powerFails, clientKills, cleanings, verifies);
+                }
+            } catch (InterruptedException e) {
+                // the schedule is over
+            }
+        });
+        try {
+            runSchedule(end);
+        } finally {
+            progress.interrupt();
+            progress.join();
+        }
+    }
+
+    private void runSchedule(long end) throws Exception {
         while (System.nanoTime() < end && problems.isEmpty()) {
             Thread.sleep(200 + random.nextInt(800));
             watchClients();
@@ -182,12 +204,6 @@ public final class FaultCampaign implements Callable<Integer> {
                 case 2, 3, 4 -> killClient(running.get(random.nextInt(running.size())));
                 case 5, 6 -> clean();
                 default -> restart(true);
-            }
-            if (System.nanoTime() >= nextProgress) {
-                nextProgress = System.nanoTime() + PROGRESS.toNanos();
-                System.out.printf(Locale.ROOT, "fault-campaign: %d s of %d, server kills %d, power failures %d, client "
-                        + "kills %d, cleanings %d, verified restarts %d%n", (System.nanoTime() - start) / 1_000_000_000L,
-                        Math.round(minutes * 60), serverKills, powerFails, clientKills, cleanings, verifies);
             }
         }
     }
