@@ -164,6 +164,10 @@ public final class FaultCampaign implements Callable<Integer> {
             stopAll();
             readBack.close();
             deleteTree(dir);
+            if (fabric.equals("shm")) { // the listeners' directories (public and recovery)
+                deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+                deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric-recovery"));
+            }
         }
         HistoryChecker.Result r = HistoryChecker.check(historyFiles());
         return report(r);

@@ -46,5 +46,9 @@ class FaultCampaignTest {
         assertThat(Long.parseLong(m.group(5))).as("write faults").isPositive();
         assertThat(Long.parseLong(m.group(6))).as("acknowledged writes").isGreaterThan(100);
         assertThat(printed).containsPattern("fault-campaign: \\d+ s of 24, server kills"); // progress every few seconds
+        try (var left = java.nio.file.Files.list(Path.of("/dev/shm"))) {
+            assertThat(left.map(f -> f.getFileName().toString())).as("a finished campaign leaves nothing in /dev/shm")
+                    .noneMatch(n -> n.startsWith("erda-campaign-7-"));
+        }
     }
 }
