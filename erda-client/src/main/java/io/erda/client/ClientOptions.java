@@ -43,6 +43,22 @@ public record ClientOptions(URI uri, Protocol protocol, int poolSize, Function<E
         public int code() {
             return code;
         }
+
+        /** The name tools use for it: {@code erda}, {@code redo-log}, {@code read-after-write}. */
+        public String option() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        /** The protocol named {@code name} (as {@link #option()}, any case); else an error naming the choices. */
+        public static Protocol fromOption(String name) {
+            for (Protocol p : values()) {
+                if (p.option().equalsIgnoreCase(name)) {
+                    return p;
+                }
+            }
+            throw new IllegalArgumentException("protocol '" + name + "' is not one of "
+                    + java.util.Arrays.stream(values()).map(Protocol::option).toList());
+        }
     }
 
     public static final int DEFAULT_POOL_SIZE = 4;

@@ -11,7 +11,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -33,8 +32,7 @@ public final class ErdaBackend implements StoreBackend {
 
     @Override
     public Optional<String> unavailable(String protocol) {
-        String constant = constant(protocol);
-        boolean known = Arrays.stream(ClientOptions.Protocol.values()).anyMatch(p -> p.name().equals(constant));
+        boolean known = Arrays.stream(ClientOptions.Protocol.values()).anyMatch(p -> p.option().equalsIgnoreCase(protocol));
         return known ? Optional.empty()
             : Optional.of("erda-client has no " + protocol + " client yet (ClientOptions.Protocol is "
                 + Arrays.toString(ClientOptions.Protocol.values()) + ")");
@@ -120,16 +118,12 @@ public final class ErdaBackend implements StoreBackend {
             throw new IllegalArgumentException(why);
         });
         ClientOptions options = ClientOptions.of(URI.create(uri)).withPoolSize(1)
-            .withProtocol(ClientOptions.Protocol.valueOf(constant(protocol)));
+            .withProtocol(ClientOptions.Protocol.fromOption(protocol));
         String timeout = properties.getProperty("erda.operation-timeout-ms");
         if (timeout != null) {
             options = options.withOperationTimeout(Duration.ofMillis(Long.parseLong(timeout)));
         }
         return new KeyValueStoreClient(KeyValueClient.connect(options));
-    }
-
-    private static String constant(String protocol) {
-        return protocol.toUpperCase(Locale.ROOT).replace('-', '_');
     }
 
     /** A {@link KeyValueClient} of erda-client as a {@link StoreClient}. */

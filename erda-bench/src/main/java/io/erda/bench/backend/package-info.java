@@ -3,7 +3,7 @@
  * name with {@code ServiceLoader} ({@link StoreBackends}; {@code META-INF/services}), with its {@link StoreServer}
  * (URI, STATS counters) and {@link StoreClient} (get, put, delete); {@link ServerSettings} says how to start a server,
  * {@link ServerProcess} starts one as a JVM of its own and returns once it prints "listening on", {@link StatsText}
- * parses STATS. {@link ErdaBackend} serves {@code erda}, {@code redo-log} and {@code read-after-write}: on shm a server
+ * parses STATS, {@link ScratchDirectory} deletes the benchmarks' throw-away directories. {@link ErdaBackend} serves {@code erda}, {@code redo-log} and {@code read-after-write}: on shm a server
  * in this JVM unless a process is asked for, else a process.
  *
  * <p>Rules: {@link ErdaBackend} is the only class here that imports erda-client, erda-server and erda-protocol; the

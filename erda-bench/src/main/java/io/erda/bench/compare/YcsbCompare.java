@@ -1,5 +1,6 @@
 package io.erda.bench.compare;
 
+import io.erda.bench.backend.ScratchDirectory;
 import io.erda.bench.backend.ServerSettings;
 import io.erda.bench.backend.StoreBackend;
 import io.erda.bench.backend.StoreBackends;
@@ -13,14 +14,12 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -309,11 +308,8 @@ public final class YcsbCompare implements Callable<Integer> {
     }
 
     private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        try {
+            ScratchDirectory.delete(dir);
         } catch (IOException | RuntimeException ignored) {
             // Best effort at exit; a leftover directory is named in the start line.
         }

@@ -66,7 +66,7 @@ public final class CampaignClient implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
-        ClientOptions.Protocol p = FaultCampaign.protocol(protocol);
+        ClientOptions.Protocol p = ClientOptions.Protocol.fromOption(protocol);
         boolean writesOneSided = p != ClientOptions.Protocol.REDO_LOG;
         ClientOptions options = ClientOptions.of(uri).withProtocol(p).withPoolSize(1)
                 .withOperationTimeout(Duration.ofSeconds(5))
@@ -116,8 +116,9 @@ public final class CampaignClient implements Callable<Integer> {
                             history.line("W " + fault);
                         }
                         // a dropped or truncated WRITE completes: the PUT returns but the client knows it lied
-                        history.line((applied && !fault.equals("delay") ? "X " : "A ") + key + " " + seq + " " + t1
-                                + (applied && !fault.equals("delay") ? " " + fault : ""));
+                        boolean unknown = applied && !fault.equals("delay");
+                        history.line(unknown ? "X " + key + " " + seq + " " + t1 + " " + fault
+                                : "A " + key + " " + seq + " " + t1);
                     } catch (RuntimeException e) {
                         history.line("E " + key + " " + seq + " " + System.nanoTime() + " " + reason(e));
                         disarm();

@@ -1,5 +1,6 @@
 package io.erda.bench.faults;
 
+import io.erda.bench.backend.ScratchDirectory;
 import io.erda.bench.backend.ServerProcess;
 import io.erda.bench.backend.ServerSettings;
 import io.erda.client.ClientOptions;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -114,22 +114,13 @@ public final class FaultCampaign implements Callable<Integer> {
         System.exit(new CommandLine(new FaultCampaign()).execute(args));
     }
 
-    static ClientOptions.Protocol protocol(String name) {
-        return switch (name) {
-            case "erda" -> ClientOptions.Protocol.ERDA;
-            case "redo-log" -> ClientOptions.Protocol.REDO_LOG;
-            case "read-after-write" -> ClientOptions.Protocol.READ_AFTER_WRITE;
-            default -> throw new IllegalArgumentException("protocol '" + name + "' is not erda, redo-log or read-after-write");
-        };
-    }
-
     @Override
     public Integer call() throws Exception {
         long s = seed != null ? seed : new Random().nextLong() & Long.MAX_VALUE;
         random = new Random(s);
         methods = persistence.equals("all") ? List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
         protocols = protocol.equals("all") ? List.of("erda", "redo-log", "read-after-write") : List.of(protocol);
-        protocols.forEach(FaultCampaign::protocol);
+        protocols.forEach(ClientOptions.Protocol::fromOption);
         if (fabric.equals("verbs") && !noPowerFailures && !methods.equals(List.of("wsp"))) {
             throw new CommandLine.ParameterException(new CommandLine(this), "power failures on verbs need --persistence "
                     + "wsp: a real RNIC places WRITEs the emulation cannot mirror into its durable images (or give "
@@ -140,7 +131,7 @@ public final class FaultCampaign implements Callable<Integer> {
                     + " must be at least 1");
         }
         out = outBase.resolve("seed-" + s);
-        deleteTree(out);
+        ScratchDirectory.delete(out);
         Files.createDirectories(out);
         dir = pmBase.resolve("erda-campaign-" + s + "-" + ProcessHandle.current().pid());
         Files.createDirectories(dir);
@@ -163,10 +154,10 @@ public final class FaultCampaign implements Callable<Integer> {
         } finally {
             stopAll();
             readBack.close();
-            deleteTree(dir);
+            ScratchDirectory.delete(dir);
             if (fabric.equals("shm")) { // the listeners' directories (public and recovery)
-                deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
-                deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric-recovery"));
+                ScratchDirectory.delete(dir.resolveSibling(dir.getFileName() + "-fabric"));
+                ScratchDirectory.delete(dir.resolveSibling(dir.getFileName() + "-fabric-recovery"));
             }
         }
         HistoryChecker.Result r = HistoryChecker.check(historyFiles());
@@ -251,7 +242,7 @@ public final class FaultCampaign implements Callable<Integer> {
     }
 
     private KeyValueClient connectWithRetry(String p) {
-        ClientOptions options = ClientOptions.of(URI.create(server.uri())).withProtocol(protocol(p)).withPoolSize(1)
+        ClientOptions options = ClientOptions.of(URI.create(server.uri())).withProtocol(ClientOptions.Protocol.fromOption(p)).withPoolSize(1)
                 .withOperationTimeout(Duration.ofSeconds(10));
         RuntimeException last = null;
         for (int attempt = 0; attempt < 20; attempt++) {
@@ -315,14 +306,12 @@ public final class FaultCampaign implements Callable<Integer> {
     }
 
     private void startClient(Client c) {
-        List<Integer> peers = running.stream().filter(o -> o.protocol.equals(c.protocol)).map(o -> o.id).toList();
         List<String> peerIds = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             if (protocols.get(i % protocols.size()).equals(c.protocol)) {
                 peerIds.add(Integer.toString(i));
             }
         }
-        assert peers.size() <= peerIds.size();
         List<String> command = new ArrayList<>(List.of(ServerProcess.javaExecutable(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), CampaignClient.class.getName(),
@@ -461,15 +450,6 @@ public final class FaultCampaign implements Callable<Integer> {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.erda.bench.store;
 
+import io.erda.bench.backend.ScratchDirectory;
 import io.erda.bench.backend.StatsText;
 import io.erda.client.ClientOptions;
 import io.erda.client.KeyValueClient;
@@ -13,13 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -58,7 +57,7 @@ public final class NvmTable implements Callable<Integer> {
             try {
                 rows.addAll(run(protocol, work));
             } finally {
-                deleteTree(work);
+                ScratchDirectory.delete(work);
             }
         }
         print(rows);
@@ -176,11 +175,5 @@ public final class NvmTable implements Callable<Integer> {
     private static Row find(List<Row> rows, String protocol, Row like) {
         return rows.stream().filter(r -> r.protocol().equals(protocol) && r.size() == like.size() && r.op().equals(like.op()))
                 .findFirst().orElseThrow();
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
     }
 }

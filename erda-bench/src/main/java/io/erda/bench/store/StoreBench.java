@@ -1,5 +1,6 @@
 package io.erda.bench.store;
 
+import io.erda.bench.backend.ScratchDirectory;
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
 import io.erda.protocol.PersistenceMethod;
@@ -11,13 +12,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -72,7 +71,7 @@ public final class StoreBench implements Callable<Integer> {
             try {
                 rows.addAll(runFabric(fabric, work));
             } finally {
-                deleteTree(work);
+                ScratchDirectory.delete(work);
             }
         }
         print(rows);
@@ -211,12 +210,6 @@ public final class StoreBench implements Callable<Integer> {
                     write ? Long.toString(layoutBytes(r.op(), r.size())) : "-",
                     write ? Long.toString(paperBytes(r.op(), r.size())) : "-",
                     r.serverCpuNsPerOp(), r.engineCpuNsPerOp());
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
     }
 }
