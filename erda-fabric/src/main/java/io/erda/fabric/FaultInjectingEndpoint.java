@@ -115,9 +115,6 @@ public final class FaultInjectingEndpoint implements Endpoint {
         if (isWrite(request)) {
             for (Fault fault : armed) {
                 if (fault.matcher().test(request) && armed.remove(fault)) {
-                    if (fault instanceof Kill k) {
-                        killAt(request, k.keepBytes());
-                    }
                     request = apply(fault, request);
                     break;
                 }
@@ -126,11 +123,11 @@ public final class FaultInjectingEndpoint implements Endpoint {
         delegate.post(request);
     }
 
-    private static WorkRequest apply(Fault fault, WorkRequest request) {
+    private WorkRequest apply(Fault fault, WorkRequest request) {
         return switch (fault) {
             case Drop d -> request.withLength(0);
             case Truncate t -> request.withLength(Math.min(t.keepBytes(), request.length()));
-            case Kill k -> throw new IllegalStateException("unreachable: the process was killed");
+            case Kill k -> throw killAt(request, k.keepBytes());
             case Delay d -> {
                 try {
                     Thread.sleep(d.delay());
@@ -142,7 +139,8 @@ public final class FaultInjectingEndpoint implements Endpoint {
         };
     }
 
-    private void killAt(WorkRequest request, int keepBytes) {
+    /** Never returns: the process dies here (the return type lets callers say so with {@code throw}). */
+    private Error killAt(WorkRequest request, int keepBytes) {
         if (keepBytes > 0) {
             delegate.post(request.withLength(Math.min(keepBytes, request.length())));
         }
@@ -156,6 +154,7 @@ public final class FaultInjectingEndpoint implements Endpoint {
             // fall through: the end is the same
         }
         Runtime.getRuntime().halt(137); // kill(1) missing or refused: the same end without SIGKILL
+        return new AssertionError("Runtime.halt returned");
     }
 
     @Override

@@ -147,7 +147,7 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         found.sort(Comparator.naturalOrder());
         for (long position : found) {
             long offset = (position % SLOTS) * SLOT_SIZE;
-            RingSlotLayout.holds(file.data(), offset, SLOT_SIZE, position, null, object);
+            object.wrap(file.data(), offset + RingSlotLayout.HEADER_LENGTH); // checked by the scan above
             store.apply(object.key(), object.value(), object.isTombstone());
             zero(offset);
             mark = position + 1;
