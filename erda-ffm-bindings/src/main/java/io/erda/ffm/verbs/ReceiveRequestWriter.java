@@ -8,8 +8,8 @@ public final class ReceiveRequestWriter {
     private final RequestChain chain;
 
     public ReceiveRequestWriter(Arena arena, int capacity) {
-        this.chain = new RequestChain(arena, capacity, Verbs.ibv_recv_wr, Verbs.ibv_recv_wr$next,
-                Verbs.ibv_recv_wr$sg_list, Verbs.ibv_recv_wr$num_sge);
+        this.chain = new RequestChain(arena, capacity, Verbs.ibv_recv_wr, Verbs.ibv_recv_wr$next$OFFSET,
+                Verbs.ibv_recv_wr$sg_list$OFFSET, Verbs.ibv_recv_wr$num_sge$OFFSET);
     }
 
     public ReceiveRequestWriter reset() {

@@ -23,8 +23,8 @@ public final class WorkRequestWriter {
     private final MemorySegment wrs;
 
     public WorkRequestWriter(Arena arena, int capacity) {
-        this.chain = new RequestChain(arena, capacity, Verbs.ibv_send_wr, Verbs.ibv_send_wr$next,
-                Verbs.ibv_send_wr$sg_list, Verbs.ibv_send_wr$num_sge);
+        this.chain = new RequestChain(arena, capacity, Verbs.ibv_send_wr, Verbs.ibv_send_wr$next$OFFSET,
+                Verbs.ibv_send_wr$sg_list$OFFSET, Verbs.ibv_send_wr$num_sge$OFFSET);
         this.wrs = chain.wrs();
     }
 
