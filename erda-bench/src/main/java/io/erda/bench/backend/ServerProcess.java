@@ -19,9 +19,9 @@ import java.util.regex.Pattern;
 
 /**
  * A server as a separate JVM running a main class of this class path: started, its URI read from its
- * "... listening on URI" line, stopped on {@link #close()}. Backends wrap it in a {@link StoreServer} that reads
- * the server's counters through their client library. Its stdout and stderr go to a log file; a server that
- * exits or stays silent past the start timeout fails the start with the tail of that log.
+ * "... listening on URI" line, stopped on {@link #close()}; or any other server executable ({@link #launch}).
+ * Backends wrap it in a {@link StoreServer} that reads the server's counters. Its stdout and stderr go to a log
+ * file; a server that exits or stays silent past the start timeout fails the start with the tail of that log.
  */
 public final class ServerProcess implements AutoCloseable {
 
@@ -44,6 +44,15 @@ public final class ServerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(javaExecutable(), "--enable-native-access=ALL-UNNAMED",
             "-cp", System.getProperty("java.class.path"), mainClass));
         command.addAll(args);
+        return launch(name, command, LISTENING, settings);
+    }
+
+    /**
+     * Starts {@code command} (any executable, e.g. a server that is not Java) and returns once a line of its output
+     * matches {@code ready}; {@link #uri()} is then the pattern's first group, or the whole match if it has none.
+     */
+    public static ServerProcess launch(String name, List<String> command, Pattern ready, ServerSettings settings)
+        throws IOException {
         Files.createDirectories(settings.logDir());
         Path log = settings.logDir().resolve(name + ".log");
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -60,9 +69,9 @@ public final class ServerProcess implements AutoCloseable {
                             tail.removeFirst();
                         }
                     }
-                    Matcher m = LISTENING.matcher(line);
+                    Matcher m = ready.matcher(line);
                     if (!listening.isDone() && m.find()) {
-                        listening.complete(m.group(1));
+                        listening.complete(m.groupCount() > 0 ? m.group(1) : m.group());
                     }
                 }
             } catch (IOException e) {
@@ -77,13 +86,15 @@ public final class ServerProcess implements AutoCloseable {
             p.destroyForcibly();
             waitFor(p);
             joinQuietly(pump);
-            String why = e instanceof TimeoutException ? "printed no 'listening on' line within " + settings.startTimeout().toSeconds() + " s"
+            String why = e instanceof TimeoutException ? "printed no line matching '" + ready + "' within " + settings.startTimeout().toSeconds() + " s"
                 : e.getCause() != null ? e.getCause().getMessage() : e.toString();
             String lastLines;
             synchronized (tail) {
                 lastLines = String.join("\n  ", tail);
             }
-            throw new IOException("server " + name + " (" + String.join(" ", command.subList(4, command.size()))
+            // a JVM's command line without its launcher, options and class path: from the main class on
+            int shownFrom = command.indexOf("-cp") >= 0 ? command.indexOf("-cp") + 2 : 0;
+            throw new IOException("server " + name + " (" + String.join(" ", command.subList(shownFrom, command.size()))
                 + ") failed to start: " + why + "; its last output (" + log + "):\n  " + lastLines);
         }
     }

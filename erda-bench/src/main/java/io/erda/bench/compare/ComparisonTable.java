@@ -23,7 +23,7 @@ final class ComparisonTable {
         b.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (RunRecord r : runs) {
             b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                r.fabric(), r.workload(), r.valueSize(), r.threads(), r.protocol(), fmt(r.throughputOps()),
+                r.fabric(), r.workload(), r.valueSize(), r.threads(), PeerSystems.label(r.protocol()), fmt(r.throughputOps()),
                 fmt(r.readMeanUs()), fmt(r.readP99Us()), fmt(r.updateMeanUs()), fmt(r.updateP99Us()),
                 fmt(r.nvmBytesPerOp()), fmt(r.serverCpuUsPerOp())));
         }
@@ -40,7 +40,7 @@ final class ComparisonTable {
             }
             any = true;
             b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s |%n",
-                r.fabric(), r.workload(), r.valueSize(), r.threads(), r.protocol(),
+                r.fabric(), r.workload(), r.valueSize(), r.threads(), PeerSystems.label(r.protocol()),
                 ratio(r, ref, RunRecord::throughputOps), ratio(r, ref, RunRecord::readMeanUs),
                 ratio(r, ref, RunRecord::updateMeanUs), ratio(r, ref, RunRecord::nvmBytesPerOp),
                 ratio(r, ref, RunRecord::serverCpuUsPerOp)));
@@ -100,7 +100,7 @@ final class ComparisonTable {
         b.append(String.format(Locale.ROOT, "- %s %s: measured %s%n", met ? "met" : "NOT met", what, fmt(measured)));
     }
 
-    private static String ratio(RunRecord r, RunRecord ref, Function<RunRecord, Double> figure) {
+    static String ratio(RunRecord r, RunRecord ref, Function<RunRecord, Double> figure) {
         Double a = figure.apply(r);
         Double b = figure.apply(ref);
         if (a == null || b == null) {

@@ -70,7 +70,7 @@ final class ReportPlots {
                 ys.add(runs.stream().filter(r -> r.protocol().equals(protocol) && r.workload().equals(w))
                     .map(figure).filter(v -> v != null).findFirst().orElse(null));
             }
-            chart.addSeries(protocol, workloads, ys);
+            chart.addSeries(PeerSystems.label(protocol), workloads, ys);
         }
         return save(chart, file);
     }
@@ -84,7 +84,7 @@ final class ReportPlots {
             List<RunRecord> points = runs.stream().filter(r -> r.protocol().equals(protocol) && y.apply(r) != null)
                 .sorted((a, b) -> Integer.compare(x.apply(a), x.apply(b))).toList();
             if (!points.isEmpty()) {
-                chart.addSeries(protocol, points.stream().map(p -> (double) x.apply(p)).toList(), points.stream().map(y).toList());
+                chart.addSeries(PeerSystems.label(protocol), points.stream().map(p -> (double) x.apply(p)).toList(), points.stream().map(y).toList());
             }
         }
         return save(chart, file);

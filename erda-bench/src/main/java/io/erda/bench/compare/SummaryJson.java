@@ -8,6 +8,8 @@ import java.util.Locale;
  * value_size, threads, throughput_ops, read_mean_us, read_p99_us, update_mean_us, update_p99_us,
  * nvm_bytes_per_op, server_cpu_us_per_op; null where a figure does not apply. Written by hand: a dozen flat
  * fields do not need a JSON library on the class path.
+ *
+ * <p>For protocol {@code redis} (a peer row) nvm_bytes_per_op is the growth of its append-only file per operation.
  */
 public final class SummaryJson {
 

@@ -28,10 +28,11 @@ import picocli.CommandLine.Option;
  * The YCSB comparison (scripts/ycsb-compare): for each protocol, a fresh server with the PM write-latency model on
  * (paper §5.1: 150 ns per cache line), a YCSB load, then the workloads, each a YCSB JVM of its own; the server's
  * counters before and after each run give NVM bytes and server CPU per operation. Protocols run one after the
- * other, so only one server is alive at a time and none competes for the cores of another's run.
+ * other, so only one server is alive at a time and none competes for the cores of another's run. Peer systems
+ * ({@code --peers}, Redis by default; {@code PeerSystems}) are further protocols of their own backends, run last.
  */
 @Command(name = "ycsb-compare", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "YCSB A, B, C and update-only against Erda, Redo Logging and Read After Write, side by side")
+    description = "YCSB A, B, C and update-only against Erda, Redo Logging and Read After Write, and Redis as a peer, side by side")
 public final class YcsbCompare implements Callable<Integer> {
 
     static final List<Integer> FULL_VALUE_SIZES = List.of(16, 64, 256, 1024, 4096);
@@ -59,6 +60,10 @@ public final class YcsbCompare implements Callable<Integer> {
 
     @Option(names = "--protocols", split = ",", defaultValue = "erda,redo-log,read-after-write", description = "protocols to compare (default: ${DEFAULT-VALUE})")
     List<String> protocols;
+
+    @Option(names = "--peers", split = ",", defaultValue = "redis", description = "other systems run as peer rows after"
+        + " the protocols: redis (default; Debian's redis-server, AOF fsynced on every write), or none")
+    List<String> peers;
 
     @Option(names = "--workloads", split = ",", defaultValue = "A,B,C,update-only", description = "workloads (default: ${DEFAULT-VALUE})")
     List<String> workloads;
@@ -177,6 +182,11 @@ public final class YcsbCompare implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--value-size " + valueSize + ", --threads " + threads
                 + ", --records " + records + " and --duration " + durationSeconds + " must all be at least 1");
         }
+        try {
+            protocols = PeerSystems.withPeers(protocols, peers);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
         protocols.forEach(StoreBackends::forProtocol);
     }
 
@@ -290,7 +300,7 @@ public final class YcsbCompare implements Callable<Integer> {
             return;
         }
         String heading = "YCSB comparison: " + fabric + " fabric, " + records + " records, PM write latency " + pmWriteLatencyNs + " ns/line";
-        String table = ComparisonTable.markdown(runs, heading);
+        String table = ComparisonTable.markdown(runs, heading) + PeerSystems.markdown(runs);
         if (!skipped.isEmpty()) {
             table += "\n## Not run\n\n" + skipped.stream().map(s -> "- " + s + "\n").reduce("", String::concat);
         }

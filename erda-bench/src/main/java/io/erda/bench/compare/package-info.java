@@ -1,5 +1,6 @@
 /**
- * The YCSB comparison of Erda, Redo Logging and Read After Write ({@link YcsbCompare}, scripts/ycsb-compare): per
+ * The YCSB comparison of Erda, Redo Logging and Read After Write, with Redis as a peer row ({@link YcsbCompare},
+ * scripts/ycsb-compare; {@code PeerSystems}: {@code --peers}, the marked rows and the "Erda vs Redis" table): per
  * protocol and value size a fresh server from its backend, a YCSB load, then each {@code Workload} (A, B, C,
  * update-only) as a YCSB JVM of its own ({@code YcsbProcess}, output parsed by {@link YcsbOutput}); NVM bytes and
  * server CPU per operation are the growth of the server's counters over the measured window ({@code CounterWindow}).

@@ -18,9 +18,10 @@ import site.ycsb.Status;
  *
  * <p>Properties:
  * <ul>
- *   <li>{@code erda.protocol}: {@code erda} (default), {@code redo-log} or {@code read-after-write};</li>
- *   <li>{@code erda.uri}: the server, e.g. {@code shm:///dev/shm/erda-ycsb/erda} or {@code tcp://127.0.0.1:7000}
- *       (required);</li>
+ *   <li>{@code erda.protocol}: {@code erda} (default), {@code redo-log}, {@code read-after-write}, or any other
+ *       protocol a backend on the class path serves, e.g. {@code redis};</li>
+ *   <li>{@code erda.uri}: the server, e.g. {@code shm:///dev/shm/erda-ycsb/erda}, {@code tcp://127.0.0.1:7000} or
+ *       {@code redis://127.0.0.1:6379} (required);</li>
  *   <li>{@code erda.valuesize}: the largest value the client must handle, in bytes (default: an upper bound of the encoded size of
  *       {@code fieldcount} fields of {@code fieldlength} bytes);</li>
  *   <li>every other {@code erda.*} property is handed to the client library as an option.</li>

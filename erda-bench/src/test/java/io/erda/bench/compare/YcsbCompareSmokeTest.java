@@ -17,7 +17,7 @@ class YcsbCompareSmokeTest {
     @Timeout(60)
     void erdaRunsYcsbAOnShmAndReportsEveryFigure(@TempDir Path out) throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        int status = YcsbCompareStandInTest.run(log, "--protocols", "erda", "--workloads", "A", "--records", "200",
+        int status = YcsbCompareStandInTest.run(log, "--protocols", "erda", "--peers", "none", "--workloads", "A", "--records", "200",
             "--operations", "400", "--duration", "10", "--value-size", "256", "--out", out.toString());
         String printed = log.toString(StandardCharsets.UTF_8);
         assertThat(status).as(printed).isZero();

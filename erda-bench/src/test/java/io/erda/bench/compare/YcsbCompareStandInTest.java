@@ -22,7 +22,7 @@ class YcsbCompareStandInTest {
     @Timeout(60)
     void runWritesTheReportAndNamesItsFilesLast(@TempDir Path out) throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        int status = run(log, "--protocols", "memory", "--workloads", "B", "--records", "200", "--operations", "2000",
+        int status = run(log, "--protocols", "memory", "--peers", "none", "--workloads", "B", "--records", "200", "--operations", "2000",
             "--duration", "5", "--value-size", "64", "--out", out.toString());
         String printed = log.toString(StandardCharsets.UTF_8);
         assertThat(status).as(printed).isZero();
@@ -44,7 +44,7 @@ class YcsbCompareStandInTest {
     @Timeout(60)
     void serverThatFailsToStartStopsTheRunWithItsOutput(@TempDir Path out) {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        int status = run(log, "--protocols", "memory-failing", "--workloads", "C", "--records", "10", "--out", out.toString());
+        int status = run(log, "--protocols", "memory-failing", "--peers", "none", "--workloads", "C", "--records", "10", "--out", out.toString());
         assertThat(status).isEqualTo(1);
         assertThat(log.toString(StandardCharsets.UTF_8))
             .contains("stopped: server memory-memory-failing", "failed to start: exited with status 3", "memory store: told to fail");
