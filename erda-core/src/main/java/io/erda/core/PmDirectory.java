@@ -6,6 +6,7 @@ import io.erda.core.log.HeadRecords;
 import io.erda.core.log.LogChain;
 import io.erda.core.log.LogGeometry;
 import io.erda.core.log.LogHead;
+import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFileModes;
 import io.erda.core.pm.PmFormatException;
@@ -79,15 +80,24 @@ public final class PmDirectory implements AutoCloseable {
      * ({@link PmFileModes}).
      */
     public static PmDirectory create(Path directory, StoreGeometry geometry, WriteLatencyModel latency, String group) {
+        return create(directory, geometry, latency, group, MappingAdvice.NONE);
+    }
+
+    /**
+     * {@link #create(Path, StoreGeometry, WriteLatencyModel, String)} with {@code advice} applied to the mappings of
+     * the table and of every log region, those made later included.
+     */
+    public static PmDirectory create(Path directory, StoreGeometry geometry, WriteLatencyModel latency, String group,
+                                     MappingAdvice advice) {
         PmFileModes.prepareDirectory(directory, group);
         LogGeometry log = geometry.log();
-        HopscotchTable table = HopscotchTable.create(directory.resolve(TABLE_FILE), geometry.table(), latency,
+        HopscotchTable table = HopscotchTable.create(directory.resolve(TABLE_FILE), geometry.table(), latency, advice,
                 geometry.heads(), log.regionSize(), log.segmentSize());
         HeadRecords records = HeadRecords.create(directory.resolve(HeadRecords.FILE), geometry.heads(), latency);
         List<LogHead> heads = new ArrayList<>();
         for (int head = 0; head < geometry.heads(); head++) {
             heads.add(new LogHead(head, log, new LogHead.ChainRegions(0, List.of(), List.of()), null,
-                    regionCreator(directory, head, log, latency)));
+                    regionCreator(directory, head, log, latency, advice)));
         }
         return new PmDirectory(directory, geometry, table, records, heads);
     }
@@ -103,8 +113,17 @@ public final class PmDirectory implements AutoCloseable {
      * none).
      */
     public static PmDirectory open(Path directory, StoreGeometry expected, WriteLatencyModel latency, String group) {
+        return open(directory, expected, latency, group, MappingAdvice.NONE);
+    }
+
+    /**
+     * {@link #open(Path, StoreGeometry, WriteLatencyModel, String)} with {@code advice} applied to the mappings of the
+     * table and of every log region, those made later included.
+     */
+    public static PmDirectory open(Path directory, StoreGeometry expected, WriteLatencyModel latency, String group,
+                                   MappingAdvice advice) {
         PmFileModes.checkDirectory(directory, group);
-        HopscotchTable table = HopscotchTable.open(directory.resolve(TABLE_FILE), latency);
+        HopscotchTable table = HopscotchTable.open(directory.resolve(TABLE_FILE), latency, advice);
         List<LogHead> heads = new ArrayList<>();
         HeadRecords records = null;
         try {
@@ -120,7 +139,8 @@ public final class PmDirectory implements AutoCloseable {
             records = HeadRecords.open(directory.resolve(HeadRecords.FILE), expected.heads(), latency);
             List<List<Path>> files = regionFiles(directory, expected.heads());
             for (int head = 0; head < expected.heads(); head++) {
-                heads.add(openHead(head, files.get(head), records, log, regionCreator(directory, head, log, latency), latency));
+                heads.add(openHead(head, files.get(head), records, log, regionCreator(directory, head, log, latency, advice),
+                        latency, advice));
             }
             return new PmDirectory(directory, expected, table, records, heads);
         } catch (RuntimeException e) {
@@ -166,14 +186,14 @@ public final class PmDirectory implements AutoCloseable {
 
     /** Opens the regions of one head and sorts them into chains by the head record (see class comment). */
     private static LogHead openHead(int head, List<Path> files, HeadRecords records, LogGeometry log,
-                                    LogHead.RegionFactory factory, WriteLatencyModel latency) {
+                                    LogHead.RegionFactory factory, WriteLatencyModel latency, MappingAdvice advice) {
         CleaningPhase phase = records.phase(head);
         int generation = records.generation(head);
         java.util.Map<Integer, java.util.TreeMap<Long, PmRegion>> byGeneration = new java.util.HashMap<>();
         List<PmRegion> stray = new ArrayList<>();
         try {
             for (Path file : files) {
-                PmRegion region = openRegion(file, head, log, latency);
+                PmRegion region = openRegion(file, head, log, latency, advice);
                 int chain = (int) region.geometry(GEOMETRY_GENERATION);
                 boolean kept = chain == generation || (chain == generation + 1 && phase.hasNewChain());
                 if (!kept) {
@@ -220,8 +240,9 @@ public final class PmDirectory implements AutoCloseable {
         return new LogHead.ChainRegions(generation, slots, regions);
     }
 
-    private static PmRegion openRegion(Path file, int head, LogGeometry log, WriteLatencyModel latency) {
-        PmRegion region = PmRegion.open(file, PmFileHeader.KIND_LOG_REGION, latency);
+    private static PmRegion openRegion(Path file, int head, LogGeometry log, WriteLatencyModel latency,
+                                       MappingAdvice advice) {
+        PmRegion region = PmRegion.open(file, PmFileHeader.KIND_LOG_REGION, latency, advice);
         try {
             region.requireGeometry(0, "head id", head);
             Matcher name = REGION_FILE.matcher(file.getFileName().toString());
@@ -260,10 +281,11 @@ public final class PmDirectory implements AutoCloseable {
         return files;
     }
 
-    private static LogHead.RegionFactory regionCreator(Path directory, int head, LogGeometry log, WriteLatencyModel latency) {
+    private static LogHead.RegionFactory regionCreator(Path directory, int head, LogGeometry log, WriteLatencyModel latency,
+                                                       MappingAdvice advice) {
         return (slot, generation, position) -> PmRegion.create(directory.resolve(regionFileName(head, slot)),
                 PmFileHeader.KIND_LOG_REGION, log.regionSize(), new long[] {head, slot, log.segmentSize(),
-                        log.highWaterGranule(), Integer.toUnsignedLong(generation), position}, latency);
+                        log.highWaterGranule(), Integer.toUnsignedLong(generation), position}, latency, advice);
     }
 
     public Path directory() {

@@ -28,10 +28,11 @@ import java.util.Objects;
  *                            2770 and 0770), or null: the server's user only (0600, 0700). docs/ARCHITECTURE.md,
  *                            "Security model"
  * @param pmEmulation         power-failure emulation or none ({@link PmEmulation})
+ * @param hugePages           whether the table and log regions are mapped with huge pages ({@link HugePages})
  */
 public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
                            Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
-                           int workers, String group, PmEmulation pmEmulation) {
+                           int workers, String group, PmEmulation pmEmulation, HugePages hugePages) {
     public static final int DEFAULT_HEADS = 4;
     public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
@@ -42,6 +43,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         Objects.requireNonNull(persistence, "persistence");
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(pmEmulation, "pmEmulation");
+        Objects.requireNonNull(hugePages, "hugePages");
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("lease " + lease.toMillis() + " ms is not positive");
         }
@@ -58,7 +60,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
 
     public ServerConfig withGroup(String newGroup) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, newGroup, pmEmulation);
+                pmWriteLatencyNanos, workers, newGroup, pmEmulation, hugePages);
     }
 
     /** What the fabric is opened with: the shm provider makes its files for {@link #group()} too. */
@@ -71,7 +73,15 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
                         Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
                         int workers) {
         this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
-                workers, null, PmEmulation.NONE);
+                workers, null, PmEmulation.NONE, HugePages.OFF);
+    }
+
+    /** A config as the command line gives it before {@code --huge-pages} existed: huge pages off. */
+    public ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
+                        Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
+                        int workers, String group, PmEmulation pmEmulation) {
+        this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
+                workers, group, pmEmulation, HugePages.OFF);
     }
 
     /** A config with defaults for everything but the directory and listen URI (tests, embedding). */
@@ -81,28 +91,34 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
 
     public ServerConfig withGeometry(int newHeads, long newCapacity, long newRegionSize, long newSegmentSize) {
         return new ServerConfig(directory, listen, newHeads, newCapacity, newRegionSize, newSegmentSize, persistence,
-                lease, pmWriteLatencyNanos, workers, group, pmEmulation);
+                lease, pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
     }
 
     public ServerConfig withLease(Duration newLease) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, newLease,
-                pmWriteLatencyNanos, workers, group, pmEmulation);
+                pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
     }
 
     public ServerConfig withPersistence(PersistenceMethod method) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, method, lease,
-                pmWriteLatencyNanos, workers, group, pmEmulation);
+                pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
     }
 
     public ServerConfig withListen(URI uri) {
         return new ServerConfig(directory, uri, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, group, pmEmulation);
+                pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
     }
 
     /** This config with {@code emulation} (power-failure: durable images for the offline collapse). */
     public ServerConfig withPmEmulation(PmEmulation emulation) {
         return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, group, emulation);
+                pmWriteLatencyNanos, workers, group, emulation, hugePages);
+    }
+
+    /** This config with the table and log regions mapped as {@code mode} says. */
+    public ServerConfig withHugePages(HugePages mode) {
+        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
+                pmWriteLatencyNanos, workers, group, pmEmulation, mode);
     }
 
     /**

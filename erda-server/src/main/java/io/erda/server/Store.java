@@ -10,6 +10,7 @@ import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.log.ChainPosition;
 import io.erda.core.log.LogHead;
+import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.table.HopscotchTable;
 import io.erda.core.table.TableFullException;
@@ -47,6 +48,12 @@ public final class Store implements AutoCloseable {
     private final StoreStats stats;
     private final Recovery.Summary recovery;
     private ChainListener chainListener = head -> { };
+    /**
+     * Makes each head's next log region in the background before a reservation needs it (core's
+     * {@code LogHead.prepareAhead}): making one under the store lock stalled every PUT for milliseconds.
+     */
+    private final java.util.concurrent.ExecutorService regionPreparer = java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> Thread.ofPlatform().daemon().name("erda-region-preparer").unstarted(r));
 
     private Store(PmDirectory directory, long leaseNanos, StoreStats stats, Recovery.Summary recovery) {
         this.directory = directory;
@@ -57,6 +64,7 @@ public final class Store implements AutoCloseable {
         this.leases = new Leases(lock, directory, objects, reservations, entries, stats, leaseNanos);
         this.stats = stats;
         this.recovery = recovery;
+        directory.heads().forEach(head -> head.prepareAhead(regionPreparer));
     }
 
     /**
@@ -67,9 +75,10 @@ public final class Store implements AutoCloseable {
         config.pmEmulation().prepare(config.directory(), config.persistence());
         StoreGeometry stored = config.storedGeometry();
         WriteLatencyModel latency = new WriteLatencyModel(config.pmWriteLatencyNanos());
+        MappingAdvice advice = config.hugePages().advice(config.directory()); // refuses a mount without huge pages
         PmDirectory directory = stored == null
-                ? PmDirectory.create(config.directory(), config.geometry(null), latency, config.group())
-                : PmDirectory.open(config.directory(), config.geometry(stored), latency, config.group());
+                ? PmDirectory.create(config.directory(), config.geometry(null), latency, config.group(), advice)
+                : PmDirectory.open(config.directory(), config.geometry(stored), latency, config.group(), advice);
         try {
             Recovery.Summary summary = new Recovery(directory).run();
             return new Store(directory, config.lease().toNanos(), stats, summary);
@@ -320,9 +329,10 @@ public final class Store implements AutoCloseable {
     public void close() {
         lock.lock();
         try {
-            directory.close();
+            directory.close(); // waits for a spare being made and deletes it
         } finally {
             lock.unlock();
+            regionPreparer.shutdown();
         }
     }
 }

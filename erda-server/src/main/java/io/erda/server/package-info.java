@@ -13,7 +13,7 @@
  * this server implements, is the package Javadoc of {@code io.erda.protocol}.
  *
  * <p>May depend on erda-core, erda-protocol, erda-fabric (the SPI only: {@code io.erda.fabric}), erda-cleaner,
- * picocli and {@code io.erda.server.baseline} / {@code io.erda.server.offline}; never on a fabric provider's package
+ * erda-ffm-bindings' {@code io.erda.ffm.libc} ({@code madvise} for {@link io.erda.server.HugePages}), picocli and {@code io.erda.server.baseline} / {@code io.erda.server.offline}; never on a fabric provider's package
  * or on client code.
  */
 package io.erda.server;

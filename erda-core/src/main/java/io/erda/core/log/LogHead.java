@@ -38,6 +38,14 @@ import java.util.function.IntFunction;
  * {@link #reserve} there (replicate phase), {@link #switchToNewChain} makes it the head's chain and
  * {@link #retire} zeroes and deletes the old one ([recycled-memory]) and frees its slots.
  *
+ * <p><b>Regions made ahead</b> ({@link #prepareAhead}). Making a region file (create, extend, map, and whatever
+ * the {@link io.erda.core.pm.MappingAdvice} does, such as checking its huge pages) takes milliseconds, which a
+ * reservation that needs the next region would wait under the store's lock. Given an executor, the head makes the
+ * next region of a chain in the background once that chain's tail passes half of its last region: the file gets its
+ * real name and header (slot, generation, position) at once but joins the chain only when a reservation needs it.
+ * A crash before that leaves a last region whose high-water mark is 0; open drops such a region (nothing was ever
+ * reserved in it), so the tail stays where it was. A chain retired meanwhile deletes its spare.
+ *
  * <p><b>Threads.</b> Reservations and chain changes are synchronized (many request threads of one
  * server, one cleaner); resolution and slices are safe from any thread.
  */
@@ -68,6 +76,12 @@ public final class LogHead implements AutoCloseable {
     private volatile LogChain current;
     private volatile LogChain next;
     private volatile LogChain writes;
+    /** Makes spare regions in the background, or null: regions are made when needed. Guarded by this. */
+    private java.util.concurrent.Executor preparer;
+    /** The chain the spare is being made for, its slot and the region to come; all null without one. Guarded by this. */
+    private LogChain spareChain;
+    private Integer spareSlot;
+    private java.util.concurrent.CompletableFuture<PmRegion> spare;
 
     /**
      * Opens a head over its existing regions at slots 0.. in chain order (none for a new head),
@@ -99,12 +113,39 @@ public final class LogHead implements AutoCloseable {
             bySlot.put(slot, region);
             return new LogChain(chain.generation(), geometry.regionSize(), List.of(slot), List.of(region));
         }
+        chain = withoutEmptyLast(chain);
         for (int i = 0; i < chain.slots().size(); i++) {
             if (bySlot.putIfAbsent(chain.slots().get(i), chain.regions().get(i)) != null) {
                 throw new IllegalArgumentException("head " + headId + ": slot " + chain.slots().get(i) + " is in two chains");
             }
         }
         return new LogChain(chain.generation(), geometry.regionSize(), chain.slots(), chain.regions());
+    }
+
+    /**
+     * The chain without last regions that hold nothing (high-water mark 0, not the first): a spare made ahead that
+     * a crash left before any reservation reached it ({@link #prepareAhead}). Their files are zeroed and deleted.
+     */
+    private static ChainRegions withoutEmptyLast(ChainRegions chain) {
+        int keep = chain.regions().size();
+        while (keep > 1 && highWater(chain.regions().get(keep - 1)) == 0) {
+            keep--;
+        }
+        if (keep == chain.regions().size()) {
+            return chain;
+        }
+        for (PmRegion unused : chain.regions().subList(keep, chain.regions().size())) {
+            zeroAndDelete(unused);
+        }
+        return new ChainRegions(chain.generation(), chain.slots().subList(0, keep), chain.regions().subList(0, keep));
+    }
+
+    /**
+     * From now on makes the next region of a chain on {@code executor} once the chain's tail passes half of its last
+     * region (see class comment); null: regions are made when a reservation needs them.
+     */
+    public synchronized void prepareAhead(java.util.concurrent.Executor executor) {
+        this.preparer = executor;
     }
 
     public int headId() {
@@ -176,8 +217,15 @@ public final class LogHead implements AutoCloseable {
             offset = segmentEnd; // paper §3.3: an object never spans two segments
         }
         if (offset >= chain.size() * regionSize) {
-            int slot = lowestFreeSlot(chain.generation());
-            PmRegion region = factory.create(slot, chain.generation(), chain.size()); // paper §3.2.2 Fig. 5
+            int slot;
+            PmRegion region;
+            if (spareChain == chain) {
+                slot = spareSlot;
+                region = takeSpare();
+            } else {
+                slot = lowestFreeSlot(chain.generation());
+                region = factory.create(slot, chain.generation(), chain.size()); // paper §3.2.2 Fig. 5
+            }
             bySlot.put(slot, region);
             chain.append(slot, region);
         }
@@ -191,12 +239,68 @@ public final class LogHead implements AutoCloseable {
             region.setMutableWord(HIGH_WATER_SLOT, Math.min((end + granule - 1) / granule * granule, regionSize));
         }
         chain.setLogicalTail(offset + objectLength);
+        if (preparer != null && spare == null && offset + objectLength - (long) (chain.size() - 1) * regionSize > regionSize / 2) {
+            prepareSpare(chain);
+        }
         return chain.physical(offset);
+    }
+
+    /** Starts making the next region of {@code chain} on the preparer (the caller holds this head's monitor). */
+    private void prepareSpare(LogChain chain) {
+        int slot = lowestFreeSlot(chain.generation());
+        int generation = chain.generation();
+        int position = chain.size();
+        spareChain = chain;
+        spareSlot = slot;
+        spare = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<PmRegion> made = spare;
+        try {
+            preparer.execute(() -> {
+                try {
+                    made.complete(factory.create(slot, generation, position));
+                } catch (Throwable t) {
+                    made.completeExceptionally(t);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+            made.completeExceptionally(shutDown);
+        }
+    }
+
+    /**
+     * The spare, waited for if it is still being made; clears it. If making it failed, the failure is thrown here,
+     * where the chain needs the region, as it would have been had the region been made then.
+     */
+    private PmRegion takeSpare() {
+        java.util.concurrent.CompletableFuture<PmRegion> made = spare;
+        spareChain = null;
+        spareSlot = null;
+        spare = null;
+        try {
+            return made.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    /** Deletes the spare if it was made for {@code chain} (any chain if null); the caller holds this head's monitor. */
+    private void discardSpare(LogChain chain) {
+        if (spare == null || chain != null && spareChain != chain) {
+            return;
+        }
+        try {
+            takeSpare().closeAndDelete();
+        } catch (RuntimeException failed) {
+            // it was never made: nothing to delete
+        }
     }
 
     private int lowestFreeSlot(int generation) {
         for (int slot = 0; slot < maxSlots; slot++) {
-            if (!bySlot.containsKey(slot)) {
+            if (!bySlot.containsKey(slot) && !Integer.valueOf(slot).equals(spareSlot)) {
                 return slot;
             }
         }
@@ -248,6 +352,7 @@ public final class LogHead implements AutoCloseable {
             if (old == current || old == next) {
                 throw new IllegalStateException("head " + headId + " still uses " + old);
             }
+            discardSpare(old);
         }
         for (int i = 0; i < old.size(); i++) {
             int slot = old.slots().get(i);
@@ -353,8 +458,12 @@ public final class LogHead implements AutoCloseable {
         return retiredBytesWritten.sum() + bySlot.values().stream().mapToLong(PmRegion::localBytesWritten).sum();
     }
 
+    /** Unmaps every region; a spare made ahead that no chain took is deleted (it holds only its header). */
     @Override
     public void close() {
+        synchronized (this) {
+            discardSpare(null);
+        }
         bySlot.values().forEach(PmRegion::close);
     }
 }

@@ -59,6 +59,12 @@ public final class PmRegion implements AutoCloseable {
      * header of the given kind and geometry, persisted before returning.
      */
     public static PmRegion create(Path path, int kind, long dataLength, long[] geometry, WriteLatencyModel latency) {
+        return create(path, kind, dataLength, geometry, latency, MappingAdvice.NONE);
+    }
+
+    /** {@link #create(Path, int, long, long[], WriteLatencyModel)} with {@code advice} applied to the new mapping. */
+    public static PmRegion create(Path path, int kind, long dataLength, long[] geometry, WriteLatencyModel latency,
+                                  MappingAdvice advice) {
         if (dataLength <= 0 || dataLength % 8 != 0) {
             throw new IllegalArgumentException("data length " + dataLength + " is not a positive multiple of 8");
         }
@@ -71,9 +77,12 @@ public final class PmRegion implements AutoCloseable {
         PmRegion region;
         try {
             Files.deleteIfExists(temporary);
-            region = map(temporary, path, fileLength, latency, StandardOpenOption.CREATE_NEW);
+            region = map(temporary, path, fileLength, latency, advice, StandardOpenOption.CREATE_NEW);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create PM file " + path, e);
+        } catch (RuntimeException e) {
+            deleteQuietly(temporary); // e.g. the advice refused the mapping: no file is left behind
+            throw e;
         }
         try {
             PmFileModes.restrictNew(temporary); // before it has its name: never published with a looser mode
@@ -91,12 +100,16 @@ public final class PmRegion implements AutoCloseable {
             return region;
         } catch (IOException e) {
             region.close();
-            try {
-                Files.deleteIfExists(temporary); // e.g. the real name existed: give the space back now
-            } catch (IOException ignored) {
-                // the next create replaces it
-            }
+            deleteQuietly(temporary); // e.g. the real name existed: give the space back now
             throw new UncheckedIOException("cannot create PM file " + path, e);
+        }
+    }
+
+    private static void deleteQuietly(Path temporary) {
+        try {
+            Files.deleteIfExists(temporary);
+        } catch (IOException ignored) {
+            // the next create replaces it
         }
     }
 
@@ -118,6 +131,11 @@ public final class PmRegion implements AutoCloseable {
      * user could write ({@link PmFileModes#checkFile}).
      */
     public static PmRegion open(Path path, int kind, WriteLatencyModel latency) {
+        return open(path, kind, latency, MappingAdvice.NONE);
+    }
+
+    /** {@link #open(Path, int, WriteLatencyModel)} with {@code advice} applied to the mapping. */
+    public static PmRegion open(Path path, int kind, WriteLatencyModel latency, MappingAdvice advice) {
         PmFileModes.checkFile(path);
         long fileLength;
         try {
@@ -129,7 +147,7 @@ public final class PmRegion implements AutoCloseable {
             throw new PmFormatException(path + ": file length " + fileLength + " is shorter than the "
                     + PmFileHeader.LENGTH + "-byte header");
         }
-        PmRegion region = map(path, fileLength, latency);
+        PmRegion region = map(path, path, fileLength, latency, advice);
         try {
             PmFileHeader.check(region.mapping, path.toString(), kind);
             PmFormatException.requireEqual(path, "file data length", fileLength - PmFileHeader.LENGTH,
@@ -144,12 +162,8 @@ public final class PmRegion implements AutoCloseable {
         }
     }
 
-    private static PmRegion map(Path path, long fileLength, WriteLatencyModel latency, StandardOpenOption... extra) {
-        return map(path, path, fileLength, latency, extra);
-    }
-
     /** Maps the file at {@code file}; the region is known by {@code name} (where {@link #create} publishes it). */
-    private static PmRegion map(Path file, Path name, long fileLength, WriteLatencyModel latency,
+    private static PmRegion map(Path file, Path name, long fileLength, WriteLatencyModel latency, MappingAdvice advice,
                                 StandardOpenOption... extra) {
         Arena arena = Arena.ofShared();
         try (FileChannel channel = openChannel(file, extra)) {
@@ -168,10 +182,14 @@ public final class PmRegion implements AutoCloseable {
                 mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileLength, arena);
                 sync = false;
             }
+            advice.mapped(name, mapping);
             return new PmRegion(name, arena, mapping, sync, latency);
         } catch (IOException e) {
             arena.close();
             throw new UncheckedIOException("cannot map PM file " + file, e);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
         }
     }
 

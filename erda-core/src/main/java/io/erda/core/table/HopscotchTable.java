@@ -2,6 +2,7 @@ package io.erda.core.table;
 
 import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.HashEntryLayout;
+import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
@@ -78,17 +79,29 @@ public final class HopscotchTable implements AutoCloseable {
 
     /** Creates a new table file; {@code ownerGeometry} (at most 3 values) goes to header slots 3.. . */
     public static HopscotchTable create(Path file, TableGeometry geometry, WriteLatencyModel latency, long... ownerGeometry) {
+        return create(file, geometry, latency, MappingAdvice.NONE, ownerGeometry);
+    }
+
+    /** {@link #create(Path, TableGeometry, WriteLatencyModel, long...)} with {@code advice} applied to the mapping. */
+    public static HopscotchTable create(Path file, TableGeometry geometry, WriteLatencyModel latency, MappingAdvice advice,
+                                        long... ownerGeometry) {
         long[] slots = new long[FIRST_OWNER_SLOT + ownerGeometry.length];
         slots[SLOT_CAPACITY] = geometry.capacity();
         slots[SLOT_NEIGHBOURHOOD] = geometry.neighbourhood();
         slots[SLOT_STRIPE_SIZE] = geometry.stripeSize();
         System.arraycopy(ownerGeometry, 0, slots, FIRST_OWNER_SLOT, ownerGeometry.length);
-        return new HopscotchTable(PmRegion.create(file, PmFileHeader.KIND_TABLE, geometry.dataLength(), slots, latency), geometry);
+        return new HopscotchTable(PmRegion.create(file, PmFileHeader.KIND_TABLE, geometry.dataLength(), slots, latency, advice),
+                geometry);
     }
 
     /** Opens a table file: rebuilds hop bitmaps and count, removes move duplicates, evens stripe versions. */
     public static HopscotchTable open(Path file, WriteLatencyModel latency) {
-        PmRegion region = PmRegion.open(file, PmFileHeader.KIND_TABLE, latency);
+        return open(file, latency, MappingAdvice.NONE);
+    }
+
+    /** {@link #open(Path, WriteLatencyModel)} with {@code advice} applied to the mapping. */
+    public static HopscotchTable open(Path file, WriteLatencyModel latency, MappingAdvice advice) {
+        PmRegion region = PmRegion.open(file, PmFileHeader.KIND_TABLE, latency, advice);
         try {
             TableGeometry geometry = storedGeometry(region);
             PmFormatException.requireEqual(file, "data length for " + geometry, region.dataLength(), geometry.dataLength());

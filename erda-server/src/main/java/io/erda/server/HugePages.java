@@ -1,0 +1,165 @@
+package io.erda.server;
+
+import io.erda.core.pm.MappingAdvice;
+import io.erda.ffm.libc.MemoryAdvice;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Whether the server maps the table and the log regions with huge pages ({@code --huge-pages};
+ * docs/ARCHITECTURE.md, "Persistent memory and layouts"). A GET reads a random table window and a random object: with
+ * 4 KiB pages over gigabytes both miss the TLB.
+ *
+ * <p>{@link #THP}: transparent huge pages of tmpfs. The store directory must be on a tmpfs whose {@code huge=} mount
+ * option is {@code always} or {@code within_size} (or {@code shmem_enabled} is {@code force}): there every page of a
+ * file is allocated as a 2 MiB page by whoever touches it first, and shm clients write log objects through their own
+ * mappings, so an option that serves only mappings that asked ({@code huge=advise} with {@code MADV_HUGEPAGE}) would
+ * leave the log on 4 KiB pages. The kernel then also places every mapping of such a file, the clients' included, on a
+ * 2 MiB boundary. Every mapping of 2 MiB or more is checked: it must start on a 2 MiB boundary, and its first 2 MiB,
+ * populated at once ({@code MADV_POPULATE_WRITE}), must be mapped as one huge page ({@code ShmemPmdMapped} in
+ * {@code /proc/self/smaps}). Anything else is refused with what to change; the server never falls back to 4 KiB pages
+ * on its own.
+ */
+public enum HugePages {
+    /** The mapping as the file system makes it (4 KiB pages on a default tmpfs). */
+    OFF("off"),
+    /** Transparent huge pages on a tmpfs mounted with {@code huge=within_size} or {@code huge=always}, verified. */
+    THP("thp");
+
+    static final String SHMEM_ENABLED = "/sys/kernel/mm/transparent_hugepage/shmem_enabled";
+    static final long HUGE_PAGE = MemoryAdvice.HUGE_PAGE_SIZE;
+
+    private final String option;
+
+    HugePages(String option) {
+        this.option = option;
+    }
+
+    /** The name on command lines. */
+    public String option() {
+        return option;
+    }
+
+    public static HugePages fromOption(String name) {
+        for (HugePages h : values()) {
+            if (h.option.equalsIgnoreCase(name)) {
+                return h;
+            }
+        }
+        throw new IllegalArgumentException("huge pages '" + name + "' is not one of off, thp");
+    }
+
+    /**
+     * What the store's mappings get: nothing for {@link #OFF}; for {@link #THP} the verification of each mapping,
+     * after checking that {@code directory} (or, if it does not exist yet, its nearest existing parent) lies on a
+     * tmpfs that gives every page of a file a huge page.
+     *
+     * @throws IllegalStateException naming the mount, its option and what to change, if it does not
+     */
+    MappingAdvice advice(Path directory) {
+        if (this == OFF) {
+            return MappingAdvice.NONE;
+        }
+        requireHugeTmpfs(existingRealPath(directory), Mounts.read(), readSetting(SHMEM_ENABLED));
+        return HugePages::verify;
+    }
+
+    /** {@code directory}, or its nearest existing parent, with symbolic links resolved: what the mount table names. */
+    static Path existingRealPath(Path directory) {
+        Path existing = directory.toAbsolutePath().normalize();
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        try {
+            return existing == null ? directory.toAbsolutePath() : existing.toRealPath();
+        } catch (IOException e) {
+            throw new UncheckedIOException("--huge-pages thp: cannot resolve " + directory, e);
+        }
+    }
+
+    /** Refuses a directory (real path) whose file system will not give its files huge pages (see class comment). */
+    static void requireHugeTmpfs(Path directory, List<Mounts.Mount> mounts, String shmemEnabled) {
+        Path real = directory;
+        Mounts.Mount mount = Mounts.containing(mounts, real);
+        String fix = "mount a tmpfs for the store with huge pages, as root: mount -t tmpfs -o huge=within_size,size=SIZE "
+                + "erda-pm DIR (or remount this one with -o remount,huge=within_size), or run with --huge-pages off";
+        if (mount == null || !mount.type().equals("tmpfs")) {
+            throw new HugePagesUnavailableException("--huge-pages thp: " + directory + " is on " + (mount == null ? "no known mount"
+                    : mount.type() + " (" + mount.point() + ")") + ", not tmpfs; transparent huge pages for PM files "
+                    + "are offered on tmpfs only (not on DAX or hugetlbfs): " + fix);
+        }
+        if (shmemEnabled.equals("deny")) {
+            throw new HugePagesUnavailableException("--huge-pages thp: " + SHMEM_ENABLED + " is deny, which turns huge pages "
+                    + "off for every tmpfs; write always, within_size, advise, never or force to it (as root), or run with "
+                    + "--huge-pages off");
+        }
+        String huge = mount.option("huge", "never");
+        if (!shmemEnabled.equals("force") && !huge.equals("always") && !huge.equals("within_size")) {
+            throw new HugePagesUnavailableException("--huge-pages thp: " + directory + " is on the tmpfs " + mount.point()
+                    + " mounted huge=" + huge + " (" + SHMEM_ENABLED + ": " + shmemEnabled + "), so its files get 4 KiB pages"
+                    + (huge.equals("advise") ? " wherever clients write log objects through their own mappings" : "")
+                    + ": " + fix);
+        }
+    }
+
+    /** {@link MappingAdvice} of {@link #THP}: the mapping is 2 MiB-aligned and its first 2 MiB one huge page. */
+    static void verify(Path path, MemorySegment mapping) {
+        if (mapping.byteSize() < HUGE_PAGE) {
+            return; // no huge page fits (heads.pm, tiny tables): nothing to promise
+        }
+        if (mapping.address() % HUGE_PAGE != 0) {
+            throw new HugePagesUnavailableException("--huge-pages thp: " + path + " is mapped at 0x" + Long.toHexString(mapping.address())
+                    + ", not on a 2 MiB boundary, so no huge page can map it (the kernel aligns mappings only of files on "
+                    + "a tmpfs mounted with huge=)");
+        }
+        MemoryAdvice.advise(mapping.asSlice(0, HUGE_PAGE), MemoryAdvice.MADV_POPULATE_WRITE);
+        long pmdKb = shmemPmdMappedKb(mapping.address());
+        if (pmdKb < HUGE_PAGE / 1024) {
+            throw new HugePagesUnavailableException("--huge-pages thp: the kernel gave " + path + " 4 KiB pages (ShmemPmdMapped "
+                    + pmdKb + " kB for its mapping at 0x" + Long.toHexString(mapping.address()) + " in /proc/self/smaps after "
+                    + "populating 2 MiB): no free 2 MiB block (see /proc/buddyinfo; "
+                    + "/sys/kernel/mm/transparent_hugepage/defrag is " + readSetting("/sys/kernel/mm/transparent_hugepage/defrag")
+                    + "), or the file was written with 4 KiB pages before (a store created with --huge-pages off), or "
+                    + "huge pages are off (" + SHMEM_ENABLED + ": " + readSetting(SHMEM_ENABLED) + ")");
+        }
+    }
+
+    /** ShmemPmdMapped (kB) of the mapping of this process that starts at {@code address}, 0 if it has none. */
+    static long shmemPmdMappedKb(long address) {
+        String start = HexFormat.of().toHexDigits(address).replaceFirst("^0+(?=.)", "") + "-";
+        try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/self/smaps"), StandardCharsets.US_ASCII)) {
+            boolean inside = false;
+            for (String line; (line = in.readLine()) != null; ) {
+                int space = line.indexOf(' ');
+                String first = space < 0 ? line : line.substring(0, space);
+                if (!first.endsWith(":") && first.indexOf('-') > 0) { // "start-end perms offset dev inode path"
+                    inside = first.startsWith(start);
+                } else if (inside && first.equals("ShmemPmdMapped:")) {
+                    return Long.parseLong(line.substring(first.length()).replace("kB", "").trim());
+                }
+            }
+            return 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException("--huge-pages thp: cannot read /proc/self/smaps to check the huge pages", e);
+        }
+    }
+
+    /** The selected value of a sysfs setting ("always [madvise] never" gives madvise), or "unknown". */
+    static String readSetting(String file) {
+        try {
+            String text = Files.readString(Path.of(file)).trim();
+            int open = text.indexOf('[');
+            int close = text.indexOf(']');
+            return open >= 0 && close > open ? text.substring(open + 1, close) : text;
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+}

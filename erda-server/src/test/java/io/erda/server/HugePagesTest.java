@@ -1,0 +1,177 @@
+package io.erda.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.erda.core.log.LogHead;
+import io.erda.core.pm.PmRegion;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code --huge-pages thp} on real mapped files: the test mounts two tmpfs of its own, one {@code huge=within_size}
+ * and one {@code huge=never} (root only: skipped, saying so, without root; CI runs as root), so the outcome does not
+ * depend on how this machine mounted /dev/shm.
+ */
+class HugePagesTest {
+    private static Path huge;
+    private static Path never;
+    private static final List<Path> MOUNTED = new ArrayList<>();
+
+    @BeforeAll
+    static void mountTmpfs() throws Exception {
+        huge = mount("huge=within_size");
+        never = mount("huge=never");
+    }
+
+    @AfterAll
+    static void unmount() throws Exception {
+        for (Path p : MOUNTED) {
+            run("umount", p.toString());
+            Files.deleteIfExists(p);
+        }
+    }
+
+    private static Path mount(String option) throws Exception {
+        if (huge == null && never == null) {
+            assumeTrue(isRoot(), "mounting a tmpfs with a huge= option needs root; this test runs as uid "
+                    + new com.sun.security.auth.module.UnixSystem().getUid());
+        }
+        Path point = Files.createTempDirectory("erda-huge-pages-test-");
+        assertThat(run("mount", "-t", "tmpfs", "-o", option + ",size=128m", "erda-huge-pages-test", point.toString()))
+                .as("mount -t tmpfs -o " + option + " as root").isZero();
+        MOUNTED.add(point);
+        return point;
+    }
+
+    private static boolean isRoot() {
+        return new com.sun.security.auth.module.UnixSystem().getUid() == 0;
+    }
+
+    private static int run(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).inheritIO().start();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return p.exitValue();
+    }
+
+    /** 2 MiB regions and a table of 2 MiB and more, so every log and table mapping can hold a huge page. */
+    private static ServerConfig config(Path dir) {
+        return ServerConfig.defaults(dir.resolve("store"), java.net.URI.create("tcp://127.0.0.1:0"))
+                .withGeometry(2, 1L << 17, 2L << 20, 256L << 10).withLease(Duration.ofSeconds(30))
+                .withHugePages(HugePages.THP);
+    }
+
+    private static long pmdKb(PmRegion region) {
+        return HugePages.shmemPmdMappedKb(region.mapping().address());
+    }
+
+    @Test
+    void thpMapsTableAndEveryRegionWithHugePagesAcrossGrowthAndARestart() {
+        ServerConfig config = config(huge);
+        try (Store store = Store.open(config, new StoreStats())) {
+            assertThat(pmdKb(store.directory().table().region())).isGreaterThanOrEqualTo(2048);
+            for (int i = 0; i < 6000; i++) { // 6000 × ~1 KiB over 2 heads: each chain grows past its first 2 MiB region
+                TestStores.put(store, "key-" + i, "v".repeat(1000));
+            }
+            for (LogHead head : store.directory().heads()) {
+                assertThat(head.currentChain().size()).isGreaterThan(1);
+                for (PmRegion region : head.regions()) {
+                    assertThat(region.mapping().address() % (2L << 20)).isZero();
+                    assertThat(pmdKb(region)).as(region.path().toString()).isGreaterThanOrEqualTo(2048);
+                }
+            }
+        }
+        // reopened, as after a crash or a stop: the same files map with huge pages again and read back
+        try (Store store = Store.open(config, new StoreStats())) {
+            assertThat(TestStores.get(store, "key-5999")).isEqualTo("v".repeat(1000));
+            for (LogHead head : store.directory().heads()) {
+                for (PmRegion region : head.regions()) {
+                    assertThat(pmdKb(region)).as(region.path().toString()).isGreaterThanOrEqualTo(2048);
+                }
+            }
+        } finally {
+            deleteStore(huge);
+        }
+    }
+
+    @Test
+    void thpOnATmpfsWithoutHugePagesIsRefusedWithExitTwoNamingTheMountAndTheFix() {
+        StringWriter err = new StringWriter();
+        int code = ErdaServerMain.run(new PrintWriter(new StringWriter()), new PrintWriter(err, true),
+                "--dir", never.resolve("store").toString(), "--huge-pages", "thp", "--listen", "tcp://127.0.0.1:0");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--huge-pages thp", never.toString(), "huge=never", "huge=within_size",
+                HugePages.SHMEM_ENABLED, "--huge-pages off");
+        assertThat(never.resolve("store").resolve("table.pm")).doesNotExist();
+    }
+
+    @Test
+    void aStoreWhosePagesAreSmallIsRefusedNotServedWithThem() throws IOException {
+        // made on the huge=never tmpfs, then copied onto the huge one: a file grown by write(2) is never "within
+        // size" of a huge page while it grows, so the copy keeps 4 KiB pages
+        Path small = never.resolve("small");
+        try (Store store = Store.open(config(small).withHugePages(HugePages.OFF), new StoreStats())) {
+            TestStores.put(store, "k", "v");
+        }
+        Path moved = huge.resolve("moved").resolve("store");
+        Files.createDirectories(moved);
+        Files.setPosixFilePermissions(moved, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        try (var files = Files.list(small.resolve("store"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, moved.resolve(f.getFileName()), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            }
+        }
+        try {
+            assertThatThrownBy(() -> Store.open(config(huge.resolve("moved")), new StoreStats()))
+                    .isInstanceOf(HugePagesUnavailableException.class).hasMessageContaining("table.pm 4 KiB pages")
+                    .hasMessageContaining("ShmemPmdMapped 0 kB").hasMessageContaining(HugePages.SHMEM_ENABLED);
+        } finally {
+            deleteStore(huge.resolve("moved"));
+            deleteStore(small);
+        }
+    }
+
+    @Test
+    void refusalsNameTheFileSystemAndTheSettingToChange() {
+        List<Mounts.Mount> mounts = Mounts.parse(List.of(
+                "22 1 0:20 / / rw - ext4 /dev/vda rw",
+                "25 22 0:21 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=1024k",
+                "26 22 0:22 / /mnt/advise rw - tmpfs erda rw,huge=advise",
+                "27 22 0:23 / /mnt/huge\\040pm rw shared:5 - tmpfs erda rw,size=8g,huge=within_size"));
+        assertThat(Mounts.containing(mounts, Path.of("/mnt/huge pm/store")).option("huge", "never")).isEqualTo("within_size");
+        HugePages.requireHugeTmpfs(Path.of("/mnt/huge pm/store"), mounts, "never");
+        HugePages.requireHugeTmpfs(Path.of("/dev/shm/store"), mounts, "force"); // force overrides huge=never
+        assertThatThrownBy(() -> HugePages.requireHugeTmpfs(Path.of("/dev/shm/store"), mounts, "never"))
+                .isInstanceOf(HugePagesUnavailableException.class).hasMessageContaining("/dev/shm mounted huge=never")
+                .hasMessageContaining("shmem_enabled: never").hasMessageContaining("huge=within_size");
+        assertThatThrownBy(() -> HugePages.requireHugeTmpfs(Path.of("/mnt/advise/store"), mounts, "never"))
+                .isInstanceOf(HugePagesUnavailableException.class).hasMessageContaining("huge=advise")
+                .hasMessageContaining("clients write log objects");
+        assertThatThrownBy(() -> HugePages.requireHugeTmpfs(Path.of("/var/lib/erda"), mounts, "always"))
+                .isInstanceOf(HugePagesUnavailableException.class).hasMessageContaining("is on ext4")
+                .hasMessageContaining("not tmpfs");
+        assertThatThrownBy(() -> HugePages.requireHugeTmpfs(Path.of("/mnt/huge pm/store"), mounts, "deny"))
+                .isInstanceOf(HugePagesUnavailableException.class).hasMessageContaining("is deny");
+        assertThatThrownBy(() -> HugePages.fromOption("hugetlbfs")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'hugetlbfs' is not one of off, thp");
+    }
+
+    private static void deleteStore(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // the tmpfs goes with the unmount
+        }
+    }
+}
