@@ -115,7 +115,11 @@ class ClusterFailoverTest {
                     }
                 }));
             }
-            Thread.sleep(1500);
+            long warm = System.nanoTime() + 60_000_000_000L;
+            while (acknowledged.size() < writers * keysPerWriter && System.nanoTime() < warm && failure.get() == null) {
+                Thread.sleep(10); // every key acknowledged once before the kill
+            }
+            Thread.sleep(200);
             int victim = before.primary(0);
             killedShards.set(Set.copyOf(IntStream.range(0, SHARDS).filter(s -> before.primary(s) == victim).boxed().toList()));
             killedAt.set(System.nanoTime());
@@ -123,16 +127,29 @@ class ClusterFailoverTest {
 
             // a client started during the failover finds the new map and serves the killed primary's shard
             byte[] late = keyOfShard(before, 0);
-            try (ClusterClient newcomer = ClusterClient.connect(ClientOptions.of(zk))) {
-                newcomer.put(late, bytes("late"));
-                assertThat(newcomer.get(late)).asString(StandardCharsets.UTF_8).isEqualTo("late");
-                assertThat(newcomer.shardMap().primary(0)).isNotEqualTo(victim);
+            AtomicReference<Throwable> newcomerFailure = new AtomicReference<>();
+            Thread newcomerThread = Thread.ofPlatform().start(() -> {
+                try (ClusterClient newcomer = ClusterClient.connect(ClientOptions.of(zk))) {
+                    newcomer.put(late, bytes("late"));
+                    assertThat(newcomer.get(late)).asString(StandardCharsets.UTF_8).isEqualTo("late");
+                    assertThat(newcomer.shardMap().primary(0)).isNotEqualTo(victim);
+                } catch (Throwable t) {
+                    newcomerFailure.set(t);
+                }
+            });
+            // stop soon after the first PUT on a killed shard succeeds: later PUTs would overwrite, and so hide, a
+            // lost one (every key was acknowledged before the kill, most of them not since)
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (firstAfterKill.get() == Long.MAX_VALUE && System.nanoTime() < deadline) {
+                Thread.sleep(5);
             }
-            Thread.sleep(1500);
+            Thread.sleep(50);
             stop.set(true);
             for (Thread t : threads) {
                 t.join();
             }
+            newcomerThread.join();
+            assertThat(newcomerFailure.get()).as("client started during the failover").isNull();
             assertThat(failure.get()).as("writer failure").isNull();
 
             ShardMap after = client.shardMap();
@@ -142,7 +159,11 @@ class ClusterFailoverTest {
                 assertThat(after.primary(s)).as("shard " + s + " promoted its backup").isEqualTo(before.backup(s));
             }
             long lost = 0;
+            long onKilledShards = 0;
             for (Map.Entry<String, Long> e : acknowledged.entrySet()) {
+                if (killedShards.get().contains(before.shardOf(KeyHash.hash(bytes(e.getKey()))))) {
+                    onKilledShards++;
+                }
                 byte[] value = client.get(bytes(e.getKey()));
                 long read = value == null ? 0 : Long.parseLong(new String(value, StandardCharsets.UTF_8).split("=")[1]);
                 if (read < e.getValue()) {
@@ -150,6 +171,7 @@ class ClusterFailoverTest {
                 }
             }
             assertThat(acknowledged).hasSize(writers * keysPerWriter);
+            assertThat(onKilledShards).as("keys on the killed primary's shards").isPositive();
             assertThat(lost).as("acknowledged PUTs lost").isZero();
             assertThat(firstAfterKill.get()).as("a PUT of the killed primary's shards succeeded after the kill")
                     .isLessThan(Long.MAX_VALUE);
