@@ -40,7 +40,7 @@ class ClusterFailoverTest {
         zk = URI.create("zk://127.0.0.1:" + zookeeper.getPort() + "/erda");
         for (int id = 1; id <= 3; id++) {
             members.add(MemberProcess.start(zk, id, "--shards", String.valueOf(SHARDS), "--initial-servers", "3",
-                    "--session-timeout-ms", "1500", "--table-capacity", "64k", "--region-size", "64m"));
+                    "--session-timeout-ms", "3000", "--table-capacity", "64k", "--region-size", "64m"));
         }
     }
 
@@ -122,8 +122,8 @@ class ClusterFailoverTest {
             Thread.sleep(200);
             int victim = before.primary(0);
             killedShards.set(Set.copyOf(IntStream.range(0, SHARDS).filter(s -> before.primary(s) == victim).boxed().toList()));
+            members.stream().filter(m -> m.id() == victim).findFirst().orElseThrow().kill(); // returns once gone
             killedAt.set(System.nanoTime());
-            members.stream().filter(m -> m.id() == victim).findFirst().orElseThrow().kill();
 
             // a client started during the failover finds the new map and serves the killed primary's shard
             byte[] late = keyOfShard(before, 0);

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real cluster member process ({@link ClusterServerMain}) started with this JVM's java and test class path; its
- * output goes to target/cluster-logs (named in failures). Killed with -9 by {@link #kill()}.
+ * output goes to target/cluster-logs (named in failures; tests and {@link ClusterDemo}). Killed with -9 by {@link #kill()}.
  */
 final class MemberProcess implements AutoCloseable {
     private static final String READY = " listening on ";
