@@ -12,13 +12,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.IntStream;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,10 +32,7 @@ class ClusterFailoverTest {
     void startCluster() throws Exception {
         zookeeper = ZooKeeperMain.start(0);
         zk = URI.create("zk://127.0.0.1:" + zookeeper.getPort() + "/erda");
-        for (int id = 1; id <= 3; id++) {
-            members.add(MemberProcess.start(zk, id, "--shards", String.valueOf(SHARDS), "--initial-servers", "3",
-                    "--session-timeout-ms", "3000", "--table-capacity", "64k", "--region-size", "64m"));
-        }
+        members.addAll(ClusterDemo.startMembers(zk, 3, SHARDS));
     }
 
     @AfterEach
@@ -84,101 +75,27 @@ class ClusterFailoverTest {
 
     @Test
     void killingAPrimaryUnderLoadLosesNoAcknowledgedPut() throws Exception {
-        int writers = 3;
-        int keysPerWriter = 200;
-        Map<String, Long> acknowledged = new ConcurrentHashMap<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong killedAt = new AtomicLong(Long.MAX_VALUE);
-        AtomicLong firstAfterKill = new AtomicLong(Long.MAX_VALUE);
-        AtomicReference<Set<Integer>> killedShards = new AtomicReference<>(Set.of());
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (ClusterClient client = ClusterClient.connect(ClientOptions.of(zk).withPoolSize(writers))) {
-            ShardMap before = client.shardMap();
-            List<Thread> threads = new ArrayList<>();
-            for (int w = 0; w < writers; w++) {
-                int writer = w;
-                threads.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        for (long seq = 1; !stop.get(); seq++) {
-                            for (int k = 0; k < keysPerWriter && !stop.get(); k++) {
-                                String key = "w" + writer + "-k" + k;
-                                client.put(bytes(key), bytes(key + "=" + seq));
-                                long now = System.nanoTime();
-                                acknowledged.put(key, seq);
-                                if (now > killedAt.get() && killedShards.get().contains(before.shardOf(KeyHash.hash(bytes(key))))) {
-                                    firstAfterKill.accumulateAndGet(now, Math::min);
-                                }
-                            }
-                        }
-                    } catch (Throwable t) {
-                        failure.compareAndSet(null, t);
-                    }
-                }));
-            }
-            long warm = System.nanoTime() + 60_000_000_000L;
-            while (acknowledged.size() < writers * keysPerWriter && System.nanoTime() < warm && failure.get() == null) {
-                Thread.sleep(10); // every key acknowledged once before the kill
-            }
-            Thread.sleep(200);
-            int victim = before.primary(0);
-            killedShards.set(Set.copyOf(IntStream.range(0, SHARDS).filter(s -> before.primary(s) == victim).boxed().toList()));
-            members.stream().filter(m -> m.id() == victim).findFirst().orElseThrow().kill(); // returns once gone
-            killedAt.set(System.nanoTime());
-
+        AtomicReference<ShardMap> newcomerMap = new AtomicReference<>();
+        ClusterDemo.Outcome o = ClusterDemo.killPrimaryUnderLoad(zk, members, 3, 200, victim -> {
             // a client started during the failover finds the new map and serves the killed primary's shard
-            byte[] late = keyOfShard(before, 0);
-            AtomicReference<Throwable> newcomerFailure = new AtomicReference<>();
-            Thread newcomerThread = Thread.ofPlatform().start(() -> {
-                try (ClusterClient newcomer = ClusterClient.connect(ClientOptions.of(zk))) {
-                    newcomer.put(late, bytes("late"));
-                    assertThat(newcomer.get(late)).asString(StandardCharsets.UTF_8).isEqualTo("late");
-                    assertThat(newcomer.shardMap().primary(0)).isNotEqualTo(victim);
-                } catch (Throwable t) {
-                    newcomerFailure.set(t);
-                }
-            });
-            // stop soon after the first PUT on a killed shard succeeds: later PUTs would overwrite, and so hide, a
-            // lost one (every key was acknowledged before the kill, most of them not since)
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (firstAfterKill.get() == Long.MAX_VALUE && System.nanoTime() < deadline) {
-                Thread.sleep(5);
+            try (ClusterClient newcomer = ClusterClient.connect(ClientOptions.of(zk))) {
+                byte[] late = keyOfShard(newcomer.shardMap(), 0);
+                newcomer.put(late, bytes("late"));
+                assertThat(newcomer.get(late)).asString(StandardCharsets.UTF_8).isEqualTo("late");
+                newcomerMap.set(newcomer.shardMap());
             }
-            Thread.sleep(50);
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join();
-            }
-            newcomerThread.join();
-            assertThat(newcomerFailure.get()).as("client started during the failover").isNull();
-            assertThat(failure.get()).as("writer failure").isNull();
-
-            ShardMap after = client.shardMap();
-            assertThat(after.epoch()).isGreaterThan(before.epoch());
-            assertThat(after.servers()).doesNotContain(victim);
-            for (int s : killedShards.get()) {
-                assertThat(after.primary(s)).as("shard " + s + " promoted its backup").isEqualTo(before.backup(s));
-            }
-            long lost = 0;
-            long onKilledShards = 0;
-            for (Map.Entry<String, Long> e : acknowledged.entrySet()) {
-                if (killedShards.get().contains(before.shardOf(KeyHash.hash(bytes(e.getKey()))))) {
-                    onKilledShards++;
-                }
-                byte[] value = client.get(bytes(e.getKey()));
-                long read = value == null ? 0 : Long.parseLong(new String(value, StandardCharsets.UTF_8).split("=")[1]);
-                if (read < e.getValue()) {
-                    lost++;
-                }
-            }
-            assertThat(acknowledged).hasSize(writers * keysPerWriter);
-            assertThat(onKilledShards).as("keys on the killed primary's shards").isPositive();
-            assertThat(lost).as("acknowledged PUTs lost").isZero();
-            assertThat(firstAfterKill.get()).as("a PUT of the killed primary's shards succeeded after the kill")
-                    .isLessThan(Long.MAX_VALUE);
-            System.out.printf("cluster failover: shards %d, acknowledged keys %d, lost %d, failover ms %d, retries %d%n",
-                    SHARDS, acknowledged.size(), lost, (firstAfterKill.get() - killedAt.get()) / 1_000_000,
-                    client.retries());
+        });
+        assertThat(o.after().epoch()).isGreaterThan(o.before().epoch());
+        assertThat(o.after().servers()).doesNotContain(o.victim());
+        for (int s : o.killedShards()) {
+            assertThat(o.after().primary(s)).as("shard " + s + " promoted its backup").isEqualTo(o.before().backup(s));
         }
+        assertThat(newcomerMap.get().primary(0)).isNotEqualTo(o.victim());
+        assertThat(o.acknowledged()).hasSize(3 * 200);
+        assertThat(o.keysOnKilledShards()).as("keys on the killed primary's shards").isPositive();
+        assertThat(o.lost()).as("acknowledged PUTs lost").isZero();
+        System.out.printf("cluster failover: shards %d, acknowledged keys %d, lost %d, failover ms %d, retries %d%n",
+                SHARDS, o.acknowledged().size(), o.lost(), o.failoverMillis(), o.retries());
     }
 
     private URI serverUri(int id) {
@@ -199,6 +116,6 @@ class ClusterFailoverTest {
     }
 
     private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+        return ClusterDemo.bytes(s);
     }
 }
