@@ -3,6 +3,9 @@ package io.erda.client;
 import io.erda.core.hash.Key;
 import io.erda.protocol.CleanRequest;
 import io.erda.protocol.MessageType;
+import io.erda.protocol.PutReply;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.WireStatus;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.util.Map;
@@ -24,11 +27,11 @@ public final class ErdaClient extends PooledClient {
     private final ErdaGet gets;
     private final ErdaPut puts;
 
-    private ErdaClient(ClientOptions options) {
+    private ErdaClient(ClientOptions options, BackupWrites backups) {
         super(options);
         RemoteTable table = new RemoteTable(stats);
         this.gets = new ErdaGet(stats, table, new ObjectReader(stats), options);
-        this.puts = new ErdaPut(stats, table);
+        this.puts = new ErdaPut(stats, table, backups);
     }
 
     public static ErdaClient connect(URI uri) {
@@ -37,7 +40,50 @@ public final class ErdaClient extends PooledClient {
 
     /** Opens the fabric and one connection (so a wrong URI or a dead server fails here, not on first use). */
     public static ErdaClient connect(ClientOptions options) {
-        return connected(new ErdaClient(options.withProtocol(ClientOptions.Protocol.ERDA)));
+        return connect(options, BackupWrites.NONE);
+    }
+
+    /**
+     * A client of one server of a cluster ([cluster]): a PUT whose reply names a backup reservation WRITEs there
+     * through {@code backups} too before it returns.
+     */
+    public static ErdaClient connect(ClientOptions options, BackupWrites backups) {
+        return connected(new ErdaClient(options.withProtocol(ClientOptions.Protocol.ERDA), backups));
+    }
+
+    /**
+     * [cluster], the backup's half of a replicated PUT: WRITEs {@code object} to {@code reservation} (made on this
+     * client's server by the shard's primary) and applies this server's persistence method.
+     */
+    public void writeReserved(PutReply reservation, MemorySegment object) {
+        if (object.byteSize() != reservation.objectLength()) {
+            throw new IllegalArgumentException("object of " + object.byteSize() + " bytes for a reservation of "
+                    + reservation.objectLength());
+        }
+        execute(c -> {
+            c.writes.ensure(object.byteSize());
+            MemorySegment.copy(object, 0, c.writes.segment(), 0, object.byteSize());
+            c.sync().write(c.writes.region(), 0, reservation.objectLength(), reservation.address(), reservation.rkey());
+            ErdaPut.persist(c, reservation);
+            return null;
+        });
+    }
+
+    /**
+     * [cluster], what a primary asks its backup: reserve room for {@code key}'s object as a replica reservation
+     * (a client WRITEs it). Returns null for a DELETE of a key this server does not have.
+     */
+    public PutReply reserveReplica(MemorySegment key, int valueLength, boolean delete) {
+        PutRequest request = new PutRequest(delete, valueLength, key, true);
+        try {
+            return execute(c -> c.call(MessageType.PUT, request::encode,
+                    r -> PutReply.decode(r.expect(MessageType.PUT_REPLY).body(), 0, (int) r.body().byteSize())));
+        } catch (ErdaException e) {
+            if (delete && e.status() == WireStatus.NOT_FOUND) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     /** Paper §4.4: the HEAD_STATEs that arrived while the connection was idle, before the operation reads a head. */

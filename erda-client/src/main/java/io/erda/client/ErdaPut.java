@@ -3,6 +3,7 @@ package io.erda.client;
 import io.erda.core.hash.Key;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectLayout;
+import io.erda.protocol.BackupReservation;
 import io.erda.protocol.FlushRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
@@ -25,10 +26,16 @@ final class ErdaPut {
 
     private final ClientStats stats;
     private final RemoteTable table;
+    private final BackupWrites backups;
 
-    ErdaPut(ClientStats stats, RemoteTable table) {
+    ErdaPut(ClientStats stats, RemoteTable table, BackupWrites backups) {
         this.stats = stats;
         this.table = table;
+        this.backups = backups;
+    }
+
+    /** A PUT_REPLY: the reservation here, and the backup's when the server is a clustered primary ([cluster]). */
+    private record Reserved(PutReply reply, BackupReservation backup) {
     }
 
     /** Stores {@code value} under {@code key}, or a tombstone when {@code value} is null. */
@@ -42,25 +49,44 @@ final class ErdaPut {
         PutRequest request = new PutRequest(delete, valueLength, key.bytes());
         for (int attempt = 1; ; attempt++) {
             long start = System.nanoTime();
-            PutReply reply;
+            Reserved reserved;
             try {
-                reply = c.call(MessageType.PUT, request::encode,
-                        r -> PutReply.decode(r.expect(MessageType.PUT_REPLY).body(), 0, (int) r.body().byteSize()));
+                reserved = c.call(MessageType.PUT, request::encode, r -> {
+                    MemorySegment body = r.expect(MessageType.PUT_REPLY).body();
+                    int length = (int) body.byteSize();
+                    return new Reserved(PutReply.decode(body, 0, length),
+                            BackupReservation.decodeAfterPutReply(body, 0, length));
+                });
             } catch (ErdaException e) {
                 if (delete && e.status() == WireStatus.NOT_FOUND) {
                     return; // deleting a missing key
                 }
                 throw e;
             }
-            if (reply.objectLength() != objectLength) {
+            PutReply reply = reserved.reply();
+            BackupReservation backup = reserved.backup();
+            if (reply.objectLength() != objectLength
+                    || backup != null && backup.reservation().objectLength() != objectLength) {
                 throw new ErdaException(WireStatus.INTERNAL, "server reserved " + reply.objectLength()
                         + " bytes for an object of " + objectLength);
             }
             int generation = c.view().generation(reply.head()); // the call processed every HEAD_STATE sent before the reply
             c.sync().write(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey());
             persist(c, reply);
+            if (backup != null) {
+                backups.write(backup.server(), backup.reservation(), c.writes.segment().asSlice(0, objectLength));
+            }
             if (System.nanoTime() - start <= reply.leaseNanos()) {
                 return;
+            }
+            if (backup != null) {
+                // the entry re-read below is the primary's; the backup may have rolled back: PUT both again
+                stats.putRetries.increment();
+                if (attempt == MAX_ATTEMPTS) {
+                    throw new ErdaException(WireStatus.INTERNAL, "replicated PUT of a " + objectLength + "-byte object "
+                            + "outlived its " + reply.leaseNanos() / 1_000_000 + " ms lease " + attempt + " times");
+                }
+                continue;
             }
             stats.leaseConfirmations.increment();
             long units = LogAddress.unitsForBytes(reply.chainOffset());
@@ -76,7 +102,7 @@ final class ErdaPut {
     }
 
     /** Makes the WRITE persistent the way the server advertised (docs/ARCHITECTURE.md, [persistence]). */
-    private static void persist(Connection c, PutReply reply) {
+    static void persist(Connection c, PutReply reply) {
         switch (c.view().info().persistence()) {
             case WSP -> { }
             // a FLUSH (emulated by a READ where the provider has none) completes after every earlier WRITE

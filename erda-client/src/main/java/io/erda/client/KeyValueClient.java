@@ -12,8 +12,17 @@ import java.lang.foreign.MemorySegment;
  */
 public interface KeyValueClient extends AutoCloseable {
 
-    /** Connects with the client of {@link ClientOptions#protocol()}. */
+    /**
+     * Connects with the client of {@link ClientOptions#protocol()}, or, for a URI scheme a {@link ClientProvider}
+     * serves (erda-cluster's {@code zk://}), with that provider's client.
+     */
     static KeyValueClient connect(ClientOptions options) {
+        String scheme = options.uri().getScheme();
+        for (ClientProvider provider : java.util.ServiceLoader.load(ClientProvider.class)) {
+            if (provider.scheme().equalsIgnoreCase(scheme)) {
+                return provider.connect(options);
+            }
+        }
         return switch (options.protocol()) {
             case ERDA -> ErdaClient.connect(options);
             case REDO_LOG -> RedoLogClient.connect(options);

@@ -9,7 +9,7 @@ import static io.erda.protocol.MessageHeader.INT;
  *
  * <pre>
  * +---------------------------------------------------------------+
- * |                 flags (bit 0: delete)                         |
+ * |        flags (bit 0: delete, bit 1: replica reservation)      |
  * +---------------------------------------------------------------+
  * |                          key length                           |
  * +---------------------------------------------------------------+
@@ -20,12 +20,22 @@ import static io.erda.protocol.MessageHeader.INT;
  * |                       key bytes ...                           |
  * </pre>
  */
-public record PutRequest(boolean delete, int valueLength, MemorySegment key) {
+/**
+ * A <em>replica</em> reservation is one a clustered primary forwards to the shard's backup: the backup reserves as
+ * for any PUT, and the client that asked the primary WRITEs there too (docs/ARCHITECTURE.md, [cluster]).
+ */
+public record PutRequest(boolean delete, int valueLength, MemorySegment key, boolean replica) {
     public static final int FLAGS_OFFSET = 0;
     public static final int KEY_LENGTH_OFFSET = 4;
     public static final int VALUE_LENGTH_OFFSET = 8;
     public static final int KEY_OFFSET = 16;
     public static final int FLAG_DELETE = 1;
+    public static final int FLAG_REPLICA = 2;
+
+    /** A client's reservation (not a replica one). */
+    public PutRequest(boolean delete, int valueLength, MemorySegment key) {
+        this(delete, valueLength, key, false);
+    }
 
     public int encodedLength() {
         return KEY_OFFSET + (int) key.byteSize();
@@ -33,7 +43,7 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key) {
 
     /** Encodes at {@code offset}; returns the body length. */
     public int encode(MemorySegment s, long offset) {
-        s.set(INT, offset + FLAGS_OFFSET, delete ? FLAG_DELETE : 0);
+        s.set(INT, offset + FLAGS_OFFSET, (delete ? FLAG_DELETE : 0) | (replica ? FLAG_REPLICA : 0));
         s.set(INT, offset + KEY_LENGTH_OFFSET, (int) key.byteSize());
         s.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
         s.set(INT, offset + 12, 0);
@@ -52,6 +62,7 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key) {
         if (delete && valueLength != 0) {
             throw new WireFormatException("DELETE carries value length " + valueLength + ", expected 0");
         }
-        return new PutRequest(delete, valueLength, Body.slice(s, offset + KEY_OFFSET, keyLength));
+        return new PutRequest(delete, valueLength, Body.slice(s, offset + KEY_OFFSET, keyLength),
+                (flags & FLAG_REPLICA) != 0);
     }
 }

@@ -19,7 +19,14 @@ public enum WireStatus {
     NOT_FOUND(7),
     /** The request is valid but this server does not serve it (wrong protocol for the connection). */
     UNSUPPORTED(8),
-    INTERNAL(9);
+    INTERNAL(9),
+    /**
+     * A clustered server is not the primary of the key's shard (or, for a replica reservation, not its backup): the
+     * client's shard map is stale; it waits for the new one and tries again (docs/ARCHITECTURE.md, [cluster]).
+     */
+    NOT_PRIMARY(10),
+    /** The primary could not reserve on the shard's backup; nothing was written, the client tries again. */
+    BACKUP_UNAVAILABLE(11);
 
     private static final WireStatus[] BY_CODE = values();
 

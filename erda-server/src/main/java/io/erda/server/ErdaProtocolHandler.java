@@ -1,8 +1,10 @@
 package io.erda.server;
 
+import io.erda.core.hash.Key;
 import io.erda.core.layout.ObjectLayout;
 import io.erda.core.table.TableGeometry;
 import io.erda.fabric.MemoryRegion;
+import io.erda.protocol.BackupReservation;
 import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.CleanRequest;
 import io.erda.protocol.ConnectData;
@@ -37,6 +39,7 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
     private final int maxMessageLength;
     private final Supplier<String> stats;
     private final Cleaner cleaner;
+    private final Replication replication;
 
     /** The admin CLEAN: cleans one head and returns the run's report as "name=value" lines. */
     @FunctionalInterface
@@ -45,8 +48,9 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
     }
 
     ErdaProtocolHandler(Store store, RegionRegistry registry, PersistenceMethod persistence, int maxMessageLength,
-                        Supplier<String> stats, Cleaner cleaner) {
+                        Supplier<String> stats, Cleaner cleaner, Replication replication) {
         this.cleaner = cleaner;
+        this.replication = replication;
         this.store = store;
         this.registry = registry;
         this.persistence = persistence;
@@ -67,11 +71,13 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
                 requireKeyLength(s, body + PutRequest.KEY_LENGTH_OFFSET, request.bodyLength(), PutRequest.KEY_OFFSET);
                 PutRequest put = PutRequest.decode(s, body, request.bodyLength(), ObjectLayout.MAX_KEY_LENGTH,
                         Integer.MAX_VALUE);
-                Store.Reserved r = store.reserve(put.key(), put.valueLength(), put.delete());
-                MemoryRegion region = registry.region(r.head(), r.regionIndex());
-                PutReply reply = new PutReply(r.head(), r.objectLength(), r.chainOffset(),
-                        region.address() + r.offsetInRegion(), region.rkey(), store.leaseNanos());
-                replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
+                Replication.Backup backup = replication.backupFor(Key.of(put.key()), put.replica());
+                if (backup == null) {
+                    PutReply reply = reserve(put);
+                    replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
+                } else {
+                    putReplicated(put, backup, replies);
+                }
             }
             case GET -> {
                 replyValue(replies, store.get(key(request)));
@@ -100,6 +106,51 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
             default -> throw new RequestException((request.type().code() & 1) == 0 ? WireStatus.BAD_REQUEST
                     : WireStatus.UNSUPPORTED, "message type " + request.type() + " (" + request.type().code()
                     + ") is not a request of the erda protocol");
+        }
+    }
+
+    private PutReply reserve(PutRequest put) {
+        Store.Reserved r = store.reserve(put.key(), put.valueLength(), put.delete());
+        MemoryRegion region = registry.region(r.head(), r.regionIndex());
+        return new PutReply(r.head(), r.objectLength(), r.chainOffset(), region.address() + r.offsetInRegion(),
+                region.rkey(), store.leaseNanos());
+    }
+
+    /**
+     * [cluster]: reserve here, then the same object on the backup, as one task of the shard's ordered executor so both
+     * servers see the key's PUTs in one order; the reply, carrying both reservations, goes out from that task (the
+     * client has this one request outstanding, so the reply slot stays its own, as for CLEAN). The receive buffer is
+     * reposted when this returns: the key is copied first. If the backup fails, the local reservation is left to its
+     * lease (no client WRITEs it) and the client is told to try again.
+     */
+    private void putReplicated(PutRequest put, Replication.Backup backup, Replies replies) {
+        MemorySegment key = MemorySegment.ofArray(put.key().toArray(ValueLayout.JAVA_BYTE));
+        PutRequest own = new PutRequest(put.delete(), put.valueLength(), key);
+        backup.ordered().execute(() -> {
+            try {
+                PutReply local = reserve(own);
+                PutReply remote = backup.reserve(new PutRequest(put.delete(), put.valueLength(), key, true));
+                if (remote == null) { // a DELETE of a key the backup never had: nothing to delete there
+                    replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, local::encode);
+                    return;
+                }
+                BackupReservation b = new BackupReservation(backup.server(), remote);
+                replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH + BackupReservation.LENGTH,
+                        (t, o) -> local.encode(t, o) + b.encode(t, o + PutReply.LENGTH));
+            } catch (RequestException e) {
+                replyError(replies, e.status(), e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "replicated PUT failed", e);
+                replyError(replies, WireStatus.INTERNAL, "replicated PUT failed: " + e);
+            }
+        });
+    }
+
+    private static void replyError(Replies replies, WireStatus status, String message) {
+        try {
+            replies.reply(MessageType.ERROR, status, ErrorReply.MAX_LENGTH, (t, o) -> ErrorReply.encode(t, o, message));
+        } catch (RuntimeException gone) {
+            LOG.log(Level.FINE, "error reply not sent", gone); // the client went away
         }
     }
 
@@ -133,8 +184,7 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
                         return body.length;
                     });
                 } else {
-                    String message = new String(body, StandardCharsets.UTF_8);
-                    replies.reply(MessageType.ERROR, status, ErrorReply.MAX_LENGTH, (t, o) -> ErrorReply.encode(t, o, message));
+                    replyError(replies, status, new String(body, StandardCharsets.UTF_8));
                 }
             } catch (RuntimeException gone) {
                 LOG.log(Level.FINE, "CLEAN reply for head " + head + " not sent", gone); // the client went away

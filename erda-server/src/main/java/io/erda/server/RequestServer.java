@@ -72,9 +72,11 @@ public final class RequestServer implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
     private volatile StoreCleaning cleaning;
+    private final Replication replication;
 
-    private RequestServer(ServerConfig config, StoreStats stats, Store store, Fabric fabric) {
+    private RequestServer(ServerConfig config, StoreStats stats, Store store, Fabric fabric, Replication replication) {
         this.config = config;
+        this.replication = replication;
         this.stats = stats;
         this.store = store;
         this.fabric = fabric;
@@ -95,12 +97,17 @@ public final class RequestServer implements AutoCloseable {
 
     /** Opens (or creates) the store, recovers it, registers it and starts serving. */
     public static RequestServer start(ServerConfig config) {
+        return start(config, Replication.NONE);
+    }
+
+    /** As {@link #start(ServerConfig)}, for a clustered server: {@code replication} decides each PUT ([cluster]). */
+    public static RequestServer start(ServerConfig config, Replication replication) {
         StoreStats stats = new StoreStats();
         Store store = Store.open(config, stats);
         Fabric fabric = null;
         try {
             fabric = Fabric.open(config.listen(), config.fabricProperties());
-            RequestServer server = new RequestServer(config, stats, store, fabric);
+            RequestServer server = new RequestServer(config, stats, store, fabric, replication);
             server.startThreads();
             return server;
         } catch (RuntimeException e) {
@@ -257,7 +264,7 @@ public final class RequestServer implements AutoCloseable {
     private Function<Connection, ProtocolHandler> handlerFor(int protocol, ReceiveBuffers buffers) {
         // the admin CLEAN lives in the Erda handler; the baselines delegate only HELLO's description and STATS to it
         ErdaProtocolHandler erda = new ErdaProtocolHandler(store, registry, config.persistence(), MAX_MESSAGE_LENGTH,
-                this::stats, head -> report(clean(head)));
+                this::stats, head -> report(clean(head)), replication);
         return switch (protocol) {
             case ConnectData.PROTOCOL_ERDA -> connection -> erda;
             case ConnectData.PROTOCOL_REDO_LOG, ConnectData.PROTOCOL_READ_AFTER_WRITE ->

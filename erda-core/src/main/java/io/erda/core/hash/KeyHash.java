@@ -12,6 +12,8 @@ import com.dynatrace.hash4j.hashing.Hashing;
 public final class KeyHash {
     private static final Hasher64 XXH3 = Hashing.xxh3_64();
     private static final long GOLDEN = 0x9E37_79B9_7F4A_7C15L;
+    /** Another odd multiplier (MurmurHash3's fmix64 constant), so shard and head are not the same mix. */
+    private static final long SHARD_MIX = 0xC4CE_B9FE_1A85_EC53L;
 
     private KeyHash() {
     }
@@ -45,5 +47,17 @@ public final class KeyHash {
             throw new IllegalArgumentException("head count " + heads + " is not positive");
         }
         return (int) Long.remainderUnsigned(hash * GOLDEN >>> 16, heads);
+    }
+
+    /**
+     * Shard owning the key among {@code shards} (a power of two) servers' worth of key space: the top bits of a
+     * multiplicative mix, so a server's keys still spread over all its home buckets (low bits) and heads
+     * (docs/ARCHITECTURE.md, [cluster]).
+     */
+    public static int shard(long hash, int shards) {
+        if (shards <= 0 || Integer.bitCount(shards) != 1) {
+            throw new IllegalArgumentException("shard count " + shards + " is not a positive power of two");
+        }
+        return shards == 1 ? 0 : (int) ((hash * SHARD_MIX) >>> (64 - Integer.numberOfTrailingZeros(shards)));
     }
 }

@@ -1,0 +1,112 @@
+package io.erda.cluster;
+
+import io.erda.protocol.PersistenceMethod;
+import io.erda.server.ErdaServerMain;
+import io.erda.server.PmEmulation;
+import io.erda.server.ServerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code erda-cluster-server --zk zk://host:port/erda --id N ...}: one member of a cluster ([cluster]). Prints
+ * {@code erda-cluster-server ID listening on URI} once registered.
+ */
+@Command(name = "erda-cluster-server", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Runs one Erda server of a sharded, replicated cluster whose membership and shard map live in "
+                + "ZooKeeper. On startup prints 'erda-cluster-server ID listening on URI'. SIGTERM closes it."})
+public final class ClusterServerMain implements Callable<Integer> {
+    @Option(names = "--zk", required = true, paramLabel = "URI", description = "The cluster: zk://host:port/path.")
+    URI zk;
+
+    @Option(names = "--id", required = true, paramLabel = "N", description = "This server's id, unique in the cluster.")
+    int id;
+
+    @Option(names = "--shards", paramLabel = "S", defaultValue = "8",
+            description = "Shards of a new cluster (a power of two). Default: ${DEFAULT-VALUE}.")
+    int shards;
+
+    @Option(names = "--initial-servers", paramLabel = "N", defaultValue = "3",
+            description = "Servers that must be registered before the first shard map is made. Default: ${DEFAULT-VALUE}.")
+    int initialServers;
+
+    @Option(names = "--session-timeout-ms", paramLabel = "MS", defaultValue = "2000",
+            description = "ZooKeeper session timeout: how long after a server dies its shards fail over. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int sessionTimeoutMillis;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "PM directory of the store. Default: a fresh one under "
+            + "/dev/shm, deleted at exit.")
+    Path dir;
+
+    @Option(names = "--listen", paramLabel = "URI", defaultValue = "tcp://127.0.0.1:0",
+            description = "Fabric URI to listen on. Default: ${DEFAULT-VALUE}.")
+    URI listen;
+
+    @Option(names = "--persistence", paramLabel = "METHOD", defaultValue = "wsp",
+            description = "wsp, read-after-write or server-flush. Default: ${DEFAULT-VALUE}.")
+    String persistence;
+
+    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "1000", description = "Reservation lease. "
+            + "Default: ${DEFAULT-VALUE}.")
+    long leaseMillis;
+
+    @Option(names = "--heads", paramLabel = "N", description = "Log heads of a new store.")
+    Integer heads;
+
+    @Option(names = "--table-capacity", paramLabel = "KEYS", converter = ErdaServerMain.SizeConverter.class,
+            description = "Hash table home buckets of a new store.")
+    Long tableCapacity;
+
+    @Option(names = "--region-size", paramLabel = "BYTES", converter = ErdaServerMain.SizeConverter.class,
+            description = "Bytes of one log region file.")
+    Long regionSize;
+
+    @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Request threads. "
+            + "Default: ${DEFAULT-VALUE}.")
+    int workers;
+
+    @Override
+    public Integer call() throws Exception {
+        boolean ephemeral = dir == null;
+        Path directory = ephemeral ? Files.createTempDirectory(Path.of("/dev/shm"), "erda-cluster-" + id + "-") : dir;
+        ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, null,
+                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), 0, workers, null,
+                PmEmulation.NONE);
+        ClusterServer member = new ClusterServer(zk, id, shards, initialServers, sessionTimeoutMillis, config).start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            member.close();
+            if (ephemeral) {
+                deleteTree(directory);
+            }
+            stopped.countDown();
+        }, "erda-cluster-shutdown"));
+        System.out.println("erda-cluster-server " + id + " listening on " + member.uri());
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ClusterServerMain()).execute(args));
+    }
+}

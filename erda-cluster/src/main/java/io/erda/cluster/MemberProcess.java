@@ -1,0 +1,106 @@
+package io.erda.cluster;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real cluster member process ({@link ClusterServerMain}) started with this JVM's java and test class path; its
+ * output goes to target/cluster-logs (named in failures; tests and {@link ClusterDemo}). Killed with -9 by {@link #kill()}.
+ */
+final class MemberProcess implements AutoCloseable {
+    private static final String READY = " listening on ";
+
+    private final int id;
+    private final Process process;
+    private final Path log;
+
+    private MemberProcess(int id, Process process, Path log) {
+        this.id = id;
+        this.process = process;
+        this.log = log;
+    }
+
+    static MemberProcess start(URI zk, int id, String... options) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                ClusterServerMain.class.getName(), "--zk", zk.toString(), "--id", String.valueOf(id)));
+        command.addAll(List.of(options));
+        Path log;
+        Process p;
+        try {
+            Path dir = Files.createDirectories(Path.of("target", "cluster-logs"));
+            log = Files.createTempFile(dir, "member-" + id + "-", ".log");
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> pump(p, log, ready));
+        try {
+            ready.get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            p.destroyForcibly();
+            throw new IllegalStateException("member " + id + " did not start: " + e + "; log " + log, e);
+        }
+        return new MemberProcess(id, p, log);
+    }
+
+    private static void pump(Process p, Path log, CompletableFuture<Void> ready) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+             PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
+            for (String line; (line = in.readLine()) != null; ) {
+                out.println(line);
+                if (line.startsWith("erda-cluster-server ") && line.contains(READY)) {
+                    ready.complete(null);
+                }
+            }
+        } catch (IOException e) {
+            ready.completeExceptionally(e);
+        }
+        ready.completeExceptionally(new IllegalStateException("exited before it listened"));
+    }
+
+    int id() {
+        return id;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    /** kill -9, and wait until the process is gone. */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    kill();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                kill();
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.erda.cluster;
+
+import java.net.URI;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * A cluster's ZooKeeper address, {@code zk://host:port[,host:port...]/path}, and the znodes under the path
+ * ([cluster]): {@code /servers/ID} (ephemeral, data: the server's fabric URI), {@code /map} ({@link ShardMap}) and
+ * {@code /coordinator} (the leader latch whose leader writes the map).
+ */
+public final class Zk {
+    public static final String SERVERS = "/servers";
+    public static final String MAP = "/map";
+    public static final String COORDINATOR = "/coordinator";
+    static final int CONNECT_TIMEOUT_MILLIS = 10_000;
+
+    private Zk() {
+    }
+
+    /** A started Curator client of {@code uri}'s ensemble, namespaced to its path, connected (or failing naming it). */
+    public static CuratorFramework connect(URI uri, int sessionTimeoutMillis) {
+        if (!"zk".equalsIgnoreCase(uri.getScheme()) || uri.getRawAuthority() == null) {
+            throw new IllegalArgumentException("cluster URI " + uri + " is not zk://host:port/path");
+        }
+        String path = uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/") ? "/erda" : uri.getPath();
+        CuratorFramework zk = CuratorFrameworkFactory.builder().connectString(uri.getRawAuthority())
+                .namespace(path.substring(1).replaceAll("/+$", "")).sessionTimeoutMs(sessionTimeoutMillis)
+                .connectionTimeoutMs(Math.min(CONNECT_TIMEOUT_MILLIS, sessionTimeoutMillis))
+                .retryPolicy(new ExponentialBackoffRetry(50, 10, 1000)).build();
+        zk.start();
+        try {
+            if (!zk.blockUntilConnected(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+                zk.close();
+                throw new IllegalStateException("no ZooKeeper at " + uri.getRawAuthority() + " within "
+                        + CONNECT_TIMEOUT_MILLIS + " ms");
+            }
+        } catch (InterruptedException e) {
+            zk.close();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted connecting to " + uri, e);
+        }
+        return zk;
+    }
+
+    static String server(int id) {
+        return SERVERS + "/" + id;
+    }
+}

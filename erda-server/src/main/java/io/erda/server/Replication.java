@@ -1,0 +1,43 @@
+package io.erda.server;
+
+import io.erda.core.hash.Key;
+import io.erda.protocol.PutReply;
+import io.erda.protocol.PutRequest;
+
+/**
+ * What a clustered server does around a PUT (docs/ARCHITECTURE.md, [cluster]); {@link #NONE} for a server on its own.
+ * The control plane (erda-cluster) implements it from the shard map; the server only asks it, per PUT, before it
+ * reserves anything.
+ */
+public interface Replication {
+    /** A server on its own: every PUT is served here, with no backup. */
+    Replication NONE = (key, replica) -> null;
+
+    /**
+     * The backup to forward {@code key}'s reservation to, or null to serve it here alone (no backup, or
+     * {@code replica}: this is the backup). Throws a {@link RequestException} with
+     * {@link io.erda.protocol.WireStatus#NOT_PRIMARY} when this server is not the key's primary (or, for a
+     * {@code replica} reservation, not its backup).
+     */
+    Backup backupFor(Key key, boolean replica);
+
+    /** A shard's backup, as the primary sees it. */
+    interface Backup {
+        /** The backup server's id, which the client finds in the shard map. */
+        int server();
+
+        /**
+         * Runs the primary's local reservation and then the backup's, one task after another (one executor per
+         * shard), so both servers see a key's PUTs in one order. Off the request threads: two primaries that back each
+         * other up would otherwise deadlock once every worker of each waits for the other.
+         */
+        java.util.concurrent.Executor ordered();
+
+        /**
+         * Reserves the same object on the backup (a replica reservation); null for a DELETE of a key the backup does
+         * not have. Throws a {@link RequestException} with {@link io.erda.protocol.WireStatus#BACKUP_UNAVAILABLE}
+         * when the backup cannot be reached.
+         */
+        PutReply reserve(PutRequest request);
+    }
+}
