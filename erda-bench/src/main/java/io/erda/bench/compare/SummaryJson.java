@@ -9,8 +9,8 @@ import java.util.Locale;
  * nvm_bytes_per_op, server_cpu_us_per_op, clients (client processes, each with {@code threads} threads),
  * target_ops (open loop: the intended ops/s; null: closed loop; an open-loop run's read and update figures are from
  * the intended start), latency (per YCSB histogram, e.g. {@code READ} or {@code Intended-READ}: count, mean_us,
- * p50_us, p99_us, p999_us, max_us of the full histogram); null where a figure does not apply. Written by hand: a
- * dozen flat fields do not need a JSON library on the class path.
+ * p50_us, p99_us, p999_us, max_us of the full histogram); null where a figure does not apply. Written by hand:
+ * flat fields and one level of nesting do not need a JSON library on the class path.
  */
 public final class SummaryJson {
 

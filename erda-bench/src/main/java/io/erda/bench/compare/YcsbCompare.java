@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -113,7 +115,7 @@ public final class YcsbCompare implements Callable<Integer> {
     private final PrintStream progress;
     private List<String> skipped = List.of();
     /** Each finished run's histograms, for the percentile plots. */
-    private final Map<RunRecord, RunLatency> histograms = new java.util.IdentityHashMap<>();
+    private final Map<RunRecord, RunLatency> histograms = new IdentityHashMap<>();
 
     public YcsbCompare() {
         this(System.out);
@@ -229,7 +231,7 @@ public final class YcsbCompare implements Callable<Integer> {
                             .forEach(k -> steps.add(new Step(w, threads, k)));
                     }
                 }
-                steps.sort(java.util.Comparator.comparing(Step::workload).thenComparingInt(Step::clients).thenComparingInt(Step::threads));
+                steps.sort(Comparator.comparing(Step::workload).thenComparingInt(Step::clients).thenComparingInt(Step::threads));
                 groups.add(new Group(protocol, size, steps));
             }
         }
@@ -372,7 +374,7 @@ public final class YcsbCompare implements Callable<Integer> {
 
     /** How the runs measured, for the top of results.md. */
     String method() {
-        String each = clients == 1 ? "one YCSB process" : clients + " YCSB processes (histograms added, throughput summed)";
+        String each = clients == 1 ? "one YCSB process" : clients + " YCSB processes, throughput summed and histograms added,";
         String warm = warmupSeconds > 0
             ? "a warm-up of " + ComparisonTable.fmt(warmupSeconds) + " s (the workload run in the same JVM, its operations, time and"
                 + " server counters excluded from every figure), then"
@@ -381,7 +383,7 @@ public final class YcsbCompare implements Callable<Integer> {
             ? "Open loop at " + targetOps + " ops/s in all: latency is measured from each operation's intended start, so a"
                 + " stall counts for every operation it delays; the op-time figures are in the percentile table."
             : "Closed loop: each thread issues its next operation when the previous one returns.";
-        return "Each run: " + each + " of " + threads + " thread" + (threads == 1 ? "" : "s") + " (unless the sweep says otherwise); "
+        return "Each run: " + each + " of " + threads + " thread" + (threads == 1 ? "" : "s") + (full ? " (unless the sweep says otherwise)" : "") + "; "
             + warm + " at most " + durationSeconds + " s measured. " + loop + " Full latency histograms: raw/RUN-OP.hdr.";
     }
 
