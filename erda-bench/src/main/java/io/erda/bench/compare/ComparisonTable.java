@@ -22,10 +22,13 @@ final class ComparisonTable {
             + "| update mean µs | update p99 µs | NVM B/op | server CPU µs/op |\n");
         b.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (RunRecord r : runs) {
-            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                r.fabric(), r.workload(), r.valueSize(), r.threads(), PeerSystems.label(r.protocol()), fmt(r.throughputOps()),
+            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                r.fabric(), r.workload(), r.valueSize(), threads(r), PeerSystems.label(r.protocol()), fmt(r.throughputOps()),
                 fmt(r.readMeanUs()), fmt(r.readP99Us()), fmt(r.updateMeanUs()), fmt(r.updateP99Us()),
                 fmt(r.nvmBytesPerOp()), fmt(r.serverCpuUsPerOp())));
+        }
+        if (runs.stream().anyMatch(r -> r.clients() > 1)) {
+            b.append("\nthreads K×T: K client processes of T threads each.\n");
         }
         b.append("\n## Ratios against Redo Logging (same fabric, workload, value size, threads)\n\n");
         b.append("Throughput: higher is better; latency, NVM bytes and server CPU: lower is better.\n\n");
@@ -39,8 +42,8 @@ final class ComparisonTable {
                 continue;
             }
             any = true;
-            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s |%n",
-                r.fabric(), r.workload(), r.valueSize(), r.threads(), PeerSystems.label(r.protocol()),
+            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |%n",
+                r.fabric(), r.workload(), r.valueSize(), threads(r), PeerSystems.label(r.protocol()),
                 ratio(r, ref, RunRecord::throughputOps), ratio(r, ref, RunRecord::readMeanUs),
                 ratio(r, ref, RunRecord::updateMeanUs), ratio(r, ref, RunRecord::nvmBytesPerOp),
                 ratio(r, ref, RunRecord::serverCpuUsPerOp)));
@@ -55,11 +58,12 @@ final class ComparisonTable {
         return b.toString();
     }
 
-    /** The Redo Logging run in the same setting as {@code r}, or null. */
+    /** The Redo Logging run in the same setting as {@code r} (threads, processes, open-loop target too), or null. */
     static RunRecord reference(List<RunRecord> runs, RunRecord r) {
         for (RunRecord o : runs) {
             if (o.protocol().equals(REFERENCE) && o.fabric().equals(r.fabric()) && o.workload().equals(r.workload())
-                && o.valueSize() == r.valueSize() && o.threads() == r.threads()) {
+                && o.valueSize() == r.valueSize() && o.threads() == r.threads() && o.clients() == r.clients()
+                && Objects.equals(o.targetOps(), r.targetOps())) {
                 return o;
             }
         }
@@ -74,7 +78,7 @@ final class ComparisonTable {
                 continue;
             }
             RunRecord ref = reference(runs, r);
-            String where = " (" + r.threads() + " thread" + (r.threads() == 1 ? "" : "s") + ")";
+            String where = " (" + ReportPlots.setting(0, r.threads(), r.clients()) + ")";
             double target = switch (r.workload()) {
                 case "C" -> 1.5;
                 case "B" -> 1.4;
@@ -110,6 +114,11 @@ final class ComparisonTable {
             return Objects.equals(a, 0.0) ? "1.00" : "∞";
         }
         return String.format(Locale.ROOT, "%.2f", a / b);
+    }
+
+    /** The threads column: {@code T}, or {@code K×T} for K client processes of T threads each. */
+    static String threads(RunRecord r) {
+        return r.clients() == 1 ? Integer.toString(r.threads()) : r.clients() + "×" + r.threads();
     }
 
     static String fmt(Double v) {

@@ -6,8 +6,11 @@ import java.util.Locale;
 /**
  * summary.json: a JSON array with one object per run, fields in this order: fabric, protocol, workload,
  * value_size, threads, throughput_ops, read_mean_us, read_p99_us, update_mean_us, update_p99_us,
- * nvm_bytes_per_op, server_cpu_us_per_op; null where a figure does not apply. Written by hand: a dozen flat
- * fields do not need a JSON library on the class path.
+ * nvm_bytes_per_op, server_cpu_us_per_op, clients (client processes, each with {@code threads} threads),
+ * target_ops (open loop: the intended ops/s; null: closed loop; an open-loop run's read and update figures are from
+ * the intended start), latency (per YCSB histogram, e.g. {@code READ} or {@code Intended-READ}: count, mean_us,
+ * p50_us, p99_us, p999_us, max_us of the full histogram); null where a figure does not apply. Written by hand:
+ * flat fields and one level of nesting do not need a JSON library on the class path.
  *
  * <p>For protocol {@code redis} (a peer row) nvm_bytes_per_op is the growth of its append-only file per operation.
  */
@@ -33,7 +36,21 @@ public final class SummaryJson {
             b.append(", \"update_p99_us\": ").append(number(r.updateP99Us()));
             b.append(", \"nvm_bytes_per_op\": ").append(number(r.nvmBytesPerOp()));
             b.append(", \"server_cpu_us_per_op\": ").append(number(r.serverCpuUsPerOp()));
-            b.append('}');
+            b.append(", \"clients\": ").append(r.clients());
+            b.append(", \"target_ops\": ").append(r.targetOps() == null ? "null" : r.targetOps().toString());
+            b.append(", \"latency\": {");
+            String sep = "";
+            for (String name : RunLatency.NAMES) {
+                LatencyFigures f = r.latency().get(name);
+                if (f != null) {
+                    b.append(sep).append(string(name)).append(": {\"count\": ").append(f.count())
+                        .append(", \"mean_us\": ").append(number(f.meanUs())).append(", \"p50_us\": ").append(number(f.p50Us()))
+                        .append(", \"p99_us\": ").append(number(f.p99Us())).append(", \"p999_us\": ").append(number(f.p999Us()))
+                        .append(", \"max_us\": ").append(number(f.maxUs())).append('}');
+                    sep = ", ";
+                }
+            }
+            b.append("}}");
         }
         return b.append(runs.isEmpty() ? "]\n" : "\n]\n").toString();
     }

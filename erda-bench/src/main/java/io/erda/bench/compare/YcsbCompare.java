@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -77,6 +79,22 @@ public final class YcsbCompare implements Callable<Integer> {
     @Option(names = "--max-threads", description = "--full: the thread sweep's largest count (default: 2 × cores)")
     Integer maxThreads;
 
+    @Option(names = "--clients", defaultValue = "1", description = "YCSB client processes per run, each with --threads"
+        + " threads; throughput is summed, latency histograms added (default: ${DEFAULT-VALUE})")
+    int clients;
+
+    @Option(names = "--max-clients", description = "--full: the process sweep's largest count (default: 2 × cores)")
+    Integer maxClients;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "seconds each YCSB process runs the workload before"
+        + " the measured window, excluded from every figure; 0: none (default: ${DEFAULT-VALUE})")
+    double warmupSeconds;
+
+    @Option(names = "--target-ops", defaultValue = "0", description = "open loop: intended operations per second over all"
+        + " threads and processes; latency is measured from each operation's intended start, so a stall is not hidden"
+        + " (coordinated omission); 0 (default): closed loop, as fast as the store answers")
+    long targetOps;
+
     @Option(names = "--records", defaultValue = "10000", description = "records loaded (default: ${DEFAULT-VALUE})")
     int records;
 
@@ -95,8 +113,14 @@ public final class YcsbCompare implements Callable<Integer> {
     @Option(names = "--pm-dir", description = "where the temporary PM directory goes (default /dev/shm, else the system temp dir)")
     Path pmBase;
 
+    /** Picocli's model of this command: its errors go to the caller's error stream. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     private final PrintStream progress;
     private List<String> skipped = List.of();
+    /** Each finished run's histograms, for the percentile plots. */
+    private final Map<RunRecord, RunLatency> histograms = new IdentityHashMap<>();
 
     public YcsbCompare() {
         this(System.out);
@@ -113,8 +137,8 @@ public final class YcsbCompare implements Callable<Integer> {
     /** One server lifetime: a fresh server and PM directory, a load, then the runs. */
     record Group(String protocol, int valueSize, List<Step> steps) { }
 
-    /** One measured YCSB run of a group. */
-    record Step(Workload workload, int threads) { }
+    /** One measured YCSB run of a group: {@code clients} processes of {@code threads} threads. */
+    record Step(Workload workload, int threads, int clients) { }
 
     @Override
     public Integer call() throws Exception {
@@ -175,12 +199,22 @@ public final class YcsbCompare implements Callable<Integer> {
 
     private void validate() {
         if (!fabric.equals("shm") && !fabric.equals("tcp") && !fabric.equals("verbs")) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--fabric " + fabric
+            throw new CommandLine.ParameterException(spec.commandLine(), "--fabric " + fabric
                 + " is not shm, tcp or verbs");
         }
-        if (valueSize < 1 || threads < 1 || records < 1 || durationSeconds < 1) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--value-size " + valueSize + ", --threads " + threads
-                + ", --records " + records + " and --duration " + durationSeconds + " must all be at least 1");
+        if (valueSize < 1 || threads < 1 || records < 1 || durationSeconds < 1 || clients < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--value-size " + valueSize + ", --threads " + threads
+                + ", --records " + records + ", --duration " + durationSeconds + " and --clients " + clients
+                + " must all be at least 1");
+        }
+        if (!(warmupSeconds >= 0 && warmupSeconds <= 3600)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--warmup " + warmupSeconds
+                + " is not between 0 and 3600 seconds");
+        }
+        int mostClients = full ? Math.max(clients, maxClientsOrDefault()) : clients;
+        if (targetOps < 0 || targetOps > 0 && targetOps < mostClients || targetOps > Integer.MAX_VALUE) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--target-ops " + targetOps + " must be 0 (closed"
+                + " loop) or from " + mostClients + " (one per client process) to " + Integer.MAX_VALUE);
         }
         try {
             protocols = PeerSystems.withPeers(protocols, peers);
@@ -196,15 +230,26 @@ public final class YcsbCompare implements Callable<Integer> {
         List<Group> groups = new ArrayList<>();
         for (String protocol : protocols) {
             for (int size : sizes) {
-                List<Integer> counts = full && size == 1024 ? IntStream.rangeClosed(1, Math.max(most, threads)).boxed().toList() : List.of(threads);
                 List<Step> steps = new ArrayList<>();
                 for (Workload w : ws) {
-                    counts.forEach(t -> steps.add(new Step(w, t)));
+                    steps.add(new Step(w, threads, clients));
+                    if (full && size == 1024) {
+                        // the sweeps: threads in one set of --clients processes, then processes of --threads threads
+                        IntStream.rangeClosed(1, Math.max(most, threads)).filter(t -> t != threads)
+                            .forEach(t -> steps.add(new Step(w, t, clients)));
+                        IntStream.rangeClosed(1, Math.max(maxClientsOrDefault(), clients)).filter(k -> k != clients)
+                            .forEach(k -> steps.add(new Step(w, threads, k)));
+                    }
                 }
+                steps.sort(Comparator.comparing(Step::workload).thenComparingInt(Step::clients).thenComparingInt(Step::threads));
                 groups.add(new Group(protocol, size, steps));
             }
         }
         return groups;
+    }
+
+    private int maxClientsOrDefault() {
+        return maxClients != null ? maxClients : 2 * Runtime.getRuntime().availableProcessors();
     }
 
     private List<RunRecord> runGroup(Group g, Path scratch, Path rawDir, Map<Workload, Path> workloadFiles, int done, long total)
@@ -225,24 +270,29 @@ public final class YcsbCompare implements Callable<Integer> {
             throw new ServerStartFailed(e.getMessage());
         }
         try (server) {
-            int loadThreads = g.steps().stream().mapToInt(Step::threads).max().orElse(1);
+            int loadThreads = g.steps().stream().mapToInt(s -> s.threads() * s.clients()).max().orElse(1);
             Map<String, String> props = properties(g, server.uri());
             progress.printf(Locale.ROOT, "loading %d records of %d B into %s at %s%n", records, g.valueSize(), g.protocol(), server.uri());
             YcsbProcess.run(name + "-load", true, workloadFiles.get(g.steps().getFirst().workload()), props, loadThreads,
                 Duration.ofSeconds(600), records, rawDir, progress);
             for (Step s : g.steps()) {
                 done++;
-                String label = name + "-" + s.workload().label() + "-t" + s.threads();
-                progress.printf(Locale.ROOT, "[%d/%d] %s: YCSB-%s, %d B values, %d thread%s%n", done, total, g.protocol(),
-                    s.workload().label(), g.valueSize(), s.threads(), s.threads() == 1 ? "" : "s");
+                String label = name + "-" + s.workload().label() + "-t" + s.threads() + (s.clients() == 1 ? "" : "-p" + s.clients());
+                progress.printf(Locale.ROOT, "[%d/%d] %s: YCSB-%s, %d B values, %d thread%s%s%n", done, total, g.protocol(),
+                    s.workload().label(), g.valueSize(), s.threads(), s.threads() == 1 ? "" : "s",
+                    s.clients() == 1 ? "" : " in each of " + s.clients() + " client processes");
                 CounterWindow counters = new CounterWindow(server);
                 counters.settle(SETTLE_MILLIS);
-                YcsbOutput o = YcsbProcess.run(label, false, workloadFiles.get(s.workload()), runProperties(props), s.threads(),
-                    Duration.ofSeconds(durationSeconds + 120L), 1, rawDir, progress, counters::open, counters::close);
+                // the warm-up's deferred work (leases, the baselines' apply) is settled before the measured window opens
+                List<YcsbOutput> outputs = YcsbProcess.run(label, false, workloadFiles.get(s.workload()), runProperties(props, s.clients()),
+                    s.threads(), s.clients(), warmupSeconds, Duration.ofSeconds(durationSeconds + (long) Math.ceil(warmupSeconds) + 120L),
+                    1, rawDir, progress, new YcsbProcess.Hooks(() -> counters.settle(SETTLE_MILLIS), counters::open, counters::close));
                 Map<String, Long> before = counters.before();
                 Map<String, Long> after = counters.afterSettled(SETTLE_MILLIS);
                 Files.writeString(rawDir.resolve(label + ".stats"), counters.describe(), StandardCharsets.UTF_8);
-                RunRecord r = record(g, s, o, before, after);
+                RunLatency latency = RunLatency.collect(rawDir, label, s.clients());
+                RunRecord r = record(g, s, outputs, latency, before, after);
+                histograms.put(r, latency);
                 progress.printf(Locale.ROOT, "  -> %s ops/s, read %s µs, update %s µs, NVM %s B/op, server CPU %s µs/op%n",
                     ComparisonTable.fmt(r.throughputOps()), ComparisonTable.fmt(r.readMeanUs()), ComparisonTable.fmt(r.updateMeanUs()),
                     ComparisonTable.fmt(r.nvmBytesPerOp()), ComparisonTable.fmt(r.serverCpuUsPerOp()));
@@ -264,27 +314,38 @@ public final class YcsbCompare implements Callable<Integer> {
         return p;
     }
 
-    private Map<String, String> runProperties(Map<String, String> load) {
+    /** A run's YCSB properties: per process its share of --operations and of --target-ops. */
+    private Map<String, String> runProperties(Map<String, String> load, int processes) {
         Map<String, String> p = new LinkedHashMap<>(load);
-        p.put("operationcount", Long.toString(operations > 0 ? operations : Integer.MAX_VALUE));
+        p.put("operationcount", Long.toString(operations > 0 ? Math.max(1, operations / processes) : Integer.MAX_VALUE));
         p.put("maxexecutiontime", Integer.toString(durationSeconds));
+        if (targetOps > 0) {
+            // YCSB paces each thread to its share and records both the actual and the intended-start latency
+            p.put("target", Long.toString(Math.max(1, targetOps / processes)));
+            p.put("measurement.interval", "both");
+        }
         return p;
     }
 
-    private RunRecord record(Group g, Step s, YcsbOutput o, Map<String, Long> before, Map<String, Long> after) {
-        long reads = o.ok("READ");
-        long updates = o.ok("UPDATE");
+    private RunRecord record(Group g, Step s, List<YcsbOutput> outputs, RunLatency latency, Map<String, Long> before,
+                             Map<String, Long> after) {
+        long reads = outputs.stream().mapToLong(o -> o.ok("READ")).sum();
+        long updates = outputs.stream().mapToLong(o -> o.ok("UPDATE")).sum();
         long ops = reads + updates;
-        Double mean = null;
-        if (ops > 0) {
-            double sum = (reads > 0 ? reads * o.meanMicros("READ") : 0) + (updates > 0 ? updates * o.meanMicros("UPDATE") : 0);
-            mean = sum / ops;
-        }
+        double throughput = outputs.stream().mapToDouble(YcsbOutput::throughput).sum();
+        // open loop: the honest latency is from the intended start; closed loop has only the actual one
+        String prefix = targetOps > 0 ? "Intended-" : "";
+        LatencyFigures read = s.workload().reads ? latency.figures().get(prefix + "READ") : null;
+        LatencyFigures update = s.workload().updates ? latency.figures().get(prefix + "UPDATE") : null;
+        long counted = (read != null ? read.count() : 0) + (update != null ? update.count() : 0);
+        Double mean = counted == 0 ? null
+            : ((read != null ? read.count() * read.meanUs() : 0) + (update != null ? update.count() * update.meanUs() : 0)) / counted;
         Double cpuNs = perOp(before, after, "server_cpu_ns", ops);
-        return new RunRecord(fabric, g.protocol(), s.workload().label(), g.valueSize(), s.threads(), o.throughput(),
-            s.workload().reads ? o.meanMicros("READ") : null, s.workload().reads ? o.p99Micros("READ") : null,
-            s.workload().updates ? o.meanMicros("UPDATE") : null, s.workload().updates ? o.p99Micros("UPDATE") : null,
-            perOp(before, after, "nvm_bytes_written", ops), cpuNs == null ? null : cpuNs / 1000.0, mean);
+        return new RunRecord(fabric, g.protocol(), s.workload().label(), g.valueSize(), s.threads(), throughput,
+            read != null ? read.meanUs() : null, read != null ? read.p99Us() : null,
+            update != null ? update.meanUs() : null, update != null ? update.p99Us() : null,
+            perOp(before, after, "nvm_bytes_written", ops), cpuNs == null ? null : cpuNs / 1000.0, mean,
+            s.clients(), targetOps > 0 ? targetOps : null, latency.figures());
     }
 
     /** Growth of a server counter over a run, per operation; null if the server does not report it. */
@@ -300,13 +361,17 @@ public final class YcsbCompare implements Callable<Integer> {
             return;
         }
         String heading = "YCSB comparison: " + fabric + " fabric, " + records + " records, PM write latency " + pmWriteLatencyNs + " ns/line";
-        String table = ComparisonTable.markdown(runs, heading) + PeerSystems.markdown(runs);
+        String table = ComparisonTable.markdown(runs, heading);
+        int afterHeading = table.indexOf("\n\n") + 2;
+        table = table.substring(0, afterHeading) + method() + "\n\n" + table.substring(afterHeading);
+        table += LatencyTable.markdown(runs) + PeerSystems.markdown(runs);
         if (!skipped.isEmpty()) {
             table += "\n## Not run\n\n" + skipped.stream().map(s -> "- " + s + "\n").reduce("", String::concat);
         }
         Path md = Files.writeString(report.resolve("results.md"), table, StandardCharsets.UTF_8);
         Path json = Files.writeString(report.resolve("summary.json"), SummaryJson.write(runs), StandardCharsets.UTF_8);
-        List<Path> plots = ReportPlots.write(runs, full ? 1024 : valueSize, threads, report);
+        List<Path> plots = new ArrayList<>(ReportPlots.write(runs, full ? 1024 : valueSize, threads, clients, report));
+        plots.addAll(PercentilePlots.write(runs, histograms, full ? 1024 : valueSize, threads, clients, report));
         progress.println();
         progress.print(table);
         progress.println();
@@ -314,7 +379,22 @@ public final class YcsbCompare implements Callable<Integer> {
         progress.println("  " + md);
         progress.println("  " + json);
         plots.forEach(p -> progress.println("  " + p));
-        progress.println("  " + report.resolve("raw") + "/ (YCSB stdout/stderr per run, server logs)");
+        progress.println("  " + report.resolve("raw") + "/ (YCSB stdout/stderr and HdrHistogram logs *.hdr per run, server logs)");
+    }
+
+    /** How the runs measured, for the top of results.md. */
+    String method() {
+        String each = clients == 1 ? "one YCSB process" : clients + " YCSB processes, throughput summed and histograms added,";
+        String warm = warmupSeconds > 0
+            ? "a warm-up of " + ComparisonTable.fmt(warmupSeconds) + " s (the workload run in the same JVM, its operations, time and"
+                + " server counters excluded from every figure), then"
+            : "no warm-up (--warmup 0): the figures include the cold start;";
+        String loop = targetOps > 0
+            ? "Open loop at " + targetOps + " ops/s in all: latency is measured from each operation's intended start, so a"
+                + " stall counts for every operation it delays; the op-time figures are in the percentile table."
+            : "Closed loop: each thread issues its next operation when the previous one returns.";
+        return "Each run: " + each + " of " + threads + " thread" + (threads == 1 ? "" : "s") + (full ? " (unless the sweep says otherwise)" : "") + "; "
+            + warm + " at most " + durationSeconds + " s measured. " + loop + " Full latency histograms: raw/RUN-OP.hdr.";
     }
 
     private static void deleteTree(Path dir) {

@@ -15,19 +15,26 @@ import java.util.Set;
 
 /**
  * Test-only backend for protocols {@code memory} and {@code memory-failing}: the driver and binding end to end
- * without the store. Registered in src/test/resources, so it is never on the class path of a real run.
+ * without the store. Registered in src/test/resources, so it is never on the class path of a real run. Two more
+ * stand-ins misbehave (a load only PUTs): {@code memory-cold} answers its first 5 GETs 300 ms late (a cold start,
+ * exaggerated), {@code memory-stall} stalls once, for 200 ms, 1.5 s after its first GET.
  */
 public final class MemoryBackend implements StoreBackend {
 
     @Override
     public Set<String> protocols() {
-        return Set.of("memory", "memory-failing");
+        return Set.of("memory", "memory-failing", "memory-cold", "memory-stall");
     }
 
     @Override
     public StoreServer start(String protocol, ServerSettings settings) throws IOException {
-        ServerProcess p = ServerProcess.start("memory-" + protocol, MemoryStoreMain.class.getName(),
-            protocol.equals("memory-failing") ? List.of("--fail") : List.of(), settings);
+        List<String> args = switch (protocol) {
+            case "memory-failing" -> List.of("--fail");
+            case "memory-cold" -> List.of("--slow-first-gets", "5", "--slow-by-ms", "300");
+            case "memory-stall" -> List.of("--stall-at-ms", "1500", "--slow-by-ms", "200");
+            default -> List.of();
+        };
+        ServerProcess p = ServerProcess.start("memory-" + protocol, MemoryStoreMain.class.getName(), args, settings);
         MemoryClient statsClient = open(p.uri());
         return new StoreServer() {
             @Override

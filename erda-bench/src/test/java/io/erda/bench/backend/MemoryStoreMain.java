@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Test stand-in for a store server (never a benchmark result): an in-memory map behind a loopback socket, speaking
  * {@link MemoryBackend}'s protocol. Like the real server it prints "listening on URI" and answers STATS with
  * {@code nvm_bytes_written} (bytes of keys and values stored) and {@code server_cpu_ns} (its handler threads).
- * With {@code --fail} it exits before listening, to test failed starts.
+ * With {@code --fail} it exits before listening, to test failed starts. It answers late, by {@code --slow-by-ms D}:
+ * its first {@code --slow-first-gets N} GETs (a cold start), or the first request that arrives {@code --stall-at-ms T}
+ * or later after its first GET (one stall).
  */
 public final class MemoryStoreMain {
     static final int GET = 1;
@@ -28,11 +30,26 @@ public final class MemoryStoreMain {
     private static final AtomicLong BYTES_WRITTEN = new AtomicLong();
     private static final AtomicLong FINISHED_THREADS_CPU_NS = new AtomicLong();
     private static final ConcurrentHashMap<Long, Boolean> HANDLERS = new ConcurrentHashMap<>();
+    private static long slowFirstGets;
+    private static long stallAtMs = -1;
+    private static long slowByMs;
+    private static final AtomicLong GETS = new AtomicLong();
+    /** System.nanoTime() of the first GET, 0 before it. */
+    private static final AtomicLong FIRST_GET = new AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicBoolean STALLED = new java.util.concurrent.atomic.AtomicBoolean();
 
     public static void main(String[] args) throws IOException {
         if (args.length > 0 && args[0].equals("--fail")) {
             System.err.println("memory store: told to fail");
             System.exit(3);
+        }
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--slow-first-gets" -> slowFirstGets = Long.parseLong(args[i + 1]);
+                case "--stall-at-ms" -> stallAtMs = Long.parseLong(args[i + 1]);
+                case "--slow-by-ms" -> slowByMs = Long.parseLong(args[i + 1]);
+                default -> throw new IllegalArgumentException("memory store: unknown option " + args[i]);
+            }
         }
         ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         System.out.println("memory-store listening on tcp://127.0.0.1:" + listener.getLocalPort());
@@ -53,6 +70,12 @@ public final class MemoryStoreMain {
                 int op = in.read();
                 if (op < 0) {
                     return;
+                }
+                if (op == GET) {
+                    FIRST_GET.compareAndSet(0, System.nanoTime());
+                }
+                if (op != STATS) {
+                    maybeSlow(op == GET && GETS.incrementAndGet() <= slowFirstGets);
                 }
                 switch (op) {
                     case GET -> {
@@ -83,6 +106,20 @@ public final class MemoryStoreMain {
         } finally {
             FINISHED_THREADS_CPU_NS.addAndGet(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
             HANDLERS.remove(id);
+        }
+    }
+
+    /** Sleeps --slow-by-ms if this request is one of the first slow GETs ({@code coldGet}) or the stall. */
+    private static void maybeSlow(boolean coldGet) throws IOException {
+        long first = FIRST_GET.get();
+        boolean stall = stallAtMs >= 0 && first != 0 && (System.nanoTime() - first) / 1_000_000 >= stallAtMs
+            && STALLED.compareAndSet(false, true);
+        if (coldGet || stall) {
+            try {
+                Thread.sleep(slowByMs);
+            } catch (InterruptedException e) {
+                throw new IOException("interrupted while slow", e);
+            }
         }
     }
 

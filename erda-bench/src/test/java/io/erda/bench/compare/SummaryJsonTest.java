@@ -14,9 +14,21 @@ class SummaryJsonTest {
             [
               {"fabric": "shm", "protocol": "erda", "workload": "C", "value_size": 1024, "threads": 2, \
             "throughput_ops": 96350.5, "read_mean_us": 3.25, "read_p99_us": 9, "update_mean_us": null, \
-            "update_p99_us": null, "nvm_bytes_per_op": 0, "server_cpu_us_per_op": 0}
+            "update_p99_us": null, "nvm_bytes_per_op": 0, "server_cpu_us_per_op": 0, "clients": 1, "target_ops": null, \
+            "latency": {}}
             ]
             """);
+    }
+
+    @Test
+    void openLoopRunsOfSeveralProcessesCarryTheirTargetAndEveryHistogramsFigures() {
+        RunRecord r = new RunRecord("shm", "erda", "C", 1024, 2, 5000, 80.0, 210.0, null, null, 0.0, 0.0, 80.0, 3, 5000L,
+            java.util.Map.of("Intended-READ", new LatencyFigures(15000, 80.0, 4, 210, 190000, 200100),
+                "READ", new LatencyFigures(15000, 5.5, 4, 9, 12, 200000)));
+        assertThat(SummaryJson.write(List.of(r))).contains("\"clients\": 3, \"target_ops\": 5000, \"latency\": {"
+            + "\"READ\": {\"count\": 15000, \"mean_us\": 5.5, \"p50_us\": 4, \"p99_us\": 9, \"p999_us\": 12, \"max_us\": 200000}, "
+            + "\"Intended-READ\": {\"count\": 15000, \"mean_us\": 80, \"p50_us\": 4, \"p99_us\": 210, \"p999_us\": 190000, "
+            + "\"max_us\": 200100}}}");
     }
 
     @Test

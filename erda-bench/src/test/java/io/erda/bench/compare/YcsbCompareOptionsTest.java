@@ -3,6 +3,7 @@ package io.erda.bench.compare;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -18,5 +19,34 @@ class YcsbCompareOptionsTest {
         assertThat(suffixed.regionSize).isEqualTo(64L << 20);
         assertThatThrownBy(() -> new CommandLine(new YcsbCompare()).parseArgs("--region-size", "lots"))
                 .hasMessageContaining("'lots' is not a size");
+    }
+
+    @Test
+    void theFullSweepRunsThreadsInOneProcessThenProcessesOfTheBaseThreads() {
+        YcsbCompare c = new YcsbCompare();
+        new CommandLine(c).parseArgs("--full", "--protocols", "erda", "--max-threads", "2", "--max-clients", "3");
+        List<YcsbCompare.Group> plan = c.plan(List.of(Workload.C));
+        YcsbCompare.Group kib = plan.stream().filter(g -> g.valueSize() == 1024).findFirst().orElseThrow();
+        assertThat(kib.steps()).extracting(s -> s.threads() + "x" + s.clients()).containsExactly("1x1", "2x1", "1x2", "1x3");
+        YcsbCompare.Group small = plan.stream().filter(g -> g.valueSize() == 16).findFirst().orElseThrow();
+        assertThat(small.steps()).extracting(s -> s.threads() + "x" + s.clients()).containsExactly("1x1");
+    }
+
+    @Test
+    void badMeasurementOptionsAreRefusedNamingTheValueAndTheLimit() {
+        assertThat(refusal("--warmup", "-1")).contains("--warmup -1.0 is not between 0 and 3600");
+        assertThat(refusal("--clients", "0")).contains("--clients 0 must all be at least 1");
+        assertThat(refusal("--target-ops", "-5")).contains("--target-ops -5 must be 0 (closed loop) or from 1");
+        assertThat(refusal("--clients", "4", "--target-ops", "3")).contains("--target-ops 3 must be 0 (closed loop) or from 4");
+    }
+
+    private static String refusal(String... args) {
+        java.io.StringWriter err = new java.io.StringWriter();
+        CommandLine cl = new CommandLine(new YcsbCompare(new java.io.PrintStream(java.io.OutputStream.nullOutputStream())));
+        cl.setErr(new java.io.PrintWriter(err, true));
+        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("--protocols", "memory"))
+            .toArray(String[]::new);
+        assertThat(cl.execute(all)).isNotZero();
+        return err.toString();
     }
 }

@@ -37,7 +37,7 @@ class YcsbCompareStandInTest {
         }
         String[] lines = printed.strip().split("\n");
         assertThat(lines[lines.length - 1]).contains("raw");
-        assertThat(lines[lines.length - 2]).endsWith("server-cpu-per-op.png");
+        assertThat(lines[lines.length - 2]).endsWith("percentiles-B.png");
     }
 
     @Test
