@@ -175,12 +175,18 @@ public final class FabricPair implements AutoCloseable {
         });
         MemoryRegion clientBuf = local(2L * size);
         long[] ids = {0};
+        // the SEND is signalled and its completion taken after the echo: a sender must learn that its message was
+        // placed (its send queue fills otherwise), as every request-reply client does
         return () -> {
             pair[0].postRecv(new RecvRequest(++ids[0], clientBuf, size, size));
-            pair[0].post(WorkRequest.send(ids[0], clientBuf, 0, size).unsignaled());
+            pair[0].post(WorkRequest.send(ids[0], clientBuf, 0, size));
             Completion c = pair[0].recvQueue().take(10, TimeUnit.SECONDS);
             if (c == null || !c.isSuccess()) {
                 throw new IllegalStateException("echo failed: " + c);
+            }
+            Completion sent = pair[0].sendQueue().take(10, TimeUnit.SECONDS);
+            if (sent == null || !sent.isSuccess()) {
+                throw new IllegalStateException("SEND failed: " + sent);
             }
         };
     }
