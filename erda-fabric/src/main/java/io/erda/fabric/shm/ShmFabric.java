@@ -379,6 +379,11 @@ public final class ShmFabric implements Fabric {
         return poller == null ? 0 : poller.doorbellWakeups();
     }
 
+    /** Inbound records the poller thread handled outside its sleeps (0 before it started). */
+    synchronized long pollerRecordsHandled() {
+        return poller == null ? 0 : poller.recordsHandled();
+    }
+
     /** The poller thread, if started (tests look at its CPU time). */
     synchronized Thread pollerThread() {
         return poller == null ? null : poller.thread();
