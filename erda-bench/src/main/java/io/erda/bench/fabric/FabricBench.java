@@ -1,30 +1,16 @@
 package io.erda.bench.fabric;
 
-import io.erda.fabric.Access;
-import io.erda.fabric.Backing;
-import io.erda.fabric.Completion;
-import io.erda.fabric.ConnectionRequest;
-import io.erda.fabric.Endpoint;
+import io.erda.bench.fabric.FabricPair.Operation;
 import io.erda.fabric.Fabric;
-import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
-import io.erda.fabric.RecvRequest;
-import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.SyncEndpoint;
-import io.erda.fabric.WorkRequest;
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.net.URI;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +18,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -101,11 +86,6 @@ public final class FabricBench implements Callable<Integer> {
 
     /** One measured case of one provider. */
     record Result(String provider, String bench, double opsPerSecond, double p50Micros, double p99Micros, double engineNanosPerOp) { }
-
-    /** One operation as timed by a case; {@code thread} selects that thread's endpoint. */
-    interface Operation {
-        void run() throws Exception;
-    }
 
     /** A case ready to run: its operation per thread over fixtures that stay open for every round. */
     private record Case(String name, int threads, IntFunction<Operation> perThread) { }
@@ -177,26 +157,12 @@ public final class FabricBench implements Callable<Integer> {
         return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
     }
 
-    private static URI listenUri(String scheme, Path work) {
-        return switch (scheme) {
-            case "tcp" -> URI.create("tcp://127.0.0.1:0");
-            case "shm" -> URI.create("shm://" + work.toAbsolutePath());
-            default -> URI.create(scheme + "://127.0.0.1:0");
-        };
-    }
-
-    /** The fixture of one provider: target, initiator, a 1 MiB file-backed region, the endpoints of the cases. */
+    /** The fixture of one provider ({@link FabricPair}) and the endpoints of the cases. */
     private final class ProviderRun {
         private final String scheme;
         private final Path work;
         private final List<String> selected;
-        private final Arena arena = Arena.ofShared();
-        /** Closed at the end, last first: endpoints, the echo thread's stop. */
-        private final List<AutoCloseable> closeLast = new ArrayList<>();
-        private Fabric target;
-        private Fabric initiator;
-        private Listener listener;
-        private MemoryRegion remote;
+        private FabricPair pair;
 
         ProviderRun(String scheme, Path work, List<String> selected) {
             this.scheme = scheme;
@@ -206,12 +172,8 @@ public final class FabricBench implements Callable<Integer> {
 
         /** The results of each round. */
         List<List<Result>> run(BufferedReader gateReader) throws Exception {
-            URI uri = listenUri(scheme, work);
-            try {
-                target = Fabric.open(uri);
-                initiator = Fabric.open(uri);
-                listener = target.listen(uri);
-                remote = targetRegion(1 << 20);
+            try (FabricPair p = FabricPair.open(scheme, work)) {
+                pair = p;
                 List<Case> ready = new ArrayList<>();
                 for (String id : selected) {
                     ready.add(prepare(id));
@@ -244,35 +206,24 @@ public final class FabricBench implements Callable<Integer> {
                     }
                 }
                 return results;
-            } finally {
-                for (int i = closeLast.size() - 1; i >= 0; i--) {
-                    closeLast.get(i).close();
-                }
-                if (listener != null) {
-                    listener.close();
-                }
-                if (initiator != null) {
-                    initiator.close();
-                }
-                if (target != null) {
-                    target.close();
-                }
-                arena.close();
             }
         }
 
         /** The fixtures of one case, open until the run ends. */
         private Case prepare(String id) throws Exception {
             String name = CASES.get(id);
+            MemoryRegion remote = pair.remote();
             long at = remote.address();
             int rkey = remote.rkey();
             return switch (id) {
-                case "read", "write", "write-read", "read-4k" -> {
-                    SyncEndpoint one = new SyncEndpoint(connect(null)[0]);
-                    closeLast.add(one);
-                    MemoryRegion local = initiator.registerLocal(arena.allocate(8192, 64));
+                case "read" -> {
+                    Operation op = pair.read64();
+                    yield new Case(name, 1, t -> op);
+                }
+                case "write", "write-read", "read-4k" -> {
+                    SyncEndpoint one = pair.syncEndpoint();
+                    MemoryRegion local = pair.local(8192);
                     Operation op = switch (id) {
-                        case "read" -> () -> one.read(local, 0, 64, at, rkey);
                         // a signalled WRITE completes when the target acknowledged it: one round trip
                         case "write" -> () -> one.write(local, 128, 64, at + 8192, rkey);
                         case "write-read" -> () -> {
@@ -283,16 +234,17 @@ public final class FabricBench implements Callable<Integer> {
                     };
                     yield new Case(name, 1, t -> op);
                 }
-                case "ping-pong" -> new Case(name, 1, pingPong());
+                case "ping-pong" -> {
+                    Operation op = pair.pingPong(64);
+                    yield new Case(name, 1, t -> op);
+                }
                 default -> {
                     int threads = id.equals("read-x2") ? 2 : 4;
                     List<SyncEndpoint> endpoints = new ArrayList<>();
                     List<MemoryRegion> locals = new ArrayList<>();
                     for (int i = 0; i < threads; i++) {
-                        SyncEndpoint e = new SyncEndpoint(connect(null)[0]);
-                        closeLast.add(e);
-                        endpoints.add(e);
-                        locals.add(initiator.registerLocal(arena.allocate(64, 64)));
+                        endpoints.add(pair.syncEndpoint());
+                        locals.add(pair.local(64));
                     }
                     yield new Case(name, threads,
                             t -> () -> endpoints.get(t).read(locals.get(t), 0, 64, at + 64L * t, rkey));
@@ -300,84 +252,13 @@ public final class FabricBench implements Callable<Integer> {
             };
         }
 
-        private MemoryRegion targetRegion(long size) throws IOException {
-            Path file = work.resolve("region.pm");
-            MemorySegment segment;
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                ch.truncate(size);
-                segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
-            }
-            return target.register(segment, RegisterOptions.of(Access.all()).withBacking(new Backing(file, 0)));
-        }
-
-        /** {initiator side, target side}; {@code beforeAccept} may post the target's receives. */
-        private Endpoint[] connect(java.util.function.Consumer<Endpoint> beforeAccept) throws Exception {
-            Endpoint client = initiator.createEndpoint();
-            Thread connector = Thread.ofPlatform().start(() -> client.connect(listener.uri(), new byte[0]));
-            ConnectionRequest request = listener.accept(10, TimeUnit.SECONDS);
-            if (request == null) {
-                throw new IllegalStateException("no connection request within 10 s on " + listener.uri());
-            }
-            Endpoint server = target.createEndpoint();
-            if (beforeAccept != null) {
-                beforeAccept.accept(server);
-            }
-            request.accept(server, new byte[0]);
-            connector.join();
-            return new Endpoint[] {client, server};
-        }
-
-        /** A SEND/RECV ping-pong against an echo thread on the target side, which runs until the run ends. */
-        private IntFunction<Operation> pingPong() throws Exception {
-            int size = 64;
-            int depth = 16;
-            MemoryRegion serverBuf = target.registerLocal(arena.allocate((long) size * depth, 64));
-            Endpoint[] pair = connect(server -> {
-                for (int i = 0; i < depth; i++) {
-                    server.postRecv(new RecvRequest(i, serverBuf, (long) i * size, size));
-                }
-            });
-            AtomicBoolean stop = new AtomicBoolean();
-            Thread echo = Thread.ofPlatform().name("echo").start(() -> {
-                try (SyncEndpoint reply = new SyncEndpoint(pair[1])) {
-                    while (!stop.get()) {
-                        Completion c = pair[1].recvQueue().take(50, TimeUnit.MILLISECONDS);
-                        if (c == null || !c.isSuccess()) {
-                            continue;
-                        }
-                        long off = c.wrId() * size;
-                        reply.send(serverBuf, off, c.byteLength());
-                        pair[1].postRecv(new RecvRequest(c.wrId(), serverBuf, off, size));
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            closeLast.add(() -> {
-                stop.set(true);
-                echo.join();
-                pair[0].close();
-                pair[1].close();
-            });
-            MemoryRegion clientBuf = initiator.registerLocal(arena.allocate(2L * size, 64));
-            long[] ids = {0};
-            return t -> () -> {
-                pair[0].postRecv(new RecvRequest(++ids[0], clientBuf, size, size));
-                pair[0].post(WorkRequest.send(ids[0], clientBuf, 0, size).unsignaled());
-                Completion c = pair[0].recvQueue().take(10, TimeUnit.SECONDS);
-                if (c == null || !c.isSuccess()) {
-                    throw new IllegalStateException("echo failed: " + c);
-                }
-            };
-        }
-
         private Result measure(Case c) throws Exception {
             Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-            long cpuBefore = target.stats().engineCpuNanos();
+            long cpuBefore = pair.target().stats().engineCpuNanos();
             long start = System.nanoTime();
             long ops = runFor(c.threads(), c.perThread(), durationSeconds, all);
             double seconds = (System.nanoTime() - start) / 1e9;
-            long cpu = target.stats().engineCpuNanos() - cpuBefore;
+            long cpu = pair.target().stats().engineCpuNanos() - cpuBefore;
             return new Result(scheme, c.name(), ops / seconds, all.getValueAtPercentile(50) / 1e3,
                     all.getValueAtPercentile(99) / 1e3, ops == 0 ? 0 : (double) cpu / ops);
         }

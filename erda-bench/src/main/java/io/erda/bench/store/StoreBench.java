@@ -55,6 +55,24 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--dir", description = "directory for the stores (default /dev/shm)")
     Path dir;
 
+    @Option(names = "--latency-check", description = "instead of the table: Erda GET and PUT means next to the fabric's"
+            + " READ and SEND/RECV round trips, as ratios, in YCSB's mixes C, update-only, A and B, with Redo Logging"
+            + " update-only beside (1 KiB values unless --sizes gives one size; --keys 10000 unless given)")
+    boolean latencyCheck;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "--latency-check: measured rounds (1..100; medians last)")
+    int rounds;
+
+    @Option(names = "--seconds", defaultValue = "2", description = "--latency-check: seconds per figure and round")
+    double seconds;
+
+    @Option(names = "--pm-write-latency-ns", description = "modelled PM write latency per cache line (default: 0;"
+            + " --latency-check: 150 like ycsb-compare, paper §5.1)")
+    Long pmWriteLatencyNs;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     record Row(String fabric, int size, String op, long count, double opsPerSecond, double p50Micros, double p99Micros,
                double nvmBytesPerOp, double serverCpuNsPerOp, double engineCpuNsPerOp) { }
 
@@ -65,6 +83,9 @@ public final class StoreBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path base = dir != null ? dir : Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        if (latencyCheck) {
+            return latencyCheck(base);
+        }
         List<Row> rows = new ArrayList<>();
         for (String fabric : fabrics) {
             Path work = Files.createTempDirectory(base, "store-bench-" + fabric + "-");
@@ -78,14 +99,31 @@ public final class StoreBench implements Callable<Integer> {
         return 0;
     }
 
+    private int latencyCheck(Path base) throws Exception {
+        if (rounds < 1 || rounds > 100) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rounds " + rounds + " outside 1..100");
+        }
+        boolean sizeGiven = spec.commandLine().getParseResult().hasMatchedOption("--sizes");
+        if (sizeGiven && sizes.size() != 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--latency-check takes one value size, not "
+                    + sizes);
+        }
+        int checkKeys = spec.commandLine().getParseResult().hasMatchedOption("--keys") ? keys : 10_000;
+        new LatencyCheck(fabrics, rounds, seconds, checkKeys, sizeGiven ? sizes.getFirst() : 1024,
+                pmWriteLatencyNs != null ? pmWriteLatencyNs : 150, PersistenceMethod.fromOption(persistence), base,
+                System.out).run();
+        return 0;
+    }
+
     private List<Row> runFabric(String fabric, Path work) {
         URI listen = switch (fabric) {
             case "tcp" -> URI.create("tcp://127.0.0.1:0");
             case "shm" -> URI.create("shm://" + work.resolve("fabric"));
             default -> throw new IllegalArgumentException("fabric " + fabric + " is not tcp or shm");
         };
-        ServerConfig config = ServerConfig.defaults(work.resolve("store"), listen)
-                .withPersistence(PersistenceMethod.fromOption(persistence));
+        ServerConfig config = new ServerConfig(work.resolve("store"), listen, null, null, null, null,
+                PersistenceMethod.fromOption(persistence), ServerConfig.DEFAULT_LEASE,
+                pmWriteLatencyNs != null ? pmWriteLatencyNs : 0, 1);
         List<Row> rows = new ArrayList<>();
         try (RequestServer server = RequestServer.start(config);
              ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {

@@ -13,6 +13,7 @@ import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.soft.RegionTable;
+import io.erda.fabric.soft.InlineProgress;
 import io.erda.fabric.soft.SoftCompletionQueue;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -263,14 +264,37 @@ public final class ShmFabric implements Fabric {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new SoftCompletionQueue(capacity, this::progress);
+        return new SoftCompletionQueue(capacity, inlineProgress);
     }
 
-    /** Inline progress for a thread waiting on one of this fabric's completion queues (see {@link Poller}). */
-    int progress() {
-        Poller p = poller;
-        return p == null ? 0 : p.progress();
-    }
+    /** Threads waiting on this fabric's completion queues that poll inline now: the poller stands by meanwhile. */
+    private final AtomicInteger inlineWaiters = new AtomicInteger();
+
+    /** Inline progress for threads waiting on this fabric's completion queues (see {@link Poller}). */
+    private final InlineProgress inlineProgress = new InlineProgress() {
+        @Override
+        public int poll() {
+            Poller p = poller;
+            return p == null ? 0 : p.progress();
+        }
+
+        @Override
+        public void waiterArrived() {
+            inlineWaiters.incrementAndGet();
+        }
+
+        @Override
+        public void waiterLeft(boolean parking) {
+            // the decrement, then the poller's standingBy flag (Poller.lastWaiterParks): the poller writes that flag,
+            // then reads this count, so one of the two sees the other
+            if (inlineWaiters.decrementAndGet() == 0 && parking) {
+                Poller p = poller;
+                if (p != null) {
+                    p.lastWaiterParks();
+                }
+            }
+        }
+    };
 
     @Override
     public Endpoint createEndpoint(EndpointOptions options) {
@@ -319,7 +343,7 @@ public final class ShmFabric implements Fabric {
     synchronized Poller poller() {
         checkOpen();
         if (poller == null) {
-            poller = new Poller(pollerSleepMillis);
+            poller = new Poller(pollerSleepMillis, inlineWaiters);
         }
         return poller;
     }
@@ -353,6 +377,11 @@ public final class ShmFabric implements Fabric {
     /** Times a peer's doorbell woke or found this fabric's poller (0 before it started). */
     synchronized long doorbellWakeups() {
         return poller == null ? 0 : poller.doorbellWakeups();
+    }
+
+    /** Inbound records the poller thread handled outside its sleeps (0 before it started). */
+    synchronized long pollerRecordsHandled() {
+        return poller == null ? 0 : poller.recordsHandled();
     }
 
     /** The poller thread, if started (tests look at its CPU time). */

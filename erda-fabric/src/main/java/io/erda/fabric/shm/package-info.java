@@ -3,7 +3,7 @@
  * target's file-backed regions mapped into its process ({@code PeerMemory}: copies, {@code VarHandle} atomics, FLUSH as
  * msync), with no thread of the target involved. SEND and WRITE_WITH_IMM are records in single-producer rings in a
  * shared file ({@code Ring}, {@code RingFile}, {@code RingRecord}), placed into a posted receive by the peer's
- * {@code Poller} (or by a thread waiting on one of its completion queues) and acknowledged. {@link ShmFabricProvider}
+ * {@code Poller} (or by a thread waiting on one of its completion queues, while the poller stands by) and acknowledged. {@link ShmFabricProvider}
  * opens a {@link ShmFabric}; {@link ShmMemoryRegion}, {@code ShmEndpoint}, {@code ShmListener}, {@code Handshake}
  * (over {@code dir/erda.sock}, which then stays open as the liveness channel), {@code ExportsFile} and
  * {@code CountersFile} (what a target exports, and what initiators counted into it) complete it. {@code ShmHome} gives

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntSupplier;
 
 /**
  * The completion queue of the software providers: a lock-free queue filled by engine or poster threads. A waiter
@@ -17,10 +16,10 @@ import java.util.function.IntSupplier;
  * endpoints' queue depths bound what can be outstanding, and the capacity is advisory, as a CQ sized by the sum
  * of its queues.
  *
- * <p><b>Inline progress.</b> A provider may give the queue a progress hook that a waiter calls while it spins and
- * yields (libfabric's manual progress): the waiting thread then moves the provider's work along itself (the shm
- * provider: it consumes the inbound rings) instead of waiting for an engine thread to do it and wake it. The hook
- * must be cheap when there is nothing to do and safe to call from any thread at any time.
+ * <p><b>Inline progress.</b> A provider may give the queue an {@link InlineProgress} that a waiter drives while it
+ * spins and yields: the waiting thread then moves the provider's work along itself (the shm provider: it consumes
+ * the inbound rings) instead of waiting for an engine thread to do it and wake it. The waiter says when it starts
+ * and when it stops (before it parks), so the provider's thread can stand by meanwhile.
  */
 public final class SoftCompletionQueue implements CompletionQueue {
     /** Spin briefly, then yield: spinning waiters starve the threads that complete their work on 2 cores. */
@@ -29,16 +28,15 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final ConcurrentLinkedQueue<Completion> queue = new ConcurrentLinkedQueue<>();
     private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
     private final AtomicInteger parkedCount = new AtomicInteger();
-    private static final IntSupplier NO_PROGRESS = () -> 0;
     private final int capacity;
-    private final IntSupplier progress;
+    private final InlineProgress progress;
 
     public SoftCompletionQueue(int capacity) {
-        this(capacity, NO_PROGRESS);
+        this(capacity, InlineProgress.NONE);
     }
 
-    /** {@code progress}: drives the provider once, returning the work it did (see the class comment). */
-    public SoftCompletionQueue(int capacity, IntSupplier progress) {
+    /** {@code progress}: what waiters drive while they spin and yield (see the class comment). */
+    public SoftCompletionQueue(int capacity, InlineProgress progress) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("completion queue capacity " + capacity + " must be positive");
         }
@@ -69,18 +67,25 @@ public final class SoftCompletionQueue implements CompletionQueue {
         }
         long start = System.nanoTime();
         long deadline = start + unit.toNanos(timeout);
-        for (long now = start; now - start < SPIN_NANOS + YIELD_NANOS; now = System.nanoTime()) {
-            if (progress.getAsInt() == 0) {
-                if (now - start < SPIN_NANOS) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
+        progress.waiterArrived();
+        boolean found = false;
+        try {
+            for (long now = start; now - start < SPIN_NANOS + YIELD_NANOS; now = System.nanoTime()) {
+                if (progress.poll() == 0) {
+                    if (now - start < SPIN_NANOS) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield();
+                    }
+                }
+                c = queue.poll();
+                if (c != null) {
+                    found = true;
+                    return c;
                 }
             }
-            c = queue.poll();
-            if (c != null) {
-                return c;
-            }
+        } finally {
+            progress.waiterLeft(!found);
         }
         Thread me = Thread.currentThread();
         parked.add(me);

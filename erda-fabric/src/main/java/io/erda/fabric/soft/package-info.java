@@ -3,7 +3,7 @@
  * before memory is touched: known rkey, range inside the region, access flag, atomics 8-byte aligned; run by the tcp
  * responder on the target and by the shm initiator against the descriptors the target exported),
  * {@link SoftCompletionQueue} (a lock-free completion queue whose waiters spin, yield, then park, optionally driving
- * the provider themselves through an inline-progress hook) and {@link Backoff} (the spin-then-yield idle strategy of
+ * the provider themselves through its {@link InlineProgress}, which also learns when they come and go) and {@link Backoff} (the spin-then-yield idle strategy of
  * polling loops, bounded in time rather than iterations).
  *
  * <p>Rules: a failed check returns a status and a detail naming the rkey, the range or the flag, and the caller then
