@@ -126,6 +126,10 @@ public final class ClusterClient implements KeyValueClient {
             ShardMap map = view.map();
             int shard = map.shardOf(key.hash());
             int primary = map.primary(shard);
+            if (map.state(shard) == ShardMap.State.LOST) {
+                throw new IllegalStateException("shard " + shard + " is lost (map epoch " + map.epoch() + "): its primary, "
+                        + "server " + primary + ", is gone and it had no full backup to promote");
+            }
             try {
                 return operation.apply(member(primary));
             } catch (ErdaException e) {
