@@ -76,6 +76,11 @@ public final class ClusterClient implements KeyValueClient {
         return view.map();
     }
 
+    /** The fabric URI server {@code id} registered, or null if it is not registered. */
+    public URI serverUri(int id) {
+        return view.server(id);
+    }
+
     /** Operations tried again after a map change, a refused reservation or a dead server. */
     public long retries() {
         return retries.sum();

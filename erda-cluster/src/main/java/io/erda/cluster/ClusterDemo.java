@@ -90,7 +90,7 @@ public final class ClusterDemo {
      * The members of a demo or test cluster: tcp, short sessions, small stores, each in {@code root/member-ID}
      * (so a member restarted with the same id finds its old files, and the caller deletes them all).
      */
-    static List<MemberProcess> startMembers(URI zk, int servers, int shards, Path root) {
+    public static List<MemberProcess> startMembers(URI zk, int servers, int shards, Path root) {
         List<MemberProcess> members = new ArrayList<>();
         for (int id = 1; id <= servers; id++) {
             members.add(startMember(zk, id, servers, shards, root));
@@ -99,21 +99,21 @@ public final class ClusterDemo {
     }
 
     /** Member {@code id} of {@link #startMembers}, also for a restart on its old files. */
-    static MemberProcess startMember(URI zk, int id, int servers, int shards, Path root) {
+    public static MemberProcess startMember(URI zk, int id, int servers, int shards, Path root) {
         return MemberProcess.start(zk, id, "--shards", String.valueOf(shards), "--initial-servers",
                 String.valueOf(servers), "--session-timeout-ms", String.valueOf(sessionTimeoutMillis), "--table-capacity",
                 "256k", "--region-size", "64m", "--dir", root.resolve("member-" + id).toString());
     }
 
     /** ZooKeeper session timeout of the members {@link #startMember} starts. */
-    static volatile int sessionTimeoutMillis = 3000;
+    public static volatile int sessionTimeoutMillis = 3000;
 
     /** A scratch directory for members' stores under /dev/shm; {@link #deleteTree} it when done. */
-    static Path scratch() throws java.io.IOException {
+    public static Path scratch() throws java.io.IOException {
         return Files.createTempDirectory(Path.of("/dev/shm"), "erda-cluster-");
     }
 
-    static void deleteTree(Path root) throws java.io.IOException {
+    public static void deleteTree(Path root) throws java.io.IOException {
         if (Files.exists(root)) {
             try (var paths = Files.walk(root)) {
                 paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

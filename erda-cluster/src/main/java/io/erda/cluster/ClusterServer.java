@@ -78,8 +78,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
         if (shards < 1 || Integer.bitCount(shards) != 1 || shards > 4096) {
             throw new IllegalArgumentException("shard count " + shards + " is not a power of two in [1, 4096]");
         }
-        if (initialServers < 2) {
-            throw new IllegalArgumentException("initial servers " + initialServers + " < 2: a shard needs a primary and a backup");
+        if (initialServers < 1) {
+            throw new IllegalArgumentException("initial servers " + initialServers + " < 1");
         }
         this.zkUri = zkUri;
         this.id = id;

@@ -106,21 +106,21 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
     }
 
     /**
-     * The first map over {@code live} servers (id to session; at least two): shard s has primary
-     * {@code ids[s mod n]} and backup the next, so primaries and backups spread evenly and a shard's two copies are on
-     * different servers. Both copies start empty, so the backups are full.
+     * The first map over {@code live} servers (id to session): shard s has primary {@code ids[s mod n]} and backup
+     * the next, so primaries and backups spread evenly and a shard's two copies are on different servers. Both copies
+     * start empty, so the backups are full. One server alone serves every shard without a backup.
      */
     public static ShardMap initial(int shards, Map<Integer, Long> live) {
         List<Integer> ids = new ArrayList<>(new TreeSet<>(live.keySet()));
-        if (ids.size() < 2) {
-            throw new IllegalArgumentException(ids.size() + " servers; a replicated map needs at least 2");
+        if (ids.isEmpty()) {
+            throw new IllegalArgumentException("no servers to make a shard map of");
         }
         int[] p = new int[shards];
         int[] b = new int[shards];
         State[] st = new State[shards];
         for (int s = 0; s < shards; s++) {
             p[s] = ids.get(s % ids.size());
-            b[s] = ids.get((s + 1) % ids.size());
+            b[s] = ids.size() == 1 ? NONE : ids.get((s + 1) % ids.size());
             st[s] = State.FULL;
         }
         return new ShardMap(1, p, b, st, new TreeMap<>(live));
