@@ -1,33 +1,23 @@
 package io.erda.cluster;
 
 import io.erda.client.ClientOptions;
-import io.erda.core.hash.KeyHash;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
-import org.apache.curator.test.TestingServer;
 
 /**
- * {@code scripts/erda-cluster-demo [SHARDS [KEYS_PER_WRITER]]} ([cluster]): a ZooKeeper in this process, three
- * {@link ClusterServerMain} processes on tcp, and {@link #killPrimaryUnderLoad}. Last line:
- * {@code shards S, servers N, acknowledged A, lost L, failover ms F}; exit 0 only when L is 0.
+ * The pieces of a cluster on this machine ([cluster]) for the tests and {@code scripts/erda-cluster-demo}
+ * (erda-bench's {@code ClusterYcsbDemo}): member processes ({@link #startMembers}, stores in a scratch directory),
+ * and {@link #killPrimaryUnderLoad}.
  */
 public final class ClusterDemo {
-    /** ZooKeeper's and Curator's INFO lines (through slf4j-jdk14) would bury the demo's; kept strongly reachable. */
-    private static final java.util.logging.Logger[] QUIET = {java.util.logging.Logger.getLogger("org.apache.zookeeper"),
-            java.util.logging.Logger.getLogger("org.apache.curator")};
-
     private ClusterDemo() {
     }
 
@@ -120,33 +110,4 @@ public final class ClusterDemo {
             }
         }
     }
-
-    public static void main(String[] args) throws Exception {
-        int shards = args.length > 0 ? Integer.parseInt(args[0]) : 8;
-        int keysPerWriter = args.length > 1 ? Integer.parseInt(args[1]) : 300;
-        int servers = 3;
-        for (java.util.logging.Logger l : QUIET) {
-            l.setLevel(java.util.logging.Level.WARNING);
-        }
-        List<MemberProcess> members = new ArrayList<>();
-        Outcome outcome;
-        Path root = scratch();
-        try (TestingServer zookeeper = ZooKeeperMain.start(0)) {
-            URI zk = URI.create("zk://127.0.0.1:" + zookeeper.getPort() + "/erda");
-            System.out.println("zookeeper on " + zk);
-            members.addAll(startMembers(zk, servers, shards, root));
-            members.forEach(m -> System.out.println("server " + m.id() + " started, log " + m.log()));
-            outcome = killPrimaryUnderLoad(zk, members, 4, keysPerWriter,
-                    victim -> System.out.println("killed server " + victim + " with -9"));
-            System.out.println("shard map before: " + outcome.before());
-            System.out.println("shard map after:  " + outcome.after());
-        } finally {
-            members.forEach(MemberProcess::close);
-            deleteTree(root);
-        }
-        System.out.printf("shards %d, servers %d, acknowledged %d, lost %d, failover ms %d%n", shards, servers,
-                outcome.acknowledgedPuts(), outcome.lost(), outcome.failoverMillis()); // last, after ZooKeeper's shutdown
-        System.exit(outcome.lost() == 0 ? 0 : 1);
-    }
-
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * each acknowledged PUT. {@link #lost} reads every key back: a key reading older than its last acknowledged PUT is
  * lost. The demo's and the tests' lost count comes from here, whatever other load runs beside it.
  */
-final class VerifyingLoad implements AutoCloseable {
+public final class VerifyingLoad implements AutoCloseable {
     private final int shards;
     private final Map<String, Long> acknowledged = new ConcurrentHashMap<>();
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -30,6 +30,11 @@ final class VerifyingLoad implements AutoCloseable {
     private final int keys;
 
     VerifyingLoad(KeyValueClient client, int shards, int writers, int keysPerWriter) {
+        this(client, shards, writers, keysPerWriter, "");
+    }
+
+    /** As above, each key prefixed with {@code prefix} (a fresh set of keys for each round of a loop). */
+    public VerifyingLoad(KeyValueClient client, int shards, int writers, int keysPerWriter, String prefix) {
         this.shards = shards;
         this.keys = writers * keysPerWriter;
         for (int w = 0; w < writers; w++) {
@@ -38,7 +43,7 @@ final class VerifyingLoad implements AutoCloseable {
                 try {
                     for (long seq = 1; !stop.get(); seq++) {
                         for (int k = 0; k < keysPerWriter && !stop.get(); k++) {
-                            String key = "w" + writer + "-k" + k;
+                            String key = prefix + "w" + writer + "-k" + k;
                             client.put(bytes(key), bytes(key + "=" + seq));
                             long now = System.nanoTime();
                             acknowledged.put(key, seq);
@@ -54,12 +59,12 @@ final class VerifyingLoad implements AutoCloseable {
         }
     }
 
-    int shardOf(String key) {
+    public int shardOf(String key) {
         return KeyHash.shard(KeyHash.hash(bytes(key)), shards);
     }
 
     /** Waits until every key has an acknowledged PUT. */
-    void awaitEveryKey() throws InterruptedException {
+    public void awaitEveryKey() throws InterruptedException {
         while (acknowledged.size() < keys) {
             check();
             Thread.sleep(10);
@@ -67,14 +72,14 @@ final class VerifyingLoad implements AutoCloseable {
     }
 
     /** From {@code sinceNanos} on, notes the first acknowledged PUT on one of {@code shardSet}. */
-    void watch(Set<Integer> shardSet, long sinceNanos) {
+    public void watch(Set<Integer> shardSet, long sinceNanos) {
         firstWatched.set(Long.MAX_VALUE);
         watched = Set.copyOf(shardSet);
         watchedSince.set(sinceNanos);
     }
 
     /** Waits for the first acknowledged PUT on a watched shard; returns milliseconds since the watch began. */
-    long awaitWatched() throws InterruptedException {
+    public long awaitWatched() throws InterruptedException {
         while (firstWatched.get() == Long.MAX_VALUE) {
             check();
             Thread.sleep(2);
@@ -83,7 +88,7 @@ final class VerifyingLoad implements AutoCloseable {
     }
 
     /** Acknowledged PUTs so far. */
-    long acknowledgedPuts() {
+    public long acknowledgedPuts() {
         return acknowledged.values().stream().mapToLong(Long::longValue).sum();
     }
 
@@ -98,7 +103,7 @@ final class VerifyingLoad implements AutoCloseable {
     }
 
     /** Stops the writers and waits for them; throws if one failed. */
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         stop.set(true);
         for (Thread t : threads) {
             t.join();
@@ -107,7 +112,7 @@ final class VerifyingLoad implements AutoCloseable {
     }
 
     /** Reads every key back (after {@link #stop}); prints and counts the keys that read older than acknowledged. */
-    long lost(KeyValueClient reader) {
+    public long lost(KeyValueClient reader) {
         long lost = 0;
         for (Map.Entry<String, Long> e : acknowledged.entrySet()) {
             long read = sequence(reader.get(bytes(e.getKey())));
