@@ -76,6 +76,19 @@ public final class ClusterClient implements KeyValueClient {
         return view.map();
     }
 
+    /** Waits until the map is as {@code wanted} (a fill done, a failover seen); fails naming the map after {@code timeout}. */
+    public ShardMap awaitMap(java.util.function.Predicate<ShardMap> wanted, java.time.Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!wanted.test(view.map())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("shard map still " + view.map() + " after " + timeout.toSeconds() + " s");
+            }
+            Thread.sleep(PAUSE_MILLIS);
+        }
+        return view.map();
+    }
+
     /** The fabric URI server {@code id} registered, or null if it is not registered. */
     public URI serverUri(int id) {
         return view.server(id);

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterFailoverTest {
     private static final int SHARDS = 4;
+    private static final java.time.Duration MAP_WAIT = java.time.Duration.ofSeconds(60);
     private TestingServer zookeeper;
     private URI zk;
     private final List<MemberProcess> members = new ArrayList<>();
@@ -128,8 +129,8 @@ class ClusterFailoverTest {
                     client.delete(key); // retried until the map no longer needs the dead server
                 }
                 members.set(members.indexOf(member(returning)), ClusterDemo.startMember(zk, returning, 3, SHARDS, root));
-                ShardMap refilled = awaitMap(client, m -> !m.names(returning, first.session(returning)) && !m.filling()
-                        && IntStream.range(0, SHARDS).allMatch(s -> m.backup(s) != ShardMap.NONE));
+                ShardMap refilled = client.awaitMap(m -> !m.names(returning, first.session(returning)) && !m.filling()
+                        && IntStream.range(0, SHARDS).allMatch(s -> m.backup(s) != ShardMap.NONE), MAP_WAIT);
                 assertThat(refilled.primary(0)).as("shard 0 kept its primary").isEqualTo(first.primary(0));
                 assertThat(refilled.backup(0)).as("shard 0's new backup").isNotEqualTo(first.primary(0));
 
@@ -144,8 +145,8 @@ class ClusterFailoverTest {
                         .isEqualTo(refilled.backup(0));
                 assertThat(load.lost(client)).as("acknowledged PUTs lost").isZero();
 
-                ShardMap last = awaitMap(client, m -> !m.filling() && !m.servers().contains(victim)
-                        && IntStream.range(0, SHARDS).allMatch(s -> m.backup(s) != ShardMap.NONE));
+                ShardMap last = client.awaitMap(m -> !m.filling() && !m.servers().contains(victim)
+                        && IntStream.range(0, SHARDS).allMatch(s -> m.backup(s) != ShardMap.NONE), MAP_WAIT);
                 assertThat(last.servers()).as("the returning server serves again").contains(returning);
                 for (int s = 0; s < SHARDS; s++) {
                     try (ErdaClient backup = ErdaClient.connect(ClientOptions.of(serverUri(last.backup(s))))) {
@@ -172,18 +173,6 @@ class ClusterFailoverTest {
 
     private MemberProcess member(int id) {
         return members.stream().filter(m -> m.id() == id).findFirst().orElseThrow();
-    }
-
-    private static ShardMap awaitMap(ClusterClient client, java.util.function.Predicate<ShardMap> wanted)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!wanted.test(client.shardMap())) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("shard map still " + client.shardMap() + " after 60 s");
-            }
-            Thread.sleep(20);
-        }
-        return client.shardMap();
     }
 
     private URI serverUri(int id) {

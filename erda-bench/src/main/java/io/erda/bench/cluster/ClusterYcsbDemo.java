@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -104,8 +103,8 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
                 YcsbRun ycsb = YcsbRun.start("run-a", false, YcsbRun.workload(zookeeper.uri(), records, 0.5,
                         Integer.MAX_VALUE, seconds), threads, ycsbDir);
                 for (int round = 1; round <= failovers; round++) {
-                    ShardMap before = awaitMap(client, m -> !m.filling()
-                            && IntStream.range(0, m.shards()).allMatch(s -> m.backup(s) != ShardMap.NONE));
+                    ShardMap before = client.awaitMap(m -> !m.filling()
+                            && IntStream.range(0, m.shards()).allMatch(s -> m.backup(s) != ShardMap.NONE), java.time.Duration.ofMinutes(2));
                     VerifyingLoad load = new VerifyingLoad(client, shards, WRITERS, KEYS_PER_WRITER, "r" + round + "-");
                     try (load) {
                         load.awaitEveryKey();
@@ -198,16 +197,5 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
     private static Path ycsbDir() throws java.io.IOException {
         Path logs = java.nio.file.Files.createDirectories(Path.of("target", "cluster-logs"));
         return java.nio.file.Files.createTempDirectory(logs, "ycsb-");
-    }
-
-    private static ShardMap awaitMap(ClusterClient client, Predicate<ShardMap> wanted) throws InterruptedException {
-        long deadline = System.nanoTime() + 120_000_000_000L;
-        while (!wanted.test(client.shardMap())) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("shard map still " + client.shardMap() + " after 120 s");
-            }
-            Thread.sleep(20);
-        }
-        return client.shardMap();
     }
 }
