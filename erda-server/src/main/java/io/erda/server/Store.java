@@ -275,9 +275,10 @@ public final class Store implements AutoCloseable {
     /**
      * [cluster], a primary filling a new backup: the keys of the entries whose key hash {@code acceptHash} takes
      * (a shard's), each read from the entry's current object, else its previous one; an entry with neither complete
-     * (a new key whose first reservation is still pending) is left out. Read under the store lock a chunk of buckets at
-     * a time, so PUTs go on meanwhile: a key moved between chunks may be missed or listed twice, which the caller
-     * tolerates (it copies keys touched since it began by other means).
+     * (a new key whose first reservation is still pending) is left out. Read under the store lock a chunk of home
+     * buckets at a time, so PUTs go on meanwhile; entries are visited by home bucket, which a hopscotch move keeps, so
+     * every key that has an entry when the listing passes its home is listed once. Keys inserted later are the
+     * caller's to cover (a filling primary forwards them).
      */
     public java.util.List<byte[]> keys(java.util.function.LongPredicate acceptHash) {
         java.util.List<byte[]> keys = new java.util.ArrayList<>();
