@@ -34,8 +34,15 @@ public final class ErdaClient extends PooledClient {
         this.puts = new ErdaPut(stats, table, backups);
     }
 
-    public static ErdaClient connect(URI uri) {
-        return connect(ClientOptions.of(uri));
+    /**
+     * The client for {@code uri}: a fabric URI ({@code tcp://}, {@code shm://}, {@code verbs://}) gives this
+     * single-server client; a URI a {@link ClientProvider} serves gives that provider's, such as
+     * {@code zk://host:port/erda} for a cluster when erda-cluster is on the class path (docs/ARCHITECTURE.md,
+     * [cluster]). Typed {@link KeyValueClient} for that reason; {@link #connect(ClientOptions)} is the
+     * single-server client whatever the URI.
+     */
+    public static KeyValueClient connect(URI uri) {
+        return KeyValueClient.connect(ClientOptions.of(uri));
     }
 
     /** Opens the fabric and one connection (so a wrong URI or a dead server fails here, not on first use). */

@@ -32,8 +32,8 @@ class CleaningCrashOverNetworkTest {
         Map<String, Long> acked = new ConcurrentHashMap<>();
         try {
             try (ServerProcess server = ServerProcess.start(dir, TestFabric.network(), Map.of("ERDA_CLEANER_HALT_AT", point.name()), args);
-                 ErdaClient client = ErdaClient.connect(server.uri());
-                 ErdaClient admin = ErdaClient.connect(server.uri())) {
+                 ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()));
+                 ErdaClient admin = ErdaClient.connect(ClientOptions.of(server.uri()))) {
                 for (long seq = 1; seq <= VERSIONS; seq++) {
                     for (int k = 0; k < KEYS; k++) {
                         put(client, "key-" + k, seq, acked);
@@ -56,7 +56,7 @@ class CleaningCrashOverNetworkTest {
                 writer.join();
             }
             try (ServerProcess server = ServerProcess.start(dir, TestFabric.network(), args);
-                 ErdaClient client = ErdaClient.connect(server.uri())) {
+                 ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()))) {
                 assertEveryDurablePutReadsBack(client, acked);
                 client.clean(0); // after the roll-forward (one run at a time): the head cleans again
                 assertEveryDurablePutReadsBack(client, acked);

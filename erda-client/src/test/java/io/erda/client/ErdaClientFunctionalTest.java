@@ -28,7 +28,7 @@ class ErdaClientFunctionalTest {
     }
 
     private ErdaClient client(TestFabric fabric) {
-        return ErdaClient.connect(servers.get(fabric).uri());
+        return ErdaClient.connect(ClientOptions.of(servers.get(fabric).uri()));
     }
 
     private static byte[] b(String s) {
@@ -186,7 +186,7 @@ class ErdaClientFunctionalTest {
     @MethodSource("io.erda.client.TestFabric#selected")
     void fullTableIsReportedAndEveryKeyStoredBeforeStillReadsBack(TestFabric fabric) {
         try (Servers tiny = new Servers("full-table", ServerArgs.small().capacity(64));
-             ErdaClient client = ErdaClient.connect(tiny.get(fabric).uri())) {
+             ErdaClient client = ErdaClient.connect(ClientOptions.of(tiny.get(fabric).uri()))) {
             int stored = 0;
             ErdaException full = null;
             for (int i = 0; i < 1000 && full == null; i++) {

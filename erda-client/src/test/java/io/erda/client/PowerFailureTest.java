@@ -59,7 +59,7 @@ class PowerFailureTest {
                 }
 
                 try (ServerProcess restarted = ServerProcess.start(dir, fabric, args);
-                     ErdaClient client = ErdaClient.connect(restarted.uri())) {
+                     ErdaClient client = ErdaClient.connect(ClientOptions.of(restarted.uri()))) {
                     puts.checkReadBack(client, "after\n" + collapse.output());
                 }
             }

@@ -31,7 +31,7 @@ class ServerRestartTest {
         try {
             puts.loadThenKill(ServerProcess.start(dir, fabric, args), protocol, ACKED_BEFORE_KILL);
             try (ServerProcess restarted = ServerProcess.start(dir, fabric, args);
-                 ErdaClient client = ErdaClient.connect(restarted.uri())) {
+                 ErdaClient client = ErdaClient.connect(ClientOptions.of(restarted.uri()))) {
                 puts.checkReadBack(client, "after the restart");
             }
             ServerProcess.Result verify = ServerProcess.runTool("verify", dir);

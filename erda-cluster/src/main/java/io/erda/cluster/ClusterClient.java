@@ -76,6 +76,24 @@ public final class ClusterClient implements KeyValueClient {
         return view.map();
     }
 
+    /** Waits until the map is as {@code wanted} (a fill done, a failover seen); fails naming the map after {@code timeout}. */
+    public ShardMap awaitMap(java.util.function.Predicate<ShardMap> wanted, java.time.Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!wanted.test(view.map())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("shard map still " + view.map() + " after " + timeout.toSeconds() + " s");
+            }
+            Thread.sleep(PAUSE_MILLIS);
+        }
+        return view.map();
+    }
+
+    /** The fabric URI server {@code id} registered, or null if it is not registered. */
+    public URI serverUri(int id) {
+        return view.server(id);
+    }
+
     /** Operations tried again after a map change, a refused reservation or a dead server. */
     public long retries() {
         return retries.sum();
@@ -126,6 +144,10 @@ public final class ClusterClient implements KeyValueClient {
             ShardMap map = view.map();
             int shard = map.shardOf(key.hash());
             int primary = map.primary(shard);
+            if (map.state(shard) == ShardMap.State.LOST) {
+                throw new IllegalStateException("shard " + shard + " is lost (map epoch " + map.epoch() + "): its primary, "
+                        + "server " + primary + ", is gone and it had no full backup to promote");
+            }
             try {
                 return operation.apply(member(primary));
             } catch (ErdaException e) {

@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,9 +34,13 @@ import org.apache.zookeeper.data.Stat;
  * One member of a cluster ([cluster]): an Erda server ({@link RequestServer}) whose PUTs are decided by the shard map
  * ({@link Replication}), registered in ZooKeeper as the ephemeral {@code /servers/ID}, and a candidate in the
  * {@code /coordinator} leader latch. The leader (one at a time, Curator's {@link LeaderLatch}) writes the map: the
- * first one once {@code initialServers} servers are registered, then, whenever a server's registration disappears
- * (its session expired: killed, hung or cut off), the map without it ({@link ShardMap#without}: its shards' backups
- * promoted). Every write is a compare-and-set on the map's znode version, so a deposed leader's late write fails.
+ * first one once {@code initialServers} servers are registered, then, whenever membership changes, {@link
+ * ShardMap#reconcile}: a gone server's shards promote their full backups, and every shard without a backup gets a
+ * live server as a {@code FILLING} one, which its primary fills while serving ({@link PrimaryShard}) and then marks
+ * full. Both writes are compare-and-sets on the map's znode version, so a deposed leader's late write fails. A
+ * server serves a role only while the map names it with the session of its own registration: a restarted server is
+ * a new one, refused until the map drops its old self, and reused as a filling backup (its old keys of the shard
+ * deleted first, {@link BackupShard}).
  *
  * <p>A member whose own session is lost halts at once ({@link ConnectionState#LOST}): the others may already have
  * promoted its backups, and it must not go on answering PUTs as a primary.
@@ -55,14 +59,17 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final int initialServers;
     private final int sessionTimeoutMillis;
     private final ServerConfig config;
-    private final Map<Integer, ErdaClient> peers = new ConcurrentHashMap<>();
-    private final ExecutorService[] ordered;
+    private final Map<Integer, Peer> peers = new ConcurrentHashMap<>();
+    private final PrimaryShard[] primaryShards;
+    private final BackupShard[] backupShards;
     private final ScheduledExecutorService coordinator = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("erda-cluster-coordinator").daemon().factory());
     private CuratorFramework zk;
     private ClusterView view;
     private LeaderLatch latch;
     private RequestServer server;
+    /** The session of this server's registration: the map must name it with this one for it to serve a role. */
+    private volatile long session;
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis, ServerConfig config) {
         if (id < 0) {
@@ -71,8 +78,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
         if (shards < 1 || Integer.bitCount(shards) != 1 || shards > 4096) {
             throw new IllegalArgumentException("shard count " + shards + " is not a power of two in [1, 4096]");
         }
-        if (initialServers < 2) {
-            throw new IllegalArgumentException("initial servers " + initialServers + " < 2: a shard needs a primary and a backup");
+        if (initialServers < 1) {
+            throw new IllegalArgumentException("initial servers " + initialServers + " < 1");
         }
         this.zkUri = zkUri;
         this.id = id;
@@ -80,9 +87,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         this.initialServers = initialServers;
         this.sessionTimeoutMillis = sessionTimeoutMillis;
         this.config = config;
-        this.ordered = new ExecutorService[shards];
+        this.primaryShards = new PrimaryShard[shards];
+        this.backupShards = new BackupShard[shards];
         for (int s = 0; s < shards; s++) {
-            ordered[s] = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("erda-shard-" + s).factory());
+            primaryShards[s] = new PrimaryShard(s);
+            backupShards[s] = new BackupShard(s);
         }
     }
 
@@ -113,6 +122,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         while (true) {
             try {
                 zk.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(Zk.server(id), uri);
+                session = zk.checkExists().forPath(Zk.server(id)).getEphemeralOwner();
                 return;
             } catch (KeeperException.NodeExistsException e) {
                 if (System.nanoTime() > deadline) {
@@ -147,11 +157,20 @@ public final class ClusterServer implements Replication, AutoCloseable {
         }
     }
 
-    private void reconcile() throws Exception {
-        Set<Integer> live = new TreeSet<>();
+    /** The registered servers and the sessions of their registrations. */
+    private Map<Integer, Long> live() throws Exception {
+        Map<Integer, Long> live = new TreeMap<>();
         for (String child : zk.getChildren().forPath(Zk.SERVERS)) {
-            live.add(Integer.parseInt(child));
+            Stat registration = zk.checkExists().forPath(Zk.SERVERS + "/" + child);
+            if (registration != null) {
+                live.put(Integer.parseInt(child), registration.getEphemeralOwner());
+            }
         }
+        return live;
+    }
+
+    private void reconcile() throws Exception {
+        Map<Integer, Long> live = live();
         Stat stat = new Stat();
         byte[] data;
         try {
@@ -169,11 +188,18 @@ public final class ClusterServer implements Replication, AutoCloseable {
             return;
         }
         ShardMap current = ShardMap.decode(data);
-        ShardMap next = current.without(live);
+        ShardMap next = current.reconcile(live);
         if (next != current) {
             try {
                 zk.setData().withVersion(stat.getVersion()).forPath(Zk.MAP, next.encode());
-                LOG.info(() -> "coordinator " + id + ": servers " + live + " live; shard map " + next);
+                LOG.info(() -> "coordinator " + id + ": servers " + live.keySet() + " live; shard map " + next);
+                for (int s = 0; s < next.shards(); s++) {
+                    if (next.state(s) == ShardMap.State.LOST && current.state(s) != ShardMap.State.LOST) {
+                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + next.primary(s)
+                                + " is gone and it had no full backup (" + (current.backup(s) == ShardMap.NONE ? "none"
+                                : "server " + current.backup(s) + " " + current.state(s).text()) + ")");
+                    }
+                }
             } catch (KeeperException.BadVersionException raced) {
                 // the map changed since we read it: the next round starts from the new one
             }
@@ -189,78 +215,342 @@ public final class ClusterServer implements Replication, AutoCloseable {
             throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " has no shard map yet");
         }
         int shard = map.shardOf(key.hash());
+        boolean named = map.names(id, session) && map.state(shard) != ShardMap.State.LOST;
         if (replica) {
-            if (map.backup(shard) != id) {
+            if (map.backup(shard) != id || !named) {
                 throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is not the backup of shard " + shard
                         + " in map epoch " + map.epoch());
             }
+            if (map.state(shard) == ShardMap.State.FILLING) {
+                backupShards[shard].purgeOnce();
+            }
             return null;
         }
-        if (map.primary(shard) != id) {
+        if (map.primary(shard) != id || !named) {
             throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is not the primary of shard " + shard
-                    + " in map epoch " + map.epoch() + " (server " + map.primary(shard) + " is)");
+                    + " in map epoch " + map.epoch() + " (server " + map.primary(shard) + " is, shard "
+                    + map.state(shard).text() + ")");
         }
-        int backup = map.backup(shard);
-        return backup == ShardMap.NONE ? null : new ToBackup(shard, backup);
+        return new ShardTask(primaryShards[shard]);
     }
 
-    private final class ToBackup implements Backup {
-        private final int shard;
-        private final int backup;
+    /**
+     * One PUT's side of {@link PrimaryShard}: which backup (if any) its reservation went to is decided in the shard's
+     * ordered task, from the shard's state then, so a backup assigned or dropped meanwhile is seen in order.
+     */
+    private static final class ShardTask implements Backup {
+        private final PrimaryShard shard;
+        private int server = ShardMap.NONE;
 
-        ToBackup(int shard, int backup) {
+        ShardTask(PrimaryShard shard) {
             this.shard = shard;
-            this.backup = backup;
         }
 
         @Override
         public int server() {
-            return backup;
+            return server;
         }
 
         @Override
         public java.util.concurrent.Executor ordered() {
-            return ordered[shard];
+            return shard.ordered;
         }
 
         @Override
         public PutReply reserve(PutRequest request) {
+            server = shard.backup;
+            return shard.forward(request);
+        }
+    }
+
+    /**
+     * A shard as its primary sees it. Every PUT of the shard here, replicated or not, is a task of the shard's
+     * single-thread executor (so both copies see a key's PUTs in one order, and a change of backup falls between two
+     * PUTs); {@link #sync} brings the state in line with the map at the start of each task.
+     *
+     * <p><b>Filling a new backup</b> ([cluster]). From the task that first sees the shard's backup {@code FILLING}
+     * (time T), every reservation is forwarded to it. Before a key's first reservation is forwarded, the key's newest
+     * complete value is copied to the backup (reserved and written by this server, synchronously, in the same task),
+     * so the backup's entry holds the key's older version under the forwarded one and a client that dies between its
+     * two WRITEs rolls both copies back alike. Meanwhile a fill thread waits a lease past T (every reservation made
+     * before T is then written or past its deadline), lists the shard's keys and, in tasks of a few keys each, copies
+     * every key not yet copied or forwarded; a key touched since T is never copied again, so a copy never lands over a
+     * forwarded version. A key's copy also waits until its reservations from before T are complete or settled
+     * ({@link io.erda.server.Store#settledBefore}). Then it marks the backup full in the map (compare-and-set).
+     */
+    private final class PrimaryShard {
+        final int shard;
+        final java.util.concurrent.Executor ordered;
+        private final ExecutorService thread;
+        // fields below: only in the shard's tasks
+        int backup = ShardMap.NONE;
+        long backupSession;
+        Fill fill;
+
+        PrimaryShard(int shard) {
+            this.shard = shard;
+            this.thread = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("erda-shard-" + shard).factory());
+            this.ordered = task -> thread.execute(() -> {
+                sync();
+                task.run();
+            });
+        }
+
+        /** In a task: follows the map's backup for this shard; starts a fill when it names a new filling backup. */
+        void sync() {
+            ShardMap map = view.map();
+            if (map == null || map.primary(shard) != id) {
+                return;
+            }
+            int b = map.backup(shard);
+            long bSession = b == ShardMap.NONE ? 0 : map.session(b);
+            if (b != backup || bSession != backupSession) {
+                backup = b;
+                backupSession = bSession;
+                fill = null;
+                if (b != ShardMap.NONE && map.state(shard) == ShardMap.State.FILLING) {
+                    fill = new Fill(this, b, bSession, System.nanoTime());
+                    Thread.ofVirtual().name("erda-fill-" + shard).start(fill::run);
+                }
+            } else if (fill != null && map.state(shard) == ShardMap.State.FULL) {
+                fill = null;
+            }
+        }
+
+        /** In a task: the backup's reservation for a PUT already reserved here, or null when the shard has no backup. */
+        PutReply forward(PutRequest request) {
+            if (backup == ShardMap.NONE) {
+                return null;
+            }
             try {
+                if (fill != null) {
+                    fill.copyFirst(request.key());
+                }
                 return peer(backup).reserveReplica(request.key(), request.valueLength(), request.delete());
             } catch (RuntimeException e) {
-                if (e instanceof io.erda.fabric.FabricException) {
-                    ErdaClient broken = peers.remove(backup);
-                    if (broken != null) {
-                        broken.close();
-                    }
-                }
+                peerFailed(backup, e);
                 throw new RequestException(WireStatus.BACKUP_UNAVAILABLE, "shard " + shard + ": backup server " + backup
                         + " did not reserve: " + e.getMessage());
             }
         }
+
+        /** Sends {@code ordered} a task and waits for it. */
+        void inTask(Runnable task) throws Exception {
+            java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+            ordered.execute(() -> {
+                try {
+                    task.run();
+                    done.complete(null);
+                } catch (Throwable t) {
+                    done.completeExceptionally(t);
+                }
+            });
+            done.get();
+        }
+    }
+
+    /** One fill of one backup of one shard ({@link PrimaryShard}). */
+    private final class Fill {
+        private static final int KEYS_PER_TASK = 16;
+        private final PrimaryShard shard;
+        private final int backup;
+        private final long backupSession;
+        private final long startNanos;
+        /** Keys copied or forwarded since the fill began; only in the shard's tasks. */
+        private final Set<MemorySegmentKey> touched = new java.util.HashSet<>();
+        private long copied;
+
+        Fill(PrimaryShard shard, int backup, long backupSession, long startNanos) {
+            this.shard = shard;
+            this.backup = backup;
+            this.backupSession = backupSession;
+            this.startNanos = startNanos;
+        }
+
+        private boolean current() {
+            return shard.fill == this;
+        }
+
+        /** In a task: before {@code key}'s first forwarded reservation, its older value goes to the backup. */
+        void copyFirst(java.lang.foreign.MemorySegment key) {
+            byte[] bytes = key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            if (!touched.contains(new MemorySegmentKey(bytes))) {
+                copy(bytes);
+            }
+        }
+
+        /** In a task: copies {@code key}'s newest complete value (if it has one) to the backup, synchronously. */
+        private void copy(byte[] key) {
+            java.lang.foreign.MemorySegment k = java.lang.foreign.MemorySegment.ofArray(key);
+            long giveUp = startNanos + 3 * server.store().leaseNanos();
+            while (!server.store().settledBefore(k, startNanos) && System.nanoTime() < giveUp) {
+                Thread.onSpinWait();
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+            }
+            byte[] value = server.store().get(k);
+            if (value != null) {
+                java.lang.foreign.MemorySegment v = java.lang.foreign.MemorySegment.ofArray(value);
+                java.lang.foreign.MemorySegment object = java.lang.foreign.MemorySegment.ofArray(
+                        new byte[(int) io.erda.core.layout.ObjectLayout.align(io.erda.core.layout.ObjectLayout.HEADER_LENGTH
+                                + key.length + value.length)]);
+                io.erda.core.layout.ObjectLayout.encode(object, 0, k, v, false);
+                ErdaClient to = peer(backup);
+                to.writeReserved(to.reserveReplica(k, value.length, false), object);
+                copied++;
+            }
+            touched.add(new MemorySegmentKey(key));
+        }
+
+        /** The fill thread: waits out reservations from before the fill, copies the rest, marks the backup full. */
+        void run() {
+            try {
+                long wait = startNanos + server.store().leaseNanos() * 5 / 4 + 50_000_000L - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                int shards = primaryShards.length;
+                List<byte[]> keys = server.store().keys(hash -> io.erda.core.hash.KeyHash.shard(hash, shards) == shard.shard);
+                LOG.info(() -> "server " + id + ": filling backup " + backup + " of shard " + shard.shard + " with up to "
+                        + keys.size() + " keys");
+                for (int from = 0; from < keys.size(); ) {
+                    int start = from;
+                    int end = Math.min(keys.size(), from + KEYS_PER_TASK);
+                    boolean[] superseded = {false};
+                    try {
+                        shard.inTask(() -> {
+                            if (!current()) {
+                                superseded[0] = true;
+                                return;
+                            }
+                            for (int i = start; i < end; i++) {
+                                if (!touched.contains(new MemorySegmentKey(keys.get(i)))) {
+                                    copy(keys.get(i));
+                                }
+                            }
+                        });
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        // the backup's view may lag the map, or it died (then the map moves on): try again
+                        LOG.log(Level.FINE, "fill of shard " + shard.shard + ": copy failed, retrying", e.getCause());
+                        peerFailed(backup, e.getCause());
+                        Thread.sleep(100);
+                        continue;
+                    }
+                    if (superseded[0]) {
+                        return;
+                    }
+                    from = end;
+                }
+                markFull();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                LOG.log(Level.WARNING, "fill of shard " + shard.shard + " to server " + backup + " failed", e);
+            }
+        }
+
+        private void markFull() throws Exception {
+            while (true) {
+                Stat stat = new Stat();
+                ShardMap map = ShardMap.decode(zk.getData().storingStatIn(stat).forPath(Zk.MAP));
+                int s = shard.shard;
+                if (map.primary(s) != id || map.backup(s) != backup || map.session(backup) != backupSession
+                        || map.state(s) != ShardMap.State.FILLING) {
+                    return; // the map moved on (the backup died, or this server is no longer named)
+                }
+                try {
+                    zk.setData().withVersion(stat.getVersion()).forPath(Zk.MAP, map.withFull(s).encode());
+                    long n = copied;
+                    LOG.info(() -> "server " + id + ": backup " + backup + " of shard " + s + " is full (" + n
+                            + " keys copied)");
+                    return;
+                } catch (KeeperException.BadVersionException raced) {
+                    // read again
+                }
+            }
+        }
+    }
+
+    /** A key as a set element. */
+    private record MemorySegmentKey(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof MemorySegmentKey k && java.util.Arrays.equals(k.bytes, bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(bytes);
+        }
+    }
+
+    /**
+     * A shard as its backup sees it: a server made the filling backup of a shard first deletes every key of the
+     * shard it holds (a returning server's old files: keys deleted or changed since it left must not come back if it is
+     * promoted), once, before it accepts the shard's first replica reservation.
+     */
+    private final class BackupShard {
+        private final int shard;
+        private boolean purged;
+
+        BackupShard(int shard) {
+            this.shard = shard;
+        }
+
+        synchronized void purgeOnce() {
+            if (purged) {
+                return;
+            }
+            int shards = backupShards.length;
+            List<byte[]> stale = server.store().keys(hash -> io.erda.core.hash.KeyHash.shard(hash, shards) == shard);
+            for (byte[] key : stale) {
+                server.store().apply(java.lang.foreign.MemorySegment.ofArray(key), java.lang.foreign.MemorySegment.NULL, true);
+            }
+            purged = true;
+            if (!stale.isEmpty()) {
+                LOG.info(() -> "server " + id + ": deleted " + stale.size() + " old keys of shard " + shard
+                        + " before being filled as its backup");
+            }
+        }
+    }
+
+    private record Peer(URI uri, ErdaClient client) {
     }
 
     private ErdaClient peer(int server) {
-        ErdaClient client = peers.get(server);
-        if (client != null) {
-            return client;
-        }
         URI uri = view.server(server);
         if (uri == null) {
             throw new IllegalStateException("server " + server + " is not registered");
         }
-        return peers.computeIfAbsent(server, s -> ErdaClient.connect(ClientOptions.of(uri).withPoolSize(4)));
+        Peer p = peers.get(server);
+        if (p != null && p.uri().equals(uri)) {
+            return p.client();
+        }
+        if (p != null) {
+            peerFailed(server, null);
+        }
+        return peers.computeIfAbsent(server, s -> new Peer(uri, ErdaClient.connect(ClientOptions.of(uri).withPoolSize(4))))
+                .client();
+    }
+
+    /** Closes the client of a peer whose connection failed (a fabric error), so the next use reconnects. */
+    private void peerFailed(int server, Throwable cause) {
+        if (cause == null || cause instanceof io.erda.fabric.FabricException) {
+            Peer broken = peers.remove(server);
+            if (broken != null) {
+                broken.client().close();
+            }
+        }
     }
 
     private void dropGonePeers() {
         Map<Integer, URI> live = view.servers();
-        for (Integer peer : List.copyOf(peers.keySet())) {
-            if (!live.containsKey(peer)) {
-                ErdaClient gone = peers.remove(peer);
-                if (gone != null) {
-                    gone.close();
-                }
+        for (Map.Entry<Integer, Peer> e : List.copyOf(peers.entrySet())) {
+            if (!e.getValue().uri().equals(live.get(e.getKey()))) {
+                peerFailed(e.getKey(), null);
             }
+        }
+        for (PrimaryShard shard : primaryShards) {
+            shard.ordered.execute(() -> { }); // a task: sync() starts or stops a fill as the map now says
         }
     }
 
@@ -280,11 +570,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         if (zk != null) {
             zk.close();
         }
-        for (ErdaClient peer : peers.values()) {
-            peer.close();
+        for (Peer peer : peers.values()) {
+            peer.client().close();
         }
-        for (ExecutorService e : ordered) {
-            e.shutdownNow();
+        for (PrimaryShard shard : primaryShards) {
+            shard.thread.shutdownNow();
         }
         if (server != null) {
             server.close();

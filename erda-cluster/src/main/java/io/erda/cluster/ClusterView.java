@@ -22,6 +22,8 @@ final class ClusterView implements AutoCloseable {
     private final CuratorCache serverCache;
     private final CuratorCache mapCache;
     private final Map<Integer, URI> servers = new ConcurrentHashMap<>();
+    /** Per live server, the session its registration belongs to (the ephemeral node's owner). */
+    private final Map<Integer, Long> sessions = new ConcurrentHashMap<>();
     private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile ShardMap map;
 
@@ -58,16 +60,25 @@ final class ClusterView implements AutoCloseable {
         return Map.copyOf(servers);
     }
 
+    /** The session of live server {@code id}'s registration, or 0 if it is not registered. */
+    long session(int id) {
+        return sessions.getOrDefault(id, 0L);
+    }
+
     private void serversChanged(ChildData before, ChildData after) {
         if (before != null && after == null) {
             Integer id = id(before.getPath());
             if (id != null) {
                 servers.remove(id);
+                sessions.remove(id);
             }
         } else if (after != null) {
             Integer id = id(after.getPath());
             if (id != null && after.getData() != null) {
                 servers.put(id, URI.create(new String(after.getData(), StandardCharsets.UTF_8)));
+                if (after.getStat() != null) {
+                    sessions.put(id, after.getStat().getEphemeralOwner());
+                }
             }
         }
         fire();

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * A real cluster member process ({@link ClusterServerMain}) started with this JVM's java and test class path; its
  * output goes to target/cluster-logs (named in failures; tests and {@link ClusterDemo}). Killed with -9 by {@link #kill()}.
  */
-final class MemberProcess implements AutoCloseable {
+public final class MemberProcess implements AutoCloseable {
     private static final String READY = " listening on ";
 
     private final int id;
@@ -31,7 +31,7 @@ final class MemberProcess implements AutoCloseable {
         this.log = log;
     }
 
-    static MemberProcess start(URI zk, int id, String... options) {
+    public static MemberProcess start(URI zk, int id, String... options) {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 ClusterServerMain.class.getName(), "--zk", zk.toString(), "--id", String.valueOf(id)));
@@ -71,16 +71,16 @@ final class MemberProcess implements AutoCloseable {
         ready.completeExceptionally(new IllegalStateException("exited before it listened"));
     }
 
-    int id() {
+    public int id() {
         return id;
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
     /** kill -9, and wait until the process is gone. */
-    void kill() {
+    public void kill() {
         process.destroyForcibly();
         try {
             process.waitFor(30, TimeUnit.SECONDS);

@@ -12,7 +12,7 @@ import org.apache.curator.test.TestingServer;
  */
 public final class ZooKeeperMain {
     /** A short tick, so sessions of a couple of seconds are allowed (ZooKeeper's minimum is two ticks). */
-    static final int TICK_MILLIS = 200;
+    public static final int TICK_MILLIS = 200;
 
     private ZooKeeperMain() {
     }

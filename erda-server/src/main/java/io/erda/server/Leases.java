@@ -155,6 +155,11 @@ final class Leases {
         }
     }
 
+    /** The key's pending reservations, oldest first; the caller holds the store lock. */
+    java.util.List<Reservation> of(Key key) {
+        return reservations.of(key);
+    }
+
     /** Pending reservations (keys with a lease outstanding). */
     int pendingKeys() {
         lock.lock();

@@ -270,6 +270,63 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ filling a cluster backup ([cluster])
+
+    /**
+     * [cluster], a primary filling a new backup: the keys of the entries whose key hash {@code acceptHash} takes
+     * (a shard's), each read from the entry's current object, else its previous one; an entry with neither complete
+     * (a new key whose first reservation is still pending) is left out. Read under the store lock a chunk of home
+     * buckets at a time, so PUTs go on meanwhile; entries are visited by home bucket, which a hopscotch move keeps, so
+     * every key that has an entry when the listing passes its home is listed once. Keys inserted later are the
+     * caller's to cover (a filling primary forwards them).
+     */
+    public java.util.List<byte[]> keys(java.util.function.LongPredicate acceptHash) {
+        java.util.List<byte[]> keys = new java.util.ArrayList<>();
+        long capacity = table.geometry().capacity();
+        ObjectFlyweight object = new ObjectFlyweight();
+        for (long start = 0; start < capacity; start += KEY_LIST_CHUNK) {
+            long from = start;
+            long to = start + KEY_LIST_CHUNK;
+            locked(() -> {
+                table.forEach(from, to, (position, word, fingerprint, head) -> {
+                    for (long units : new long[] {AtomicWord.current(word), AtomicWord.previous(word)}) {
+                        if (objects.wrap(head, units, object, null).isValid()) {
+                            byte[] key = object.key().toArray(ValueLayout.JAVA_BYTE);
+                            if (acceptHash.test(io.erda.core.hash.KeyHash.hash(key))) {
+                                keys.add(key);
+                            }
+                            return;
+                        }
+                    }
+                });
+                return null;
+            });
+        }
+        return keys;
+    }
+
+    /** Buckets {@link #keys} reads per hold of the store lock. */
+    private static final long KEY_LIST_CHUNK = 4096;
+
+    /**
+     * [cluster]: whether every pending reservation of {@code keyBytes} issued before {@code issuedBeforeNanos} (a
+     * {@link System#nanoTime()}) has its object complete; true when none is pending. A primary filling a backup
+     * copies a key's newest complete value only once this holds, so a PUT reserved before the fill began and
+     * acknowledged after the copy cannot be missing from the backup.
+     */
+    public boolean settledBefore(MemorySegment keyBytes, long issuedBeforeNanos) {
+        Key key = Key.copyOf(keyBytes);
+        return locked(() -> {
+            for (Reservation r : leases.of(key)) {
+                if (r.deadline() - leases.leaseNanos() - issuedBeforeNanos < 0
+                        && !objects.isComplete(r.head(), LogAddress.unitsForBytes(r.chainOffset()), key.bytes())) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
     // ------------------------------------------------------------------ FLUSH (persistence method server-flush)
 
     /** Makes a range a client wrote durable; it must lie inside the head's reserved log and one region. */

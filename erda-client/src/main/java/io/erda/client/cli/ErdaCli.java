@@ -3,6 +3,7 @@ package io.erda.client.cli;
 import io.erda.client.ErdaClient;
 import io.erda.client.ErdaException;
 import io.erda.client.ClientOptions;
+import io.erda.client.KeyValueClient;
 import io.erda.fabric.FabricException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -29,7 +30,7 @@ public final class ErdaCli implements Callable<Integer> {
     public static final int EXIT_NOT_FOUND = 1;
     public static final int EXIT_ERROR = 2;
 
-    @Parameters(index = "0", paramLabel = "URI", description = "server, e.g. tcp://127.0.0.1:7000 or shm:///dev/shm/erda")
+    @Parameters(index = "0", paramLabel = "URI", description = "server, e.g. tcp://127.0.0.1:7000 or shm:///dev/shm/erda, or a cluster, zk://host:port/erda")
     URI uri;
 
     @Parameters(index = "1", paramLabel = "COMMAND", description = "put, get, delete, stats or clean")
@@ -94,7 +95,8 @@ public final class ErdaCli implements Callable<Integer> {
             err.println("error: " + command + " takes " + expected + " argument(s), got " + args.size());
             return EXIT_ERROR;
         }
-        try (ErdaClient client = ErdaClient.connect(ClientOptions.of(uri).withPoolSize(1)
+        // KeyValueClient.connect: a zk:// cluster URI too, when erda-cluster is on the class path ([cluster])
+        try (KeyValueClient client = KeyValueClient.connect(ClientOptions.of(uri).withPoolSize(1)
                 .withOperationTimeout(java.time.Duration.ofSeconds(timeoutSeconds)))) {
             switch (command) {
                 case "put" -> {
@@ -114,21 +116,30 @@ public final class ErdaCli implements Callable<Integer> {
                     out.println("OK");
                 }
                 case "clean" -> {
-                    for (Map.Entry<String, String> e : client.clean(head(args.get(0))).entrySet()) {
+                    for (Map.Entry<String, String> e : oneServer(client).clean(head(args.get(0))).entrySet()) {
                         out.println(e.getKey() + "=" + e.getValue());
                     }
                 }
                 default -> {
-                    for (Map.Entry<String, String> e : client.serverStats().entrySet()) {
+                    for (Map.Entry<String, String> e : oneServer(client).serverStats().entrySet()) {
                         out.println(e.getKey() + "=" + e.getValue());
                     }
                 }
             }
             return EXIT_OK;
-        } catch (ErdaException | FabricException | IllegalArgumentException e) {
+        } catch (ErdaException | FabricException | IllegalArgumentException | IllegalStateException e) {
             err.println("error: " + e.getMessage());
             return EXIT_ERROR;
         }
+    }
+
+    /** stats and clean talk to one server: a cluster's URI names none. */
+    private ErdaClient oneServer(KeyValueClient client) {
+        if (client instanceof ErdaClient one) {
+            return one;
+        }
+        throw new IllegalArgumentException(command + " talks to one server; " + uri + " is a cluster: give one server's "
+                + "fabric URI (its registration in ZooKeeper names it)");
     }
 
     private static int head(String s) {
