@@ -34,8 +34,10 @@ import picocli.CommandLine.Option;
  * <p>Every case is warmed up once, then measured {@code --rounds} times in the same JVM (each round measures every
  * case once, in order, and prints its own table), so that the JIT's work is done before the first round and rounds
  * can be interleaved with other programs: with {@code --gate} a round starts only when a line arrives on standard
- * input (end of input ends the run); the end of the warm-up is announced on standard error by a line starting with
- * {@code warmed up}, and the end of each round by the line {@code round N of R measured}, after its table. With several rounds the last table holds each case's median over the rounds.
+ * input (end of input ends the run); a line naming cases ({@code read} or {@code read,write}) measures only those in
+ * that round, any other line ({@code go}) every case. The end of the warm-up is announced on standard error by a line
+ * starting with {@code warmed up}, and the end of each round by the line {@code round N of R measured}, after its
+ * table. With several rounds the last table holds each case's median over the rounds that measured it.
  */
 @Command(name = "fabric-bench", mixinStandardHelpOptions = true, description = "Fabric provider latency and rate")
 public final class FabricBench implements Callable<Integer> {
@@ -70,7 +72,8 @@ public final class FabricBench implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "1", description = "measured rounds after the warm-up (1..1000)")
     int rounds;
 
-    @Option(names = "--gate", description = "start each round when a line arrives on standard input")
+    @Option(names = "--gate", description = "start each round when a line arrives on standard input; a line naming"
+            + " cases (e.g. read) measures only those")
     boolean gate;
 
     @Option(names = "--dir", description = "directory for the target's region files (default /dev/shm if present)")
@@ -142,7 +145,10 @@ public final class FabricBench implements Callable<Integer> {
             return List.of();
         }
         List<Result> medians = new ArrayList<>();
-        for (Result first : byRound.getFirst()) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        List<Result> firsts = byRound.stream().flatMap(List::stream)
+                .filter(r -> seen.add(r.provider() + "\u0000" + r.bench())).toList();
+        for (Result first : firsts) {
             List<Result> same = byRound.stream().flatMap(List::stream)
                     .filter(r -> r.provider().equals(first.provider()) && r.bench().equals(first.bench())).toList();
             medians.add(new Result(first.provider(), first.bench(), median(same, Result::opsPerSecond),
@@ -174,11 +180,11 @@ public final class FabricBench implements Callable<Integer> {
         List<List<Result>> run(BufferedReader gateReader) throws Exception {
             try (FabricPair p = FabricPair.open(scheme, work)) {
                 pair = p;
-                List<Case> ready = new ArrayList<>();
+                Map<String, Case> ready = new java.util.LinkedHashMap<>();
                 for (String id : selected) {
-                    ready.add(prepare(id));
+                    ready.put(id, prepare(id));
                 }
-                for (Case c : ready) {
+                for (Case c : ready.values()) {
                     runFor(c.threads(), c.perThread(), warmupSeconds, null);
                 }
                 if (gateReader != null) {
@@ -187,12 +193,21 @@ public final class FabricBench implements Callable<Integer> {
                 }
                 List<List<Result>> results = new ArrayList<>();
                 for (int round = 1; round <= rounds; round++) {
-                    if (gateReader != null && gateReader.readLine() == null) {
-                        break; // the driver is done
+                    List<String> only = List.copyOf(ready.keySet());
+                    if (gateReader != null) {
+                        String line = gateReader.readLine();
+                        if (line == null) {
+                            break; // the driver is done
+                        }
+                        List<String> named = java.util.Arrays.stream(line.split(",")).map(String::strip)
+                                .filter(ready::containsKey).toList();
+                        if (!named.isEmpty()) {
+                            only = named; // e.g. scripts/softroce-bench: READ rounds first, WRITE rounds after
+                        }
                     }
                     List<Result> measured = new ArrayList<>();
-                    for (Case c : ready) {
-                        measured.add(measure(c));
+                    for (String id : only) {
+                        measured.add(measure(ready.get(id)));
                     }
                     results.add(measured);
                     if (rounds > 1) {

@@ -46,6 +46,20 @@ class FabricBenchRoundsTest {
     }
 
     @Test
+    void aGateLineNamingCasesMeasuresOnlyThoseAndTheMedianTakesEachCaseFromItsOwnRounds() {
+        int rc = run("read\nread\nwrite\n", "--providers", "tcp", "--cases", "read,write", "--rounds", "3", "--gate",
+                "--duration", "0.2", "--warmup", "0.1", "--dir", dir.toString());
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertThat(rc).isZero();
+        String[] rounds = table.split("Round \\d of 3|Median of 3 rounds:");
+        assertThat(rounds).hasSize(5); // before the first round, three rounds, the medians
+        assertThat(rounds[1]).contains("| tcp | READ 64 B |").doesNotContain("WRITE 64 B");
+        assertThat(rounds[2]).contains("| tcp | READ 64 B |").doesNotContain("WRITE 64 B");
+        assertThat(rounds[3]).contains("| tcp | WRITE 64 B |").doesNotContain("READ 64 B");
+        assertThat(rounds[4]).contains("| tcp | READ 64 B |", "| tcp | WRITE 64 B |");
+    }
+
+    @Test
     void theEndOfTheGateInputEndsTheRounds() {
         int rc = run("go\n", "--providers", "tcp", "--cases", "read", "--rounds", "3", "--gate",
                 "--duration", "0.1", "--warmup", "0.1", "--dir", dir.toString());
