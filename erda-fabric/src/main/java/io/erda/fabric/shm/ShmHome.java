@@ -34,8 +34,10 @@ import java.util.stream.Stream;
  *
  * <p><b>Crash.</b> Every {@link ShmFabric} that opens collects stale homes under {@code /dev/shm} (or the temporary
  * directory), and under each directory it listens on or connects to, before it creates its own there: a home of
- * another process whose lock it can take is deleted (while it holds that lock). A home without a lock file (its owner
- * died between creating the directory and the file) is deleted only if its pid is dead, or was reused by a process
+ * another process whose lock it can take is deleted (while it holds that lock); the owner creates its lock file
+ * locked, under another name, and renames it into place, so a lock file is never seen unlocked while its owner lives.
+ * A home without a lock file (its owner died between creating the directory and the rename) is deleted only if its
+ * pid is dead, or was reused by a process
  * that started after the directory was last modified. Homes of this process are never touched: a second lock on a file
  * this JVM has locked would throw, and closing a second channel to it would drop the first lock.
  */
@@ -75,13 +77,21 @@ final class ShmHome {
             }
         }
         Path lockFile = home.resolve(LOCK_FILE);
-        FileChannel channel = Files.exists(lockFile) ? FileChannel.open(lockFile, StandardOpenOption.WRITE)
-                : files.createFile(lockFile);
+        boolean exists = Files.exists(lockFile);
+        // A new lock file is created and locked under another name, then renamed into place: a collector that finds
+        // LOCK_FILE must find it locked. Created under its own name, it was unlocked for a moment, and a collector
+        // that took it then deleted a live home (the campaign's server restart failed: "NoSuchFileException:
+        // .../counters"). A crash before the rename leaves no LOCK_FILE: collected once the pid is dead.
+        Path created = exists ? lockFile : home.resolve(LOCK_FILE + ".new");
+        FileChannel channel = exists ? FileChannel.open(lockFile, StandardOpenOption.WRITE) : files.createFile(created);
         try {
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 throw new FabricException("shm home " + home + " is in use by another live process (it holds "
                         + lockFile + " locked)");
+            }
+            if (!exists) {
+                Files.move(created, lockFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             }
             return lock;
         } catch (IOException | RuntimeException e) {
