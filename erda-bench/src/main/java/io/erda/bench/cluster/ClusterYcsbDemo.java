@@ -64,10 +64,16 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
     private static final int WRITERS = 2;
     private static final int KEYS_PER_WRITER = 150;
 
+    /**
+     * ZooKeeper's and Curator's INFO lines (its environment, every connection) drowned the demo's own; held here
+     * because java.util.logging keeps loggers weakly, and a level set on a collected logger is lost.
+     */
+    private static final java.util.List<java.util.logging.Logger> QUIETED = java.util.stream.Stream.of(
+            "org.apache.zookeeper", "org.apache.curator", "io.erda.cluster.ClusterView")
+            .map(java.util.logging.Logger::getLogger).toList();
+
     public static void main(String[] args) {
-        for (String quiet : new String[] {"org.apache.zookeeper", "org.apache.curator"}) {
-            java.util.logging.Logger.getLogger(quiet).setLevel(java.util.logging.Level.WARNING);
-        }
+        QUIETED.forEach(l -> l.setLevel(java.util.logging.Level.WARNING)); // the demo prints the map changes itself
         System.exit(new CommandLine(new ClusterYcsbDemo()).execute(args));
     }
 
