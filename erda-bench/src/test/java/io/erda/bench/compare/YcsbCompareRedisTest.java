@@ -23,7 +23,7 @@ class YcsbCompareRedisTest {
     @Test
     @Timeout(180)
     void redisRunsAsAPeerRowByDefault(@TempDir Path out, @TempDir Path pm) throws Exception {
-        RedisServerRequired.assumeInstalled();
+        RedisServerRequired.requireInstalled();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         int status = YcsbCompareStandInTest.run(log, "--protocols", "erda", "--workloads", "A", "--records", "200",
             "--operations", "400", "--duration", "10", "--value-size", "256", "--pm-dir", pm.toString(), "--out", out.toString());

@@ -38,7 +38,7 @@ class RedisBackendTest {
     @Test
     @Timeout(60)
     void bindingInsertsReadsUpdatesAndDeletesThroughRedis() throws Exception {
-        RedisServerRequired.assumeInstalled();
+        RedisServerRequired.requireInstalled();
         assertThat(StoreBackends.forProtocol("redis")).isInstanceOf(RedisBackend.class);
         try (RedisServer server = (RedisServer) new RedisBackend().start("redis", settings())) {
             ErdaYcsbDb db = new ErdaYcsbDb();
@@ -76,7 +76,7 @@ class RedisBackendTest {
     @Test
     @Timeout(60)
     void serverIsDurableOnEveryWriteAndLeavesNothingBehind() throws Exception {
-        RedisServerRequired.assumeInstalled();
+        RedisServerRequired.requireInstalled();
         RedisServer server = RedisServer.start(RedisBackend.executable().orElseThrow(), settings());
         long pid = server.pid();
         Path data = server.dataDir();
@@ -103,7 +103,7 @@ class RedisBackendTest {
     @Test
     @Timeout(60)
     void anAcknowledgedWriteSurvivesKillMinusNine() throws Exception {
-        RedisServerRequired.assumeInstalled();
+        RedisServerRequired.requireInstalled();
         RedisServer first = RedisServer.start(RedisBackend.executable().orElseThrow(), settings());
         try (first) {
             try (Jedis raw = jedis(first)) {

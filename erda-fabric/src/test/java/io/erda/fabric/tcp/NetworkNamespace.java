@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A Linux network namespace joined to this one by a veth pair, so that a child process on the other side is a peer
  * on another host as far as TCP is concerned, and the link between them can really be cut. Made with {@code ip}
- * (Debian package iproute2), which needs root; without either the test is skipped saying so (CI runs as root with
- * iproute2 installed by .ci/run). Each instance has a /30 of 10.213.0.0/16 and interface names derived from this
+ * (Debian package iproute2, which .ci/run installs; without it the test fails), which needs root: without root the
+ * test is skipped saying so (CI runs as root). Each instance has a /30 of 10.213.0.0/16 and interface names derived from this
  * process's pid, so parallel test JVMs do not collide.
  */
 final class NetworkNamespace implements AutoCloseable {
@@ -32,10 +32,15 @@ final class NetworkNamespace implements AutoCloseable {
         this.peerAddress = peerAddress;
     }
 
-    /** Creates the namespace and link, or skips the calling test saying why it cannot. */
+    /**
+     * Creates the namespace and link; fails without the ip command (a package .ci/run installs), and skips the calling
+     * test, saying why, only where this process may not make a network namespace (not root, or no CAP_NET_ADMIN).
+     */
     static NetworkNamespace createOrSkip() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip")),
-                "needs the ip command (Debian package iproute2) to make a network namespace");
+        if (!Files.isExecutable(Path.of("/usr/sbin/ip")) && !Files.isExecutable(Path.of("/sbin/ip"))) {
+            org.junit.jupiter.api.Assertions.fail("needs the ip command (Debian package iproute2; .ci/run installs it)"
+                    + " to make a network namespace");
+        }
         Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
                 "needs root to make a network namespace (user is " + System.getProperty("user.name") + ")");
         long pid = ProcessHandle.current().pid();
