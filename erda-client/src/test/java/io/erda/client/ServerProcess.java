@@ -1,5 +1,6 @@
 package io.erda.client;
 
+import io.erda.server.ServerProcessStop;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -118,31 +119,12 @@ final class ServerProcess implements AutoCloseable {
 
     /** kill -9: {@link Process#destroyForcibly()} is SIGKILL on Linux. Waits until the process is gone. */
     void kill() {
-        process.destroyForcibly();
-        waitGone();
+        ServerProcessStop.kill(process);
     }
 
     @Override
     public void close() {
-        if (process.isAlive()) {
-            process.destroy();
-            try {
-                if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                    kill();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                kill();
-            }
-        }
-    }
-
-    private void waitGone() {
-        try {
-            process.waitFor(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ServerProcessStop.stop(process);
     }
 
     static void deleteTree(Path dir) {

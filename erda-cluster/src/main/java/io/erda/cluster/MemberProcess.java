@@ -1,5 +1,6 @@
 package io.erda.cluster;
 
+import io.erda.server.ServerProcessStop;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -81,26 +82,11 @@ public final class MemberProcess implements AutoCloseable {
 
     /** kill -9, and wait until the process is gone. */
     public void kill() {
-        process.destroyForcibly();
-        try {
-            process.waitFor(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ServerProcessStop.kill(process);
     }
 
     @Override
     public void close() {
-        if (process.isAlive()) {
-            process.destroy();
-            try {
-                if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                    kill();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                kill();
-            }
-        }
+        ServerProcessStop.stop(process);
     }
 }
