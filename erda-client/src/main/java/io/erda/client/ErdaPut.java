@@ -3,6 +3,7 @@ package io.erda.client;
 import io.erda.core.hash.Key;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectLayout;
+import io.erda.fabric.SyncEndpoint;
 import io.erda.protocol.BackupReservation;
 import io.erda.protocol.FlushRequest;
 import io.erda.protocol.MessageType;
@@ -71,11 +72,12 @@ final class ErdaPut {
                         + " bytes for an object of " + objectLength);
             }
             int generation = c.view().generation(reply.head()); // the call processed every HEAD_STATE sent before the reply
-            c.sync().write(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey());
-            persist(c, reply);
-            if (backup != null) {
-                backups.write(backup.server(), backup.reservation(), c.writes.segment().asSlice(0, objectLength));
+            if (backup == null) {
+                c.sync().write(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey());
+            } else {
+                writeBoth(c, reply, backup, objectLength);
             }
+            persist(c, reply);
             if (System.nanoTime() - start <= reply.leaseNanos()) {
                 return;
             }
@@ -99,6 +101,27 @@ final class ErdaPut {
             }
             stats.putRetries.increment();
         }
+    }
+
+    /**
+     * [cluster]: the primary's WRITE is posted first and the backup's (with its persistence method) done while it is in
+     * flight, so a replicated PUT costs one WRITE round trip, not two in a row. The primary's is always awaited, even
+     * when the backup's failed, so the connection's send queue stays in step.
+     */
+    private void writeBoth(Connection c, PutReply reply, BackupReservation backup, long objectLength) {
+        SyncEndpoint.Pending primary = c.sync().startWrite(c.writes.region(), 0, (int) objectLength, reply.address(),
+                reply.rkey());
+        try {
+            backups.write(backup.server(), backup.reservation(), c.writes.segment().asSlice(0, objectLength));
+        } catch (RuntimeException e) {
+            try {
+                primary.await();
+            } catch (RuntimeException second) {
+                e.addSuppressed(second);
+            }
+            throw e;
+        }
+        primary.await();
     }
 
     /** Makes the WRITE persistent the way the server advertised (docs/ARCHITECTURE.md, [persistence]). */

@@ -289,7 +289,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
         PrimaryShard(int shard) {
             this.shard = shard;
-            this.thread = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("erda-shard-" + shard).factory());
+            this.thread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("erda-shard-" + shard).factory());
             this.ordered = task -> thread.execute(() -> {
                 sync();
                 task.run();

@@ -40,6 +40,38 @@ public final class SyncEndpoint implements AutoCloseable {
         execute(WorkRequest.write(nextWrId++, local, localOffset, length, remoteAddress, rkey));
     }
 
+    /**
+     * Posts a signalled WRITE and returns without waiting, so the caller can do something else meanwhile (a
+     * replicated PUT WRITEs its backup while its primary's WRITE is in flight). The caller must {@link
+     * Pending#await} it before its next call on this endpoint: until then its completion is the queue's next one.
+     */
+    public synchronized Pending startWrite(MemoryRegion local, long localOffset, int length, long remoteAddress, int rkey) {
+        WorkRequest request = WorkRequest.write(nextWrId++, local, localOffset, length, remoteAddress, rkey);
+        endpoint.post(request);
+        return new Pending(request.wrId());
+    }
+
+    /** A request posted by {@link #startWrite}; {@link #await} waits for its completion, once. */
+    public final class Pending {
+        private final long wrId;
+        private boolean done;
+
+        private Pending(long wrId) {
+            this.wrId = wrId;
+        }
+
+        /** Waits for the completion; throws {@link CompletionException} on an error status, as the blocking calls do. */
+        public void await() {
+            synchronized (SyncEndpoint.this) {
+                if (done) {
+                    throw new IllegalStateException("wr " + wrId + " was already awaited");
+                }
+                done = true;
+                check(wrId, SyncEndpoint.this.await(endpoint.sendQueue()));
+            }
+        }
+    }
+
     public synchronized void writeWithImm(MemoryRegion local, long localOffset, int length, long remoteAddress, int rkey, int imm) {
         execute(WorkRequest.writeWithImm(nextWrId++, local, localOffset, length, remoteAddress, rkey, imm));
     }
@@ -91,9 +123,12 @@ public final class SyncEndpoint implements AutoCloseable {
 
     private Completion execute(WorkRequest request) {
         endpoint.post(request);
-        Completion c = await(endpoint.sendQueue());
-        if (c.wrId() != request.wrId()) {
-            throw new FabricException("completion for wr " + c.wrId() + " while waiting for wr " + request.wrId()
+        return check(request.wrId(), await(endpoint.sendQueue()));
+    }
+
+    private Completion check(long wrId, Completion c) {
+        if (c.wrId() != wrId) {
+            throw new FabricException("completion for wr " + c.wrId() + " while waiting for wr " + wrId
                     + ": is the send queue shared or used by another thread?");
         }
         if (!c.isSuccess()) {

@@ -238,6 +238,25 @@ public abstract class FabricConformanceTest {
     }
 
     @Test
+    void startedWriteLandsWhileTheCallerWritesElsewhereAndIsAwaitedOnce() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        Endpoint[] first = connectPair();
+        Endpoint[] second = connectPair();
+        try (SyncEndpoint a = new SyncEndpoint(first[0]); SyncEndpoint b = new SyncEndpoint(second[0])) {
+            fill(local.segment(), 0, 256, 11);
+            SyncEndpoint.Pending pending = a.startWrite(local, 0, 128, remote.address(), remote.rkey());
+            b.write(local, 128, 128, remote.address() + 1024, remote.rkey()); // another connection meanwhile
+            pending.await();
+            assertThat(bytes(remote.segment(), 0, 128)).containsExactly(bytes(local.segment(), 0, 128));
+            assertThat(bytes(remote.segment(), 1024, 128)).containsExactly(bytes(local.segment(), 128, 128));
+            assertThatThrownBy(pending::await).isInstanceOf(IllegalStateException.class).hasMessageContaining("already");
+            a.read(local, 2048, 128, remote.address(), remote.rkey()); // the endpoint's queue is in step again
+            assertThat(bytes(local.segment(), 2048, 128)).containsExactly(bytes(local.segment(), 0, 128));
+        }
+    }
+
+    @Test
     void readReturnsWhatTheTargetStoredLocally() throws Exception {
         MemoryRegion remote = targetMemory(8192, Access.all());
         fill(remote.segment(), 0, 8192, 5);
