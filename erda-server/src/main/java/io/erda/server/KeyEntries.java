@@ -7,7 +7,7 @@ import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectCheck;
 import io.erda.core.table.HopscotchTable;
 import java.lang.foreign.MemorySegment;
-import java.util.List;
+import java.util.SequencedCollection;
 
 /**
  * Finding a key's entry and its versions, for the store and its lease settlement (both under the store lock).
@@ -40,9 +40,9 @@ final class KeyEntries {
         if (objects.isComplete(head, AtomicWord.previous(word), k)) {
             return AtomicWord.previous(word);
         }
-        List<Reservation> records = reservations.of(key);
-        for (int i = records.size() - 1; i >= 0; i--) {
-            long before = records.get(i).wordBefore();
+        SequencedCollection<Reservation> records = reservations.of(key);
+        for (Reservation r : records.reversed()) {
+            long before = r.wordBefore();
             for (long candidate : new long[] {AtomicWord.current(before), AtomicWord.previous(before)}) {
                 if (candidate != torn && objects.isComplete(head, candidate, k)) {
                     return candidate;
@@ -58,7 +58,7 @@ final class KeyEntries {
 
     int find(Key key) {
         MemorySegment k = key.bytes();
-        List<Reservation> pending = reservations.of(key);
+        SequencedCollection<Reservation> pending = reservations.of(key);
         return table.lookup(key.hash(), (position, word, head) -> owns(head, word, k, pending));
     }
 
@@ -70,7 +70,7 @@ final class KeyEntries {
      * offset is unique among live entries of its head (reservations settle before a cleaning retires a chain, so
      * no entry of another chain generation can reuse it), so no other key's entry can point at it.
      */
-    private boolean owns(int head, long word, MemorySegment key, List<Reservation> pending) {
+    private boolean owns(int head, long word, MemorySegment key, SequencedCollection<Reservation> pending) {
         long current = AtomicWord.current(word);
         for (Reservation r : pending) {
             if (r.head() == head && LogAddress.unitsForBytes(r.chainOffset()) == current) {

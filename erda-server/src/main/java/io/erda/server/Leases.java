@@ -55,7 +55,8 @@ final class Leases {
         if (reservations.earliest() == null) {
             reserved.signal();
         }
-        reservations.add(r);
+        reservations.add(r, older -> objects.isComplete(older.head(), LogAddress.unitsForBytes(older.chainOffset()),
+                older.key().bytes()));
     }
 
     /**
@@ -156,8 +157,18 @@ final class Leases {
     }
 
     /** The key's pending reservations, oldest first; the caller holds the store lock. */
-    java.util.List<Reservation> of(Key key) {
+    java.util.SequencedCollection<Reservation> of(Key key) {
         return reservations.of(key);
+    }
+
+    /** How many pending reservations {@code key} has. */
+    int records(Key key) {
+        lock.lock();
+        try {
+            return reservations.of(key).size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Pending reservations (keys with a lease outstanding). */

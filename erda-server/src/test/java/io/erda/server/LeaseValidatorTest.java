@@ -85,6 +85,41 @@ class LeaseValidatorTest {
     }
 
     @Test
+    void aKeyUpdatedFasterThanItsLeasesKeepsFewRecordsAndStillRollsBackToItsLastCompleteVersion() {
+        open(LEASE);
+        Store.Reserved last = null;
+        for (int i = 0; i < 1000; i++) {
+            last = TestStores.put(store, "hot", "v" + i);
+            assertThat(store.leases().records(io.erda.core.hash.Key.of(MemorySegment.ofArray(bytes("hot")))))
+                    .as("records after PUT %d (all 30 s leases still running)", i)
+                    .isLessThanOrEqualTo(Reservations.PRUNE_AT);
+        }
+        reserveOnly(store, "hot", 4); // a writer that dies
+        reserveOnly(store, "hot", 4); // and another
+
+        settleAfterEveryLease();
+
+        assertThat(currentOffset("hot")).isEqualTo(LogAddress.unitsForBytes(last.chainOffset()));
+        assertThat(TestStores.get(store, "hot")).isEqualTo("v999");
+        assertThat(store.leases().pendingKeys()).isZero();
+    }
+
+    @Test
+    void recordsBehindOnlyTornVersionsAreKeptSoTheRollbackStillReachesTheOldCompleteOne() {
+        open(LEASE);
+        Store.Reserved v1 = TestStores.put(store, "k", "one");
+        for (int i = 0; i < 3 * Reservations.PRUNE_AT; i++) {
+            reserveOnly(store, "k", 3); // writers that all die: nothing complete to prune behind
+        }
+        assertThat(store.leases().records(io.erda.core.hash.Key.of(MemorySegment.ofArray(bytes("k"))))).isEqualTo(1 + 3 * Reservations.PRUNE_AT);
+
+        settleAfterEveryLease();
+
+        assertThat(currentOffset("k")).isEqualTo(LogAddress.unitsForBytes(v1.chainOffset()));
+        assertThat(TestStores.get(store, "k")).isEqualTo("one");
+    }
+
+    @Test
     void newKeyNeverWrittenIsRemoved() {
         open(LEASE);
         reserveOnly(store, "ghost", 4);
