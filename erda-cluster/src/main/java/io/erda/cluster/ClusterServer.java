@@ -11,7 +11,6 @@ import io.erda.server.RequestException;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -70,6 +69,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private RequestServer server;
     /** The session of this server's registration: the map must name it with this one for it to serve a role. */
     private volatile long session;
+    /** The identity of this server's store ({@link StoreIdentity}), published in its registration. */
+    private String store;
+    private volatile boolean closed;
+    /** Coordinator only: the lost shards (with the session of their returned primary) whose refusal was logged. */
+    private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis, ServerConfig config) {
         if (id < 0) {
@@ -106,7 +110,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
         });
         view = new ClusterView(zk).start();
         view.onChange(this::dropGonePeers);
-        server = RequestServer.start(config, this);
+        boolean existed = io.erda.core.PmDirectory.exists(config.directory());
+        server = RequestServer.start(config, this); // recovers a store opened from its files, as any restart
+        store = StoreIdentity.establish(config.directory(), existed);
         register();
         latch = new LeaderLatch(zk, Zk.COORDINATOR, String.valueOf(id));
         latch.start();
@@ -115,9 +121,12 @@ public final class ClusterServer implements Replication, AutoCloseable {
         return this;
     }
 
-    /** The ephemeral registration; a previous session of the same id (a restart before it expired) is waited out. */
+    /**
+     * The ephemeral registration (the fabric URI and the store's identity); a previous session of the same id (a
+     * restart before it expired) is waited out.
+     */
     private void register() throws Exception {
-        byte[] uri = server.uri().toString().getBytes(StandardCharsets.UTF_8);
+        byte[] uri = Zk.registration(server.uri(), store);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * sessionTimeoutMillis + 5000);
         while (true) {
             try {
@@ -141,6 +150,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         return id;
     }
 
+    /** The identity of this server's store ({@link StoreIdentity}). */
+    public String store() {
+        return store;
+    }
+
     public RequestServer server() {
         return server;
     }
@@ -157,20 +171,24 @@ public final class ClusterServer implements Replication, AutoCloseable {
         }
     }
 
-    /** The registered servers and the sessions of their registrations. */
-    private Map<Integer, Long> live() throws Exception {
-        Map<Integer, Long> live = new TreeMap<>();
+    /** The registered servers: the sessions of their registrations and their stores' identities. */
+    private Map<Integer, ShardMap.Registration> live() throws Exception {
+        Map<Integer, ShardMap.Registration> live = new TreeMap<>();
         for (String child : zk.getChildren().forPath(Zk.SERVERS)) {
-            Stat registration = zk.checkExists().forPath(Zk.SERVERS + "/" + child);
-            if (registration != null) {
-                live.put(Integer.parseInt(child), registration.getEphemeralOwner());
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = zk.getData().storingStatIn(stat).forPath(Zk.SERVERS + "/" + child);
+            } catch (KeeperException.NoNodeException gone) {
+                continue;
             }
+            live.put(Integer.parseInt(child), new ShardMap.Registration(stat.getEphemeralOwner(), Zk.store(data)));
         }
         return live;
     }
 
     private void reconcile() throws Exception {
-        Map<Integer, Long> live = live();
+        Map<Integer, ShardMap.Registration> live = live();
         Stat stat = new Stat();
         byte[] data;
         try {
@@ -194,14 +212,30 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 zk.setData().withVersion(stat.getVersion()).forPath(Zk.MAP, next.encode());
                 LOG.info(() -> "coordinator " + id + ": servers " + live.keySet() + " live; shard map " + next);
                 for (int s = 0; s < next.shards(); s++) {
+                    int p = next.primary(s);
                     if (next.state(s) == ShardMap.State.LOST && current.state(s) != ShardMap.State.LOST) {
-                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + next.primary(s)
+                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + p
                                 + " is gone and it had no full backup (" + (current.backup(s) == ShardMap.NONE ? "none"
-                                : "server " + current.backup(s) + " " + current.state(s).text()) + ")");
+                                : "server " + current.backup(s) + " " + current.state(s).text()) + "); it returns to "
+                                + "service only if server " + p + " comes back on its store " + next.lostStore(s));
+                    } else if (next.state(s) != ShardMap.State.LOST && p == current.primary(s)
+                            && next.session(p) != current.session(p)) {
+                        // a primary kept under a new session: only a lost shard's last primary re-adopted is
+                        LOG.warning("coordinator " + id + ": shard " + s + " recovered: its last primary, server " + p
+                                + ", is back on its store " + next.store(p) + " (recovered from its files) and is its "
+                                + "primary again");
                     }
                 }
             } catch (KeeperException.BadVersionException raced) {
                 // the map changed since we read it: the next round starts from the new one
+                return;
+            }
+        }
+        ShardMap now = next;
+        for (int s = 0; s < now.shards(); s++) {
+            String why = now.refusal(s, live);
+            if (why != null && refusalsLogged.add(s + "@" + live.get(now.primary(s)).session())) {
+                LOG.severe("coordinator " + id + ": " + why);
             }
         }
     }
@@ -222,7 +256,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
                         + " in map epoch " + map.epoch());
             }
             if (map.state(shard) == ShardMap.State.FILLING) {
-                backupShards[shard].purgeOnce();
+                backupShards[shard].purgeFor(map.session(map.primary(shard)));
             }
             return null;
         }
@@ -282,10 +316,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         final int shard;
         final java.util.concurrent.Executor ordered;
         private final ExecutorService thread;
-        // fields below: only in the shard's tasks
+        // fields below: written only in the shard's tasks
         int backup = ShardMap.NONE;
         long backupSession;
-        Fill fill;
+        /** The fill under way, or null; volatile so a fill thread can see it was superseded between tasks. */
+        volatile Fill fill;
 
         PrimaryShard(int shard) {
             this.shard = shard;
@@ -352,6 +387,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
     /** One fill of one backup of one shard ({@link PrimaryShard}). */
     private final class Fill {
         private static final int KEYS_PER_TASK = 16;
+        private static final long FIRST_BACKOFF_MILLIS = 100;
+        private static final long MAX_BACKOFF_MILLIS = 5000;
         private final PrimaryShard shard;
         private final int backup;
         private final long backupSession;
@@ -401,51 +438,86 @@ public final class ClusterServer implements Replication, AutoCloseable {
             touched.add(new MemorySegmentKey(key));
         }
 
-        /** The fill thread: waits out reservations from before the fill, copies the rest, marks the backup full. */
+        /**
+         * The fill thread: waits out reservations from before the fill, copies the rest, marks the backup full. Any
+         * failure (a copy, listing the keys, ZooKeeper while marking full, anything unexpected) is logged and the fill
+         * tried again after a pause that doubles up to {@value #MAX_BACKOFF_MILLIS} ms, until it is done, superseded
+         * (the map moved on: another backup, or none) or the server closes. Keys already copied or forwarded are not
+         * copied again.
+         */
         void run() {
-            try {
-                long wait = startNanos + server.store().leaseNanos() * 5 / 4 + 50_000_000L - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            long backoff = FIRST_BACKOFF_MILLIS;
+            for (int attempt = 1; ; attempt++) {
+                if (!current() || closed) {
+                    return;
                 }
-                int shards = primaryShards.length;
-                List<byte[]> keys = server.store().keys(hash -> io.erda.core.hash.KeyHash.shard(hash, shards) == shard.shard);
-                LOG.info(() -> "server " + id + ": filling backup " + backup + " of shard " + shard.shard + " with up to "
-                        + keys.size() + " keys");
-                for (int from = 0; from < keys.size(); ) {
-                    int start = from;
-                    int end = Math.min(keys.size(), from + KEYS_PER_TASK);
-                    boolean[] superseded = {false};
-                    try {
-                        shard.inTask(() -> {
-                            if (!current()) {
-                                superseded[0] = true;
-                                return;
-                            }
-                            for (int i = start; i < end; i++) {
-                                if (!touched.contains(new MemorySegmentKey(keys.get(i)))) {
-                                    copy(keys.get(i));
-                                }
-                            }
-                        });
-                    } catch (java.util.concurrent.ExecutionException e) {
-                        // the backup's view may lag the map, or it died (then the map moves on): try again
-                        LOG.log(Level.FINE, "fill of shard " + shard.shard + ": copy failed, retrying", e.getCause());
-                        peerFailed(backup, e.getCause());
-                        Thread.sleep(100);
-                        continue;
-                    }
-                    if (superseded[0]) {
+                try {
+                    if (fillOnce()) {
                         return;
                     }
-                    from = end;
+                    backoff = FIRST_BACKOFF_MILLIS; // a copy failed: the map may be moving; tried again shortly
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (Exception e) {
+                    if (!current() || closed) {
+                        return;
+                    }
+                    long pause = backoff;
+                    int n = attempt;
+                    LOG.log(Level.WARNING, e, () -> "server " + id + ": fill of shard " + shard.shard + " to server "
+                            + backup + " failed (attempt " + n + "); trying again in " + pause + " ms");
+                    backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
                 }
-                markFull();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                LOG.log(Level.WARNING, "fill of shard " + shard.shard + " to server " + backup + " failed", e);
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
+        }
+
+        /**
+         * One attempt: true when done (marked full, or superseded), false when a copy failed (the backup's view may lag
+         * the map, or it died, and then the map moves on); throws on any other failure.
+         */
+        private boolean fillOnce() throws Exception {
+            long wait = startNanos + server.store().leaseNanos() * 5 / 4 + 50_000_000L - System.nanoTime();
+            if (wait > 0) {
+                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            }
+            int shards = primaryShards.length;
+            List<byte[]> keys = server.store().keys(hash -> io.erda.core.hash.KeyHash.shard(hash, shards) == shard.shard);
+            LOG.info(() -> "server " + id + ": filling backup " + backup + " of shard " + shard.shard + " with up to "
+                    + keys.size() + " keys");
+            for (int from = 0; from < keys.size(); from += KEYS_PER_TASK) {
+                int start = from;
+                int end = Math.min(keys.size(), from + KEYS_PER_TASK);
+                boolean[] superseded = {false};
+                try {
+                    shard.inTask(() -> {
+                        if (!current()) {
+                            superseded[0] = true;
+                            return;
+                        }
+                        for (int i = start; i < end; i++) {
+                            if (!touched.contains(new MemorySegmentKey(keys.get(i)))) {
+                                copy(keys.get(i));
+                            }
+                        }
+                    });
+                } catch (java.util.concurrent.ExecutionException e) {
+                    LOG.log(Level.FINE, "fill of shard " + shard.shard + ": copy failed, retrying", e.getCause());
+                    peerFailed(backup, e.getCause());
+                    return false;
+                }
+                if (superseded[0]) {
+                    return true;
+                }
+            }
+            markFull();
+            return true;
         }
 
         private void markFull() throws Exception {
@@ -486,18 +558,22 @@ public final class ClusterServer implements Replication, AutoCloseable {
     /**
      * A shard as its backup sees it: a server made the filling backup of a shard first deletes every key of the
      * shard it holds (a returning server's old files: keys deleted or changed since it left must not come back if it is
-     * promoted), once, before it accepts the shard's first replica reservation.
+     * promoted), before it accepts the first replica reservation of that fill: once per primary's session, so a
+     * server filled again by a primary that returned (a lost shard re-adopted, [cluster]) starts clean again. This is
+     * the only place a server deletes keys for the cluster, and a lost shard has no backup: its last primary's keys of
+     * it stay until the shard is re-adopted.
      */
     private final class BackupShard {
         private final int shard;
-        private boolean purged;
+        /** The session of the primary whose fill this server last purged for (sessions are unique); 0: none. */
+        private long purgedFor;
 
         BackupShard(int shard) {
             this.shard = shard;
         }
 
-        synchronized void purgeOnce() {
-            if (purged) {
+        synchronized void purgeFor(long primarySession) {
+            if (purgedFor == primarySession) {
                 return;
             }
             int shards = backupShards.length;
@@ -505,7 +581,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
             for (byte[] key : stale) {
                 server.store().apply(java.lang.foreign.MemorySegment.ofArray(key), java.lang.foreign.MemorySegment.NULL, true);
             }
-            purged = true;
+            purgedFor = primarySession;
             if (!stale.isEmpty()) {
                 LOG.info(() -> "server " + id + ": deleted " + stale.size() + " old keys of shard " + shard
                         + " before being filled as its backup");
@@ -556,6 +632,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         coordinator.shutdownNow();
         if (latch != null) {
             try {

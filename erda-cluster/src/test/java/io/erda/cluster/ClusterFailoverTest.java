@@ -177,7 +177,7 @@ class ClusterFailoverTest {
 
     private URI serverUri(int id) {
         try (var curator = Zk.connect(zk, 5000)) {
-            return URI.create(new String(curator.getData().forPath(Zk.server(id)), StandardCharsets.UTF_8));
+            return Zk.uri(curator.getData().forPath(Zk.server(id)));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
