@@ -331,10 +331,21 @@ public final class ClusterServer implements Replication, AutoCloseable {
             });
         }
 
-        /** In a task: follows the map's backup for this shard; starts a fill when it names a new filling backup. */
+        /**
+         * In a task: follows the map's backup for this shard; starts a fill when it names a new filling backup. A map
+         * that names this id under another session speaks of an earlier incarnation and is ignored; a lost shard has
+         * no backup here, so the filling backup the shard gets once it is re-adopted is a new one even if it is the
+         * same server (with the same session) as before the shard was lost.
+         */
         void sync() {
             ShardMap map = view.map();
-            if (map == null || map.primary(shard) != id) {
+            if (map == null || map.primary(shard) != id || !map.names(id, session)) {
+                return;
+            }
+            if (map.state(shard) == ShardMap.State.LOST) {
+                backup = ShardMap.NONE;
+                backupSession = 0;
+                fill = null;
                 return;
             }
             int b = map.backup(shard);

@@ -186,7 +186,7 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
      * lost shard has none). Returning with another store (wiped, replaced) it is not: the shard stays lost.
      *
      * <p>Then every shard that is not lost and has no backup gets one: the live server not in the shard with the
-     * fewest roles (lowest id on a tie), {@link State#FILLING}. Returns this map if nothing changed, else one with the
+     * fewest roles in shards not lost (lowest id on a tie), {@link State#FILLING}. Returns this map if nothing changed, else one with the
      * next epoch.
      */
     public ShardMap reconcile(Map<Integer, Registration> live) {
@@ -226,6 +226,9 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
             load.put(server.getKey(), 0);
         }
         for (int s = 0; s < p.length; s++) {
+            if (st[s] == State.LOST) {
+                continue; // serves nobody: its dead (or wiped) primary is free for other roles
+            }
             load.computeIfPresent(p[s], (id, n) -> n + 1);
             if (b[s] != NONE) {
                 load.computeIfPresent(b[s], (id, n) -> n + 1);
