@@ -462,11 +462,12 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 if (!current() || closed) {
                     return;
                 }
+                long pause;
                 try {
                     if (fillOnce()) {
                         return;
                     }
-                    backoff = FIRST_BACKOFF_MILLIS; // a copy failed: the map may be moving; tried again shortly
+                    pause = FIRST_BACKOFF_MILLIS; // a copy failed: the map may be moving; tried again shortly
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
@@ -474,14 +475,15 @@ public final class ClusterServer implements Replication, AutoCloseable {
                     if (!current() || closed) {
                         return;
                     }
-                    long pause = backoff;
+                    pause = backoff;
                     int n = attempt;
+                    long ms = pause;
                     LOG.log(Level.WARNING, e, () -> "server " + id + ": fill of shard " + shard.shard + " to server "
-                            + backup + " failed (attempt " + n + "); trying again in " + pause + " ms");
+                            + backup + " failed (attempt " + n + "); trying again in " + ms + " ms");
                     backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
                 }
                 try {
-                    Thread.sleep(backoff);
+                    Thread.sleep(pause);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
