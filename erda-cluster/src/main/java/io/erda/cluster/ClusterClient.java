@@ -146,7 +146,8 @@ public final class ClusterClient implements KeyValueClient {
             int primary = map.primary(shard);
             if (map.state(shard) == ShardMap.State.LOST) {
                 throw new IllegalStateException("shard " + shard + " is lost (map epoch " + map.epoch() + "): its primary, "
-                        + "server " + primary + ", is gone and it had no full backup to promote");
+                        + "server " + primary + ", is gone and it had no full backup to promote; it returns to service only "
+                        + "when that server comes back on its store");
             }
             try {
                 return operation.apply(member(primary));

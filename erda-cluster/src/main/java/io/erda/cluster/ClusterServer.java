@@ -39,7 +39,9 @@ import org.apache.zookeeper.data.Stat;
  * full. Both writes are compare-and-sets on the map's znode version, so a deposed leader's late write fails. A
  * server serves a role only while the map names it with the session of its own registration: a restarted server is
  * a new one, refused until the map drops its old self, and reused as a filling backup (its old keys of the shard
- * deleted first, {@link BackupShard}).
+ * deleted first, {@link BackupShard}). The exception: a lost shard's last primary back on the same store (its
+ * {@link StoreIdentity}, published in its registration) is made that shard's primary again; its store was recovered
+ * from its files when it opened, as on any restart. So a whole cluster restarted on its files serves every shard again.
  *
  * <p>A member whose own session is lost halts at once ({@link ConnectionState#LOST}): the others may already have
  * promoted its backups, and it must not go on answering PUTs as a primary.
@@ -113,6 +115,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         boolean existed = io.erda.core.PmDirectory.exists(config.directory());
         server = RequestServer.start(config, this); // recovers a store opened from its files, as any restart
         store = StoreIdentity.establish(config.directory(), existed);
+        LOG.info(() -> "server " + id + ": store " + store + (existed ? ", opened from its files" : ", new"));
         register();
         latch = new LeaderLatch(zk, Zk.COORDINATOR, String.valueOf(id));
         latch.start();
@@ -214,10 +217,12 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 for (int s = 0; s < next.shards(); s++) {
                     int p = next.primary(s);
                     if (next.state(s) == ShardMap.State.LOST && current.state(s) != ShardMap.State.LOST) {
-                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + p
-                                + " is gone and it had no full backup (" + (current.backup(s) == ShardMap.NONE ? "none"
-                                : "server " + current.backup(s) + " " + current.state(s).text()) + "); it returns to "
-                                + "service only if server " + p + " comes back on its store " + next.lostStore(s));
+                        int b = current.backup(s);
+                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + p + " is gone and "
+                                + (b == ShardMap.NONE ? "it had no backup"
+                                : current.state(s) == ShardMap.State.FULL ? "its full backup, server " + b + ", too"
+                                : "its backup, server " + b + ", was still filling") + "; it returns to service only if "
+                                + "server " + p + " comes back on its store " + next.lostStore(s));
                     } else if (next.state(s) != ShardMap.State.LOST && p == current.primary(s)
                             && next.session(p) != current.session(p)) {
                         // a primary kept under a new session: only a lost shard's last primary re-adopted is
