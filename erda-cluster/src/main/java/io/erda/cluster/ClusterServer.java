@@ -74,7 +74,10 @@ public final class ClusterServer implements Replication, AutoCloseable {
     /** The identity of this server's store ({@link StoreIdentity}), published in its registration. */
     private String store;
     private volatile boolean closed;
-    /** Coordinator only: the lost shards (with the session of their returned primary) whose refusal was logged. */
+    /**
+     * Coordinator only: what was logged once (a lost shard's refusal per session of its returned primary, a bad
+     * registration per session).
+     */
     private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis, ServerConfig config) {
@@ -185,7 +188,15 @@ public final class ClusterServer implements Replication, AutoCloseable {
             } catch (KeeperException.NoNodeException gone) {
                 continue;
             }
-            live.put(Integer.parseInt(child), new ShardMap.Registration(stat.getEphemeralOwner(), Zk.store(data)));
+            try {
+                live.put(Integer.parseInt(child), new ShardMap.Registration(stat.getEphemeralOwner(), Zk.store(data)));
+            } catch (IllegalArgumentException bad) {
+                // one bad registration must not stop the coordinator: that server is left out (not live) until fixed
+                if (refusalsLogged.add("registration " + child + "@" + stat.getEphemeralOwner())) {
+                    LOG.severe("coordinator " + id + ": registration " + Zk.SERVERS + "/" + child + " left out: "
+                            + bad.getMessage());
+                }
+            }
         }
         return live;
     }
@@ -324,6 +335,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
         // fields below: written only in the shard's tasks
         int backup = ShardMap.NONE;
         long backupSession;
+        /** The map says the shard is lost: no PUT of it is acknowledged here, whatever the map said when it was queued. */
+        boolean lost;
         /** The fill under way, or null; volatile so a fill thread can see it was superseded between tasks. */
         volatile Fill fill;
 
@@ -347,7 +360,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
             if (map == null || map.primary(shard) != id || !map.names(id, session)) {
                 return;
             }
-            if (map.state(shard) == ShardMap.State.LOST) {
+            lost = map.state(shard) == ShardMap.State.LOST;
+            if (lost) {
                 backup = ShardMap.NONE;
                 backupSession = 0;
                 fill = null;
@@ -370,6 +384,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
         /** In a task: the backup's reservation for a PUT already reserved here, or null when the shard has no backup. */
         PutReply forward(PutRequest request) {
+            if (lost) {
+                throw new RequestException(WireStatus.NOT_PRIMARY, "shard " + shard + " is lost");
+            }
             if (backup == ShardMap.NONE) {
                 return null;
             }

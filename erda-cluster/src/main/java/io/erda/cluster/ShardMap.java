@@ -186,8 +186,8 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
      * lost shard has none). Returning with another store (wiped, replaced) it is not: the shard stays lost.
      *
      * <p>Then every shard that is not lost and has no backup gets one: the live server not in the shard with the
-     * fewest roles in shards not lost (lowest id on a tie), {@link State#FILLING}. Returns this map if nothing changed, else one with the
-     * next epoch.
+     * fewest roles in shards not lost (lowest id on a tie), {@link State#FILLING}. Returns this map if nothing
+     * changed, else one with the next epoch.
      */
     public ShardMap reconcile(Map<Integer, Registration> live) {
         int[] p = primaries.clone();

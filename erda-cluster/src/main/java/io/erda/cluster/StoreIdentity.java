@@ -33,7 +33,8 @@ final class StoreIdentity {
 
     /**
      * The identity of the store in {@code directory}, just opened or created: a store that existed before it was
-     * opened ({@code existed}, {@link io.erda.core.PmDirectory#exists} before the open) keeps the identity its file holds; a new one (or one without the file) gets a new one.
+     * opened ({@code existed}: {@link io.erda.core.PmDirectory#exists} before the open) keeps the identity its file
+     * holds; a new one, or one without the file, gets a new one.
      */
     static String establish(Path directory, boolean existed) {
         Path file = directory.resolve(FILE);

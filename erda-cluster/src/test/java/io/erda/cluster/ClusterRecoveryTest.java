@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
 import io.erda.core.hash.KeyHash;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,29 +24,8 @@ import org.junit.jupiter.api.Test;
  * three {@link ClusterServerMain} processes over tcp, the {@code zk://} client here): the whole cluster killed -9 and
  * restarted on its files serves every acknowledged key again; a server back with a wiped store is not re-adopted.
  */
-class ClusterRecoveryTest {
-    private static final int SERVERS = 3;
-    private static final int SHARDS = 4;
+class ClusterRecoveryTest extends ClusterProcessTest {
     private static final Duration MAP_WAIT = Duration.ofSeconds(40);
-    private TestingServer zookeeper;
-    private URI zk;
-    private final List<MemberProcess> members = new ArrayList<>();
-    private Path root;
-
-    @BeforeEach
-    void startCluster() throws Exception {
-        zookeeper = ZooKeeperMain.start(0);
-        zk = URI.create("zk://127.0.0.1:" + zookeeper.getPort() + "/erda");
-        root = ClusterDemo.scratch();
-        members.addAll(ClusterDemo.startMembers(zk, SERVERS, SHARDS, root));
-    }
-
-    @AfterEach
-    void stopCluster() throws Exception {
-        members.forEach(MemberProcess::close);
-        zookeeper.close();
-        ClusterDemo.deleteTree(root);
-    }
 
     /**
      * Keys PUT, overwritten and deleted through the cluster client, and verifying writers running until the moment every
@@ -88,7 +62,7 @@ class ClusterRecoveryTest {
                 // not yet noticed) and so the shard's last primary: either holds every acknowledged PUT of it
                 assertThat(back.primary(s)).as("shard %d's primary", s).isIn(before.primary(s), before.backup(s));
                 byte[] probe = keyOfShard(back, s);
-                client.put(probe, VerifyingLoad.bytes("probe")); // served: a PUT acknowledged on every shard
+                client.put(probe, bytes("probe")); // served: a PUT acknowledged on every shard
                 assertValue(client.get(probe), "probe", "probe of shard " + s);
                 client.delete(probe);
             }
@@ -100,7 +74,7 @@ class ClusterRecoveryTest {
 
             assertThat(load.lost(client)).as("acknowledged PUTs lost").isZero();
             for (Map.Entry<String, String> e : expected.entrySet()) {
-                assertValue(client.get(VerifyingLoad.bytes(e.getKey())), e.getValue(), e.getKey());
+                assertValue(client.get(bytes(e.getKey())), e.getValue(), e.getKey());
             }
 
             ShardMap full = client.awaitMap(m -> !m.lost() && !m.filling()
@@ -108,8 +82,8 @@ class ClusterRecoveryTest {
             for (int s = 0; s < SHARDS; s++) {
                 try (ErdaClient backup = ErdaClient.connect(ClientOptions.of(serverUri(full.backup(s))))) {
                     for (Map.Entry<String, String> e : expected.entrySet()) {
-                        if (full.shardOf(KeyHash.hash(VerifyingLoad.bytes(e.getKey()))) == s) {
-                            assertValue(backup.get(VerifyingLoad.bytes(e.getKey())), e.getValue(),
+                        if (full.shardOf(KeyHash.hash(bytes(e.getKey()))) == s) {
+                            assertValue(backup.get(bytes(e.getKey())), e.getValue(),
                                     e.getKey() + " on backup " + full.backup(s) + " of shard " + s);
                         }
                     }
@@ -158,8 +132,8 @@ class ClusterRecoveryTest {
                 assertThat((System.nanoTime() - start) / 1_000_000).as("failed at once (ms)").isLessThan(1000);
             }
             for (Map.Entry<String, String> e : expected.entrySet()) {
-                if (!itsShards.contains(later.shardOf(KeyHash.hash(VerifyingLoad.bytes(e.getKey()))))) {
-                    assertValue(client.get(VerifyingLoad.bytes(e.getKey())), e.getValue(), e.getKey());
+                if (!itsShards.contains(later.shardOf(KeyHash.hash(bytes(e.getKey()))))) {
+                    assertValue(client.get(bytes(e.getKey())), e.getValue(), e.getKey());
                 }
             }
         }
@@ -173,17 +147,17 @@ class ClusterRecoveryTest {
     private static void loadStaticKeys(ClusterClient client, Map<String, String> expected) {
         for (int i = 0; i < 200; i++) {
             String key = "static-" + i;
-            client.put(VerifyingLoad.bytes(key), VerifyingLoad.bytes(key + "=1"));
+            client.put(bytes(key), bytes(key + "=1"));
             expected.put(key, key + "=1");
         }
         for (int i = 0; i < 200; i += 2) {
             String key = "static-" + i;
-            client.put(VerifyingLoad.bytes(key), VerifyingLoad.bytes(key + "=2"));
+            client.put(bytes(key), bytes(key + "=2"));
             expected.put(key, key + "=2");
         }
         for (int i = 0; i < 200; i += 5) {
             String key = "static-" + i;
-            client.delete(VerifyingLoad.bytes(key));
+            client.delete(bytes(key));
             expected.put(key, null);
         }
     }
@@ -218,14 +192,6 @@ class ClusterRecoveryTest {
         }
     }
 
-    private URI serverUri(int id) {
-        try (var curator = Zk.connect(zk, 5000)) {
-            return Zk.uri(curator.getData().forPath(Zk.server(id)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** {@code value} is {@code expected} (null: absent). */
     private static void assertValue(byte[] value, String expected, String what) {
         assertThat(value == null ? null : new String(value, java.nio.charset.StandardCharsets.UTF_8)).as(what)
@@ -237,15 +203,6 @@ class ClusterRecoveryTest {
             return Files.readString(log).contains(text);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static byte[] keyOfShard(ShardMap map, int shard) {
-        for (int i = 0; ; i++) {
-            byte[] key = VerifyingLoad.bytes("probe-" + i);
-            if (map.shardOf(KeyHash.hash(key)) == shard) {
-                return key;
-            }
         }
     }
 }
