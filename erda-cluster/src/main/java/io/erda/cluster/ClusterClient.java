@@ -145,8 +145,9 @@ public final class ClusterClient implements KeyValueClient {
             int shard = map.shardOf(key.hash());
             int primary = map.primary(shard);
             if (map.state(shard) == ShardMap.State.LOST) {
-                throw new IllegalStateException("shard " + shard + " is lost (map epoch " + map.epoch() + "): its primary, "
-                        + "server " + primary + ", is gone and it had no full backup to promote");
+                throw new IllegalStateException("shard " + shard + " is lost (map epoch " + map.epoch() + "): its "
+                        + "primary, server " + primary + ", is gone and it had no full backup to promote; it returns to "
+                        + "service only when that server comes back on its store");
             }
             try {
                 return operation.apply(member(primary));

@@ -11,7 +11,6 @@ import io.erda.server.RequestException;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,7 +39,9 @@ import org.apache.zookeeper.data.Stat;
  * full. Both writes are compare-and-sets on the map's znode version, so a deposed leader's late write fails. A
  * server serves a role only while the map names it with the session of its own registration: a restarted server is
  * a new one, refused until the map drops its old self, and reused as a filling backup (its old keys of the shard
- * deleted first, {@link BackupShard}).
+ * deleted first, {@link BackupShard}). The exception: a lost shard's last primary back on the same store (its
+ * {@link StoreIdentity}, published in its registration) is made that shard's primary again; its store was recovered
+ * from its files when it opened, as on any restart. So a whole cluster restarted on its files serves every shard again.
  *
  * <p>A member whose own session is lost halts at once ({@link ConnectionState#LOST}): the others may already have
  * promoted its backups, and it must not go on answering PUTs as a primary.
@@ -70,6 +71,14 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private RequestServer server;
     /** The session of this server's registration: the map must name it with this one for it to serve a role. */
     private volatile long session;
+    /** The identity of this server's store ({@link StoreIdentity}), published in its registration. */
+    private String store;
+    private volatile boolean closed;
+    /**
+     * Coordinator only: what was logged once (a lost shard's refusal per session of its returned primary, a bad
+     * registration per session).
+     */
+    private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis, ServerConfig config) {
         if (id < 0) {
@@ -106,7 +115,10 @@ public final class ClusterServer implements Replication, AutoCloseable {
         });
         view = new ClusterView(zk).start();
         view.onChange(this::dropGonePeers);
-        server = RequestServer.start(config, this);
+        boolean existed = io.erda.core.PmDirectory.exists(config.directory());
+        server = RequestServer.start(config, this); // recovers a store opened from its files, as any restart
+        store = StoreIdentity.establish(config.directory(), existed);
+        LOG.info(() -> "server " + id + ": store " + store + (existed ? ", opened from its files" : ", new"));
         register();
         latch = new LeaderLatch(zk, Zk.COORDINATOR, String.valueOf(id));
         latch.start();
@@ -115,9 +127,12 @@ public final class ClusterServer implements Replication, AutoCloseable {
         return this;
     }
 
-    /** The ephemeral registration; a previous session of the same id (a restart before it expired) is waited out. */
+    /**
+     * The ephemeral registration (the fabric URI and the store's identity); a previous session of the same id (a
+     * restart before it expired) is waited out.
+     */
     private void register() throws Exception {
-        byte[] uri = server.uri().toString().getBytes(StandardCharsets.UTF_8);
+        byte[] uri = Zk.registration(server.uri(), store);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * sessionTimeoutMillis + 5000);
         while (true) {
             try {
@@ -141,6 +156,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         return id;
     }
 
+    /** The identity of this server's store ({@link StoreIdentity}). */
+    public String store() {
+        return store;
+    }
+
     public RequestServer server() {
         return server;
     }
@@ -157,20 +177,32 @@ public final class ClusterServer implements Replication, AutoCloseable {
         }
     }
 
-    /** The registered servers and the sessions of their registrations. */
-    private Map<Integer, Long> live() throws Exception {
-        Map<Integer, Long> live = new TreeMap<>();
+    /** The registered servers: the sessions of their registrations and their stores' identities. */
+    private Map<Integer, ShardMap.Registration> live() throws Exception {
+        Map<Integer, ShardMap.Registration> live = new TreeMap<>();
         for (String child : zk.getChildren().forPath(Zk.SERVERS)) {
-            Stat registration = zk.checkExists().forPath(Zk.SERVERS + "/" + child);
-            if (registration != null) {
-                live.put(Integer.parseInt(child), registration.getEphemeralOwner());
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = zk.getData().storingStatIn(stat).forPath(Zk.SERVERS + "/" + child);
+            } catch (KeeperException.NoNodeException gone) {
+                continue;
+            }
+            try {
+                live.put(Integer.parseInt(child), new ShardMap.Registration(stat.getEphemeralOwner(), Zk.store(data)));
+            } catch (IllegalArgumentException bad) {
+                // one bad registration must not stop the coordinator: that server is left out (not live) until fixed
+                if (refusalsLogged.add("registration " + child + "@" + stat.getEphemeralOwner())) {
+                    LOG.severe("coordinator " + id + ": registration " + Zk.SERVERS + "/" + child + " left out: "
+                            + bad.getMessage());
+                }
             }
         }
         return live;
     }
 
     private void reconcile() throws Exception {
-        Map<Integer, Long> live = live();
+        Map<Integer, ShardMap.Registration> live = live();
         Stat stat = new Stat();
         byte[] data;
         try {
@@ -194,14 +226,32 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 zk.setData().withVersion(stat.getVersion()).forPath(Zk.MAP, next.encode());
                 LOG.info(() -> "coordinator " + id + ": servers " + live.keySet() + " live; shard map " + next);
                 for (int s = 0; s < next.shards(); s++) {
+                    int p = next.primary(s);
                     if (next.state(s) == ShardMap.State.LOST && current.state(s) != ShardMap.State.LOST) {
-                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + next.primary(s)
-                                + " is gone and it had no full backup (" + (current.backup(s) == ShardMap.NONE ? "none"
-                                : "server " + current.backup(s) + " " + current.state(s).text()) + ")");
+                        int b = current.backup(s);
+                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + p + " is gone and "
+                                + (b == ShardMap.NONE ? "it had no backup"
+                                : current.state(s) == ShardMap.State.FULL ? "its full backup, server " + b + ", too"
+                                : "its backup, server " + b + ", was still filling") + "; it returns to service only if "
+                                + "server " + p + " comes back on its store " + next.lostStore(s));
+                    } else if (next.state(s) != ShardMap.State.LOST && p == current.primary(s)
+                            && next.session(p) != current.session(p)) {
+                        // a primary kept under a new session: only a lost shard's last primary re-adopted is
+                        LOG.warning("coordinator " + id + ": shard " + s + " recovered: its last primary, server " + p
+                                + ", is back on its store " + next.store(p) + " (recovered from its files) and is its "
+                                + "primary again");
                     }
                 }
             } catch (KeeperException.BadVersionException raced) {
                 // the map changed since we read it: the next round starts from the new one
+                return;
+            }
+        }
+        ShardMap now = next;
+        for (int s = 0; s < now.shards(); s++) {
+            String why = now.refusal(s, live);
+            if (why != null && refusalsLogged.add(s + "@" + live.get(now.primary(s)).session())) {
+                LOG.severe("coordinator " + id + ": " + why);
             }
         }
     }
@@ -222,7 +272,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
                         + " in map epoch " + map.epoch());
             }
             if (map.state(shard) == ShardMap.State.FILLING) {
-                backupShards[shard].purgeOnce();
+                backupShards[shard].purgeFor(map.session(map.primary(shard)));
             }
             return null;
         }
@@ -282,10 +332,13 @@ public final class ClusterServer implements Replication, AutoCloseable {
         final int shard;
         final java.util.concurrent.Executor ordered;
         private final ExecutorService thread;
-        // fields below: only in the shard's tasks
+        // fields below: written only in the shard's tasks
         int backup = ShardMap.NONE;
         long backupSession;
-        Fill fill;
+        /** The map says the shard is lost: no PUT of it is acknowledged here, whatever the map said when it was queued. */
+        boolean lost;
+        /** The fill under way, or null; volatile so a fill thread can see it was superseded between tasks. */
+        volatile Fill fill;
 
         PrimaryShard(int shard) {
             this.shard = shard;
@@ -296,10 +349,22 @@ public final class ClusterServer implements Replication, AutoCloseable {
             });
         }
 
-        /** In a task: follows the map's backup for this shard; starts a fill when it names a new filling backup. */
+        /**
+         * In a task: follows the map's backup for this shard; starts a fill when it names a new filling backup. A map
+         * that names this id under another session speaks of an earlier incarnation and is ignored; a lost shard has
+         * no backup here, so the filling backup the shard gets once it is re-adopted is a new one even if it is the
+         * same server (with the same session) as before the shard was lost.
+         */
         void sync() {
             ShardMap map = view.map();
-            if (map == null || map.primary(shard) != id) {
+            if (map == null || map.primary(shard) != id || !map.names(id, session)) {
+                return;
+            }
+            lost = map.state(shard) == ShardMap.State.LOST;
+            if (lost) {
+                backup = ShardMap.NONE;
+                backupSession = 0;
+                fill = null;
                 return;
             }
             int b = map.backup(shard);
@@ -319,6 +384,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
         /** In a task: the backup's reservation for a PUT already reserved here, or null when the shard has no backup. */
         PutReply forward(PutRequest request) {
+            if (lost) {
+                throw new RequestException(WireStatus.NOT_PRIMARY, "shard " + shard + " is lost");
+            }
             if (backup == ShardMap.NONE) {
                 return null;
             }
@@ -352,6 +420,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
     /** One fill of one backup of one shard ({@link PrimaryShard}). */
     private final class Fill {
         private static final int KEYS_PER_TASK = 16;
+        private static final long FIRST_BACKOFF_MILLIS = 100;
+        private static final long MAX_BACKOFF_MILLIS = 5000;
         private final PrimaryShard shard;
         private final int backup;
         private final long backupSession;
@@ -401,51 +471,88 @@ public final class ClusterServer implements Replication, AutoCloseable {
             touched.add(new MemorySegmentKey(key));
         }
 
-        /** The fill thread: waits out reservations from before the fill, copies the rest, marks the backup full. */
+        /**
+         * The fill thread: waits out reservations from before the fill, copies the rest, marks the backup full. Any
+         * failure (a copy, listing the keys, ZooKeeper while marking full, anything unexpected) is logged and the fill
+         * tried again after a pause that doubles up to {@value #MAX_BACKOFF_MILLIS} ms, until it is done, superseded
+         * (the map moved on: another backup, or none) or the server closes. Keys already copied or forwarded are not
+         * copied again.
+         */
         void run() {
-            try {
-                long wait = startNanos + server.store().leaseNanos() * 5 / 4 + 50_000_000L - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            long backoff = FIRST_BACKOFF_MILLIS;
+            for (int attempt = 1; ; attempt++) {
+                if (!current() || closed) {
+                    return;
                 }
-                int shards = primaryShards.length;
-                List<byte[]> keys = server.store().keys(hash -> io.erda.core.hash.KeyHash.shard(hash, shards) == shard.shard);
-                LOG.info(() -> "server " + id + ": filling backup " + backup + " of shard " + shard.shard + " with up to "
-                        + keys.size() + " keys");
-                for (int from = 0; from < keys.size(); ) {
-                    int start = from;
-                    int end = Math.min(keys.size(), from + KEYS_PER_TASK);
-                    boolean[] superseded = {false};
-                    try {
-                        shard.inTask(() -> {
-                            if (!current()) {
-                                superseded[0] = true;
-                                return;
-                            }
-                            for (int i = start; i < end; i++) {
-                                if (!touched.contains(new MemorySegmentKey(keys.get(i)))) {
-                                    copy(keys.get(i));
-                                }
-                            }
-                        });
-                    } catch (java.util.concurrent.ExecutionException e) {
-                        // the backup's view may lag the map, or it died (then the map moves on): try again
-                        LOG.log(Level.FINE, "fill of shard " + shard.shard + ": copy failed, retrying", e.getCause());
-                        peerFailed(backup, e.getCause());
-                        Thread.sleep(100);
-                        continue;
-                    }
-                    if (superseded[0]) {
+                long pause;
+                try {
+                    if (fillOnce()) {
                         return;
                     }
-                    from = end;
+                    pause = FIRST_BACKOFF_MILLIS; // a copy failed: the map may be moving; tried again shortly
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (Exception e) {
+                    if (!current() || closed) {
+                        return;
+                    }
+                    pause = backoff;
+                    int n = attempt;
+                    long ms = pause;
+                    LOG.log(Level.WARNING, e, () -> "server " + id + ": fill of shard " + shard.shard + " to server "
+                            + backup + " failed (attempt " + n + "); trying again in " + ms + " ms");
+                    backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
                 }
-                markFull();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                LOG.log(Level.WARNING, "fill of shard " + shard.shard + " to server " + backup + " failed", e);
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
+        }
+
+        /**
+         * One attempt: true when done (marked full, or superseded), false when a copy failed (the backup's view may lag
+         * the map, or it died, and then the map moves on); throws on any other failure.
+         */
+        private boolean fillOnce() throws Exception {
+            long wait = startNanos + server.store().leaseNanos() * 5 / 4 + 50_000_000L - System.nanoTime();
+            if (wait > 0) {
+                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            }
+            int shards = primaryShards.length;
+            List<byte[]> keys = server.store().keys(hash -> io.erda.core.hash.KeyHash.shard(hash, shards) == shard.shard);
+            LOG.info(() -> "server " + id + ": filling backup " + backup + " of shard " + shard.shard + " with up to "
+                    + keys.size() + " keys");
+            for (int from = 0; from < keys.size(); from += KEYS_PER_TASK) {
+                int start = from;
+                int end = Math.min(keys.size(), from + KEYS_PER_TASK);
+                boolean[] superseded = {false};
+                try {
+                    shard.inTask(() -> {
+                        if (!current()) {
+                            superseded[0] = true;
+                            return;
+                        }
+                        for (int i = start; i < end; i++) {
+                            if (!touched.contains(new MemorySegmentKey(keys.get(i)))) {
+                                copy(keys.get(i));
+                            }
+                        }
+                    });
+                } catch (java.util.concurrent.ExecutionException e) {
+                    LOG.log(Level.FINE, "fill of shard " + shard.shard + ": copy failed, retrying", e.getCause());
+                    peerFailed(backup, e.getCause());
+                    return false;
+                }
+                if (superseded[0]) {
+                    return true;
+                }
+            }
+            markFull();
+            return true;
         }
 
         private void markFull() throws Exception {
@@ -486,18 +593,22 @@ public final class ClusterServer implements Replication, AutoCloseable {
     /**
      * A shard as its backup sees it: a server made the filling backup of a shard first deletes every key of the
      * shard it holds (a returning server's old files: keys deleted or changed since it left must not come back if it is
-     * promoted), once, before it accepts the shard's first replica reservation.
+     * promoted), before it accepts the first replica reservation of that fill: once per primary's session, so a
+     * server filled again by a primary that returned (a lost shard re-adopted, [cluster]) starts clean again. This is
+     * the only place a server deletes keys for the cluster, and a lost shard has no backup: its last primary's keys of
+     * it stay until the shard is re-adopted.
      */
     private final class BackupShard {
         private final int shard;
-        private boolean purged;
+        /** The session of the primary whose fill this server last purged for (sessions are unique); 0: none. */
+        private long purgedFor;
 
         BackupShard(int shard) {
             this.shard = shard;
         }
 
-        synchronized void purgeOnce() {
-            if (purged) {
+        synchronized void purgeFor(long primarySession) {
+            if (purgedFor == primarySession) {
                 return;
             }
             int shards = backupShards.length;
@@ -505,7 +616,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
             for (byte[] key : stale) {
                 server.store().apply(java.lang.foreign.MemorySegment.ofArray(key), java.lang.foreign.MemorySegment.NULL, true);
             }
-            purged = true;
+            purgedFor = primarySession;
             if (!stale.isEmpty()) {
                 LOG.info(() -> "server " + id + ": deleted " + stale.size() + " old keys of shard " + shard
                         + " before being filled as its backup");
@@ -556,6 +667,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         coordinator.shutdownNow();
         if (latch != null) {
             try {

@@ -45,8 +45,9 @@ public final class ClusterServerMain implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     int sessionTimeoutMillis;
 
-    @Option(names = "--dir", paramLabel = "DIR", description = "PM directory of the store. Default: a fresh one under "
-            + "/dev/shm, deleted at exit.")
+    @Option(names = "--dir", paramLabel = "DIR", description = "PM directory of the store, and of its identity "
+            + "(cluster-store-id): restarted on the same directory, a lost shard's last primary serves it again; a wiped "
+            + "one is a new store. Default: a fresh one under /dev/shm, deleted at exit.")
     Path dir;
 
     @Option(names = "--listen", paramLabel = "URI", defaultValue = "tcp://127.0.0.1:0",

@@ -1,7 +1,6 @@
 package io.erda.cluster;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -75,7 +74,7 @@ final class ClusterView implements AutoCloseable {
         } else if (after != null) {
             Integer id = id(after.getPath());
             if (id != null && after.getData() != null) {
-                servers.put(id, URI.create(new String(after.getData(), StandardCharsets.UTF_8)));
+                servers.put(id, Zk.uri(after.getData()));
                 if (after.getStat() != null) {
                     sessions.put(id, after.getStat().getEphemeralOwner());
                 }

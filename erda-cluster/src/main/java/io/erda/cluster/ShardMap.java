@@ -14,21 +14,25 @@ import java.util.TreeSet;
 /**
  * The shard map as ZooKeeper holds it at {@code /map} ([cluster]): an epoch bumped on every change, the shard count
  * (a power of two, fixed when the map is made), per shard the primary's and the backup's server id (-1: none) and the
- * shard's {@link State}, and the ZooKeeper session each named server was registered under. A server id whose live
- * registration has another session is a new incarnation of it (a restart), which holds none of the shard's
- * acknowledged data the map counts on: the map drops it as if it had left. Text, so {@code zkCli get /erda/map} is
- * readable:
+ * shard's {@link State} (a lost shard also the identity of its last primary's store, or {@code -} if unknown), and
+ * each named server's {@link Registration}: the ZooKeeper session it was registered under and its store's identity. A
+ * server id whose live registration has another session is a new incarnation of it (a restart), which the map does
+ * not count on to hold a shard's acknowledged data: it drops it as if it had left. The one exception is a lost shard's
+ * last primary returning on the store it had ({@link #reconcile}). Text, so {@code zkCli get /erda/map} is readable:
  * <pre>
  * epoch 3
  * shards 4
  * 0 1 2 full
  * 1 2 3 filling
+ * 2 3 1 lost 5f0c...e1
  * ...
- * sessions 1:72057594037927936 2:... 3:...
+ * named 1:72057594037927936:0b9a...47 2:...:... 3:...:...
  * </pre>
  */
-public record ShardMap(long epoch, int[] primaries, int[] backups, State[] states, SortedMap<Integer, Long> sessions) {
+public record ShardMap(long epoch, int[] primaries, int[] backups, State[] states, String[] lostStores,
+                       SortedMap<Integer, Registration> named) {
     public static final int NONE = -1;
+    private static final String UNKNOWN = "-";
 
     /** What a shard's copies are worth. */
     public enum State {
@@ -41,7 +45,8 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
         FILLING,
         /**
          * The primary is gone and no backup could take over (none, or one still filling): the shard is unavailable
-         * and its PUTs acknowledged since its last full backup existed only on the lost primary. Reported, not hidden.
+         * until that primary returns on the same store ({@link #reconcile}). Its PUTs acknowledged since its last full
+         * backup existed only there. Reported, not hidden.
          */
         LOST;
 
@@ -50,13 +55,34 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
         }
     }
 
+    /**
+     * A server's registration: the ZooKeeper session of its ephemeral {@code /servers/ID} and the identity of the
+     * store it serves ({@link StoreIdentity}: made with the store, kept in its directory).
+     */
+    public record Registration(long session, String store) {
+        public Registration {
+            if (store == null || store.isEmpty() || store.equals(UNKNOWN) || !store.chars().allMatch(
+                    c -> c > ' ' && c != ':' && c < 127)) {
+                throw new IllegalArgumentException("store identity '" + store + "' is not printable ASCII without "
+                        + "blanks or ':'");
+            }
+        }
+    }
+
     public ShardMap {
-        if (primaries.length != backups.length || primaries.length != states.length || primaries.length == 0
+        if (primaries.length != backups.length || primaries.length != states.length
+                || primaries.length != lostStores.length || primaries.length == 0
                 || Integer.bitCount(primaries.length) != 1) {
             throw new IllegalArgumentException("shard count " + primaries.length + " is not a power of two (backups "
-                    + backups.length + ", states " + states.length + ")");
+                    + backups.length + ", states " + states.length + ", lost stores " + lostStores.length + ")");
         }
-        sessions = new TreeMap<>(sessions);
+        for (int s = 0; s < states.length; s++) {
+            if (lostStores[s] != null && states[s] != State.LOST) {
+                throw new IllegalArgumentException("shard " + s + " is " + states[s].text() + " yet records a lost "
+                        + "primary's store " + lostStores[s]);
+            }
+        }
+        named = new TreeMap<>(named);
     }
 
     public int shards() {
@@ -79,9 +105,24 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
         return states[shard];
     }
 
+    /**
+     * The store identity of lost shard {@code shard}'s last primary, recorded when the shard was lost (the store that
+     * holds every acknowledged PUT of it), or null if the shard is not lost or its primary's store was unknown.
+     */
+    public String lostStore(int shard) {
+        return lostStores[shard];
+    }
+
     /** The session server {@code id} was registered under when the map named it, or 0 if it names it not. */
     public long session(int id) {
-        return sessions.getOrDefault(id, 0L);
+        Registration r = named.get(id);
+        return r == null ? 0 : r.session();
+    }
+
+    /** The store identity server {@code id} had when the map named it, or null if it names it not. */
+    public String store(int id) {
+        Registration r = named.get(id);
+        return r == null ? null : r.store();
     }
 
     /** Whether this map names {@code id} with {@code session}: a server holding what the map counts on. */
@@ -105,12 +146,17 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
         return Arrays.asList(states).contains(State.FILLING);
     }
 
+    /** Whether some shard is lost. */
+    public boolean lost() {
+        return Arrays.asList(states).contains(State.LOST);
+    }
+
     /**
-     * The first map over {@code live} servers (id to session): shard s has primary {@code ids[s mod n]} and backup
-     * the next, so primaries and backups spread evenly and a shard's two copies are on different servers. Both copies
-     * start empty, so the backups are full. One server alone serves every shard without a backup.
+     * The first map over {@code live} servers (id to registration): shard s has primary {@code ids[s mod n]} and
+     * backup the next, so primaries and backups spread evenly and a shard's two copies are on different servers. Both
+     * copies start empty, so the backups are full. One server alone serves every shard without a backup.
      */
-    public static ShardMap initial(int shards, Map<Integer, Long> live) {
+    public static ShardMap initial(int shards, Map<Integer, Registration> live) {
         List<Integer> ids = new ArrayList<>(new TreeSet<>(live.keySet()));
         if (ids.isEmpty()) {
             throw new IllegalArgumentException("no servers to make a shard map of");
@@ -123,21 +169,31 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
             b[s] = ids.size() == 1 ? NONE : ids.get((s + 1) % ids.size());
             st[s] = State.FULL;
         }
-        return new ShardMap(1, p, b, st, new TreeMap<>(live));
+        return new ShardMap(1, p, b, st, new String[shards], new TreeMap<>(live));
     }
 
     /**
-     * The map for the servers {@code live} now (id to the session of its registration). A named server that is not
-     * live, or live under another session, is gone: a shard whose primary is gone gets its full backup as primary
-     * (promotion), or, if the backup is none or still filling, is {@link State#LOST}; a shard whose backup is gone has
-     * none. Then every shard that is not lost and has no backup gets one: the live server not in the shard with the
-     * fewest roles (lowest id on a tie), {@link State#FILLING}. Returns this map if nothing changed, else one with the
-     * next epoch.
+     * The map for the servers {@code live} now (id to its registration). A named server that is not live, or live
+     * under another session, is gone: a shard whose primary is gone gets its full backup as primary (promotion), or,
+     * if the backup is none or still filling, is {@link State#LOST}, recording the store identity the map had for
+     * that primary; a shard whose backup is gone has none.
+     *
+     * <p>A lost shard whose last primary is live again with the very store recorded (the same server on the same
+     * files, under a new session: a restart, or a whole cluster's) is <em>re-adopted</em>: that server is its primary
+     * again, {@link State#FULL} without a backup. Its store holds every acknowledged PUT of the shard (a PUT is
+     * acknowledged only after its WRITE to the primary, and nothing was acknowledged while the shard was lost), and
+     * nothing deleted its keys of the shard meanwhile (only a filling backup deletes its old keys of a shard, and a
+     * lost shard has none). Returning with another store (wiped, replaced) it is not: the shard stays lost.
+     *
+     * <p>Then every shard that is not lost and has no backup gets one: the live server not in the shard with the
+     * fewest roles in shards not lost (lowest id on a tie), {@link State#FILLING}. Returns this map if nothing
+     * changed, else one with the next epoch.
      */
-    public ShardMap reconcile(Map<Integer, Long> live) {
+    public ShardMap reconcile(Map<Integer, Registration> live) {
         int[] p = primaries.clone();
         int[] b = backups.clone();
         State[] st = states.clone();
+        String[] lostStore = lostStores.clone();
         for (int s = 0; s < p.length; s++) {
             if (st[s] == State.LOST) {
                 continue;
@@ -150,18 +206,29 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
                     b[s] = NONE;
                 } else {
                     st[s] = State.LOST;
+                    lostStore[s] = store(p[s]);
                 }
             } else if (b[s] != NONE && !backupHere) {
                 b[s] = NONE;
                 st[s] = State.FULL;
             }
         }
-        SortedMap<Integer, Long> named = new TreeMap<>();
+        for (int s = 0; s < p.length; s++) {
+            if (st[s] == State.LOST && readoptable(p[s], lostStore[s], live)) {
+                b[s] = NONE;
+                st[s] = State.FULL;
+                lostStore[s] = null;
+            }
+        }
+        SortedMap<Integer, Registration> nowNamed = new TreeMap<>();
         Map<Integer, Integer> load = new TreeMap<>();
-        for (Map.Entry<Integer, Long> server : live.entrySet()) {
+        for (Map.Entry<Integer, Registration> server : live.entrySet()) {
             load.put(server.getKey(), 0);
         }
         for (int s = 0; s < p.length; s++) {
+            if (st[s] == State.LOST) {
+                continue; // serves nobody: its dead (or wiped) primary is free for other roles
+            }
             load.computeIfPresent(p[s], (id, n) -> n + 1);
             if (b[s] != NONE) {
                 load.computeIfPresent(b[s], (id, n) -> n + 1);
@@ -183,38 +250,66 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
         for (int s = 0; s < p.length; s++) {
             for (int id : new int[] {p[s], b[s]}) {
                 if (id != NONE) {
-                    // a live server keeps (or, picked now, gets) its live session; a lost shard's dead primary its old one
-                    named.put(id, live.getOrDefault(id, session(id)));
+                    // a live server keeps (or, picked now, gets) its live registration; a lost shard's dead primary its old one
+                    Registration r = live.getOrDefault(id, named.get(id));
+                    if (r != null) {
+                        nowNamed.put(id, r);
+                    }
                 }
             }
         }
         if (Arrays.equals(p, primaries) && Arrays.equals(b, backups) && Arrays.equals(st, states)
-                && named.equals(sessions)) {
+                && Arrays.equals(lostStore, lostStores) && nowNamed.equals(named)) {
             return this;
         }
-        return new ShardMap(epoch + 1, p, b, st, named);
+        return new ShardMap(epoch + 1, p, b, st, lostStore, nowNamed);
     }
 
-    private boolean here(int id, Map<Integer, Long> live) {
-        Long session = live.get(id);
-        return session != null && session == session(id);
+    /** Whether a lost shard whose last primary was {@code id} on store {@code store} can have it back as primary. */
+    private static boolean readoptable(int id, String store, Map<Integer, Registration> live) {
+        Registration r = live.get(id);
+        return r != null && store != null && store.equals(r.store());
+    }
+
+    /**
+     * Why lost shard {@code shard} stays lost although its last primary is live, or null if it is not or is not live:
+     * that server returned with another store than the one the shard was lost on.
+     */
+    public String refusal(int shard, Map<Integer, Registration> live) {
+        Registration r = live.get(primaries[shard]);
+        if (states[shard] != State.LOST || r == null || r.store().equals(lostStores[shard])) {
+            return null;
+        }
+        return "shard " + shard + " stays LOST: its last primary, server " + primaries[shard] + ", is back with store "
+                + r.store() + ", not store " + (lostStores[shard] == null ? "(unknown)" : lostStores[shard])
+                + " that held the shard (wiped or replaced): its acknowledged PUTs are not there";
+    }
+
+    private boolean here(int id, Map<Integer, Registration> live) {
+        Registration r = live.get(id);
+        return r != null && r.session() == session(id);
     }
 
     /** This map with shard {@code shard}'s filling backup marked full (its primary finished copying), next epoch. */
     public ShardMap withFull(int shard) {
         State[] st = states.clone();
         st[shard] = State.FULL;
-        return new ShardMap(epoch + 1, primaries, backups, st, sessions);
+        return new ShardMap(epoch + 1, primaries, backups, st, lostStores, named);
     }
 
     public byte[] encode() {
         StringBuilder text = new StringBuilder("epoch " + epoch + "\nshards " + shards() + "\n");
         for (int s = 0; s < shards(); s++) {
             text.append(s).append(' ').append(primaries[s]).append(' ').append(backups[s]).append(' ')
-                    .append(states[s].text()).append('\n');
+                    .append(states[s].text());
+            if (states[s] == State.LOST) {
+                text.append(' ').append(lostStores[s] == null ? UNKNOWN : lostStores[s]);
+            }
+            text.append('\n');
         }
-        text.append("sessions");
-        sessions.forEach((id, session) -> text.append(' ').append(id).append(':').append(session));
+        text.append("named");
+        named.forEach((id, r) -> text.append(' ').append(id).append(':').append(r.session()).append(':')
+                .append(r.store()));
         return text.append('\n').toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -229,26 +324,29 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
             int[] p = new int[shards];
             int[] b = new int[shards];
             State[] st = new State[shards];
+            String[] lostStore = new String[shards];
             for (int s = 0; s < shards; s++) {
                 String[] f = lines[2 + s].trim().split(" ");
-                if (f.length != 4 || Integer.parseInt(f[0]) != s) {
+                boolean lost = f.length == 5 && f[3].equals(State.LOST.text());
+                if (f.length != 4 && !lost || Integer.parseInt(f[0]) != s) {
                     throw new IllegalArgumentException("line '" + lines[2 + s] + "' is not 'shard primary backup state' "
-                            + "for shard " + s);
+                            + "(a lost one: 'shard primary backup lost store') for shard " + s);
                 }
                 p[s] = Integer.parseInt(f[1]);
                 b[s] = Integer.parseInt(f[2]);
                 st[s] = State.valueOf(f[3].toUpperCase(java.util.Locale.ROOT));
+                lostStore[s] = lost && !f[4].equals(UNKNOWN) ? f[4] : null;
             }
-            SortedMap<Integer, Long> sessions = new TreeMap<>();
-            String named = field(lines, 2 + shards, "sessions");
-            for (String pair : named.isEmpty() ? new String[0] : named.split(" ")) {
-                String[] f = pair.split(":");
-                if (f.length != 2) {
-                    throw new IllegalArgumentException("session '" + pair + "' is not 'id:session'");
+            SortedMap<Integer, Registration> named = new TreeMap<>();
+            String servers = field(lines, 2 + shards, "named");
+            for (String triple : servers.isEmpty() ? new String[0] : servers.split(" ")) {
+                String[] f = triple.split(":");
+                if (f.length != 3) {
+                    throw new IllegalArgumentException("named server '" + triple + "' is not 'id:session:store'");
                 }
-                sessions.put(Integer.parseInt(f[0]), Long.parseLong(f[1]));
+                named.put(Integer.parseInt(f[0]), new Registration(Long.parseLong(f[1]), f[2]));
             }
-            return new ShardMap(epoch, p, b, st, sessions);
+            return new ShardMap(epoch, p, b, st, lostStore, named);
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
             throw new IllegalArgumentException("malformed shard map: " + e.getMessage(), e);
         }
@@ -264,7 +362,8 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
     @Override
     public boolean equals(Object o) {
         return o instanceof ShardMap m && m.epoch == epoch && Arrays.equals(m.primaries, primaries)
-                && Arrays.equals(m.backups, backups) && Arrays.equals(m.states, states) && m.sessions.equals(sessions);
+                && Arrays.equals(m.backups, backups) && Arrays.equals(m.states, states)
+                && Arrays.equals(m.lostStores, lostStores) && m.named.equals(named);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.erda.cluster;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -8,7 +9,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A cluster's ZooKeeper address, {@code zk://host:port[,host:port...]/path}, and the znodes under the path
- * ([cluster]): {@code /servers/ID} (ephemeral, data: the server's fabric URI), {@code /map} ({@link ShardMap}) and
+ * ([cluster]): {@code /servers/ID} (ephemeral, data: the server's fabric URI and, on a second line
+ * {@code store HEX}, its store's identity, {@link StoreIdentity}), {@code /map} ({@link ShardMap}) and
  * {@code /coordinator} (the leader latch whose leader writes the map).
  */
 public final class Zk {
@@ -16,6 +18,7 @@ public final class Zk {
     public static final String MAP = "/map";
     public static final String COORDINATOR = "/coordinator";
     static final int CONNECT_TIMEOUT_MILLIS = 10_000;
+    private static final String STORE = "store ";
 
     private Zk() {
     }
@@ -47,5 +50,27 @@ public final class Zk {
 
     static String server(int id) {
         return SERVERS + "/" + id;
+    }
+
+    /** The data of a server's registration {@code /servers/ID}. */
+    static byte[] registration(URI uri, String store) {
+        return (uri + "\n" + STORE + store + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The fabric URI in a registration's data. */
+    static URI uri(byte[] registration) {
+        String text = new String(registration, StandardCharsets.UTF_8);
+        int end = text.indexOf('\n');
+        return URI.create(end < 0 ? text : text.substring(0, end));
+    }
+
+    /** The store identity in a registration's data; fails naming the data if it has none. */
+    static String store(byte[] registration) {
+        String[] lines = new String(registration, StandardCharsets.UTF_8).split("\n");
+        if (lines.length < 2 || !lines[1].startsWith(STORE)) {
+            throw new IllegalArgumentException("registration '" + String.join("\\n", lines) + "' has no '" + STORE
+                    + "HEX' line (a server of an older version?)");
+        }
+        return lines[1].substring(STORE.length()).strip();
     }
 }

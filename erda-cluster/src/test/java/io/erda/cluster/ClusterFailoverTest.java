@@ -9,44 +9,20 @@ import io.erda.client.ErdaException;
 import io.erda.client.KeyValueClient;
 import io.erda.core.hash.KeyHash;
 import java.net.URI;
-import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * [cluster] with real processes: a ZooKeeper in this JVM, three {@link ClusterServerMain} processes over tcp, and the
  * {@code zk://} client here.
  */
-class ClusterFailoverTest {
-    private static final int SHARDS = 4;
+class ClusterFailoverTest extends ClusterProcessTest {
     private static final java.time.Duration MAP_WAIT = java.time.Duration.ofSeconds(60);
-    private TestingServer zookeeper;
-    private URI zk;
-    private final List<MemberProcess> members = new ArrayList<>();
-    private Path root;
-
-    @BeforeEach
-    void startCluster() throws Exception {
-        zookeeper = ZooKeeperMain.start(0);
-        zk = URI.create("zk://127.0.0.1:" + zookeeper.getPort() + "/erda");
-        root = ClusterDemo.scratch();
-        members.addAll(ClusterDemo.startMembers(zk, 3, SHARDS, root));
-    }
-
-    @AfterEach
-    void stopCluster() throws Exception {
-        members.forEach(MemberProcess::close);
-        zookeeper.close();
-        ClusterDemo.deleteTree(root);
-    }
 
     @Test
     void aPutIsOnTheBackupTooAndAPlainClientOfAPrimaryIsRefused() {
@@ -169,30 +145,5 @@ class ClusterFailoverTest {
                         load.acknowledgedPuts(), failoverMillis, refilled, last);
             }
         }
-    }
-
-    private MemberProcess member(int id) {
-        return members.stream().filter(m -> m.id() == id).findFirst().orElseThrow();
-    }
-
-    private URI serverUri(int id) {
-        try (var curator = Zk.connect(zk, 5000)) {
-            return URI.create(new String(curator.getData().forPath(Zk.server(id)), StandardCharsets.UTF_8));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static byte[] keyOfShard(ShardMap map, int shard) {
-        for (int i = 0; ; i++) {
-            byte[] key = bytes("probe-" + i);
-            if (map.shardOf(KeyHash.hash(key)) == shard) {
-                return key;
-            }
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return VerifyingLoad.bytes(s);
     }
 }

@@ -3,18 +3,35 @@ package io.erda.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.erda.cluster.ShardMap.Registration;
 import io.erda.cluster.ShardMap.State;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/** The coordinator's rules ([cluster]): promotion, a new backup filled, a lost shard reported, restarts. */
+/** The coordinator's rules ([cluster]): promotion, a new backup filled, a lost shard reported and recovered, restarts. */
 class ShardMapTest {
-    private static final Map<Integer, Long> THREE = Map.of(1, 11L, 2, 22L, 3, 33L);
+    private static final Map<Integer, Registration> THREE = live(1, 11, 2, 22, 3, 33);
+
+    /** id, session pairs; each server's store is "store-ID". */
+    private static Map<Integer, Registration> live(long... idSession) {
+        Map<Integer, Registration> live = new TreeMap<>();
+        for (int i = 0; i < idSession.length; i += 2) {
+            live.put((int) idSession[i], new Registration(idSession[i + 1], "store-" + idSession[i]));
+        }
+        return live;
+    }
+
+    private static Map<Integer, Registration> with(Map<Integer, Registration> live, int id, long session, String store) {
+        Map<Integer, Registration> changed = new TreeMap<>(live);
+        changed.put(id, new Registration(session, store));
+        return changed;
+    }
 
     @Test
     void aDeadPrimarysFullBackupIsPromotedAndEveryShardGetsAFillingBackup() {
         ShardMap first = ShardMap.initial(4, THREE); // primaries 1 2 3 1, backups 2 3 1 2
-        ShardMap next = first.reconcile(Map.of(2, 22L, 3, 33L));
+        ShardMap next = first.reconcile(live(2, 22, 3, 33));
         assertThat(next.epoch()).isEqualTo(2);
         assertThat(next.primary(0)).isEqualTo(2);  // promoted
         assertThat(next.backup(0)).isEqualTo(3);
@@ -23,24 +40,26 @@ class ShardMapTest {
         assertThat(next.backup(2)).isEqualTo(2);
         assertThat(next.state(2)).isEqualTo(State.FILLING);
         assertThat(next.state(1)).isEqualTo(State.FULL); // untouched
-        assertThat(next.reconcile(Map.of(2, 22L, 3, 33L))).isSameAs(next);
+        assertThat(next.reconcile(live(2, 22, 3, 33))).isSameAs(next);
         assertThat(next.withFull(0).state(0)).isEqualTo(State.FULL);
     }
 
     @Test
     void aPrimaryDyingWhileItsBackupFillsLosesTheShardAndSaysSo() {
-        ShardMap filling = ShardMap.initial(2, Map.of(1, 11L, 2, 22L)).reconcile(Map.of(1, 11L, 3, 33L));
+        ShardMap filling = ShardMap.initial(2, live(1, 11, 2, 22)).reconcile(live(1, 11, 3, 33));
         assertThat(filling.backup(0)).isEqualTo(3);
         assertThat(filling.state(0)).isEqualTo(State.FILLING);
-        ShardMap lost = filling.reconcile(Map.of(3, 33L));
+        ShardMap lost = filling.reconcile(live(3, 33));
         assertThat(lost.state(0)).isEqualTo(State.LOST);
         assertThat(lost.primary(0)).as("the lost shard names its dead primary").isEqualTo(1);
+        assertThat(lost.lostStore(0)).as("and the store that held it").isEqualTo("store-1");
+        assertThat(lost.reconcile(live(3, 33))).isSameAs(lost);
     }
 
     @Test
     void aServerBackUnderANewSessionIsANewServer() {
-        ShardMap first = ShardMap.initial(2, Map.of(1, 11L, 2, 22L));
-        ShardMap next = first.reconcile(Map.of(1, 11L, 2, 99L)); // server 2 restarted before it was noticed gone
+        ShardMap first = ShardMap.initial(2, live(1, 11, 2, 22));
+        ShardMap next = first.reconcile(live(1, 11, 2, 99)); // server 2 restarted before it was noticed gone
         assertThat(next.names(2, 22L)).isFalse();
         assertThat(next.names(2, 99L)).as("reused as a backup, to be filled").isTrue();
         assertThat(next.primary(1)).isEqualTo(1);
@@ -49,10 +68,78 @@ class ShardMapTest {
     }
 
     @Test
+    void aLostShardsLastPrimaryBackOnItsStoreIsItsPrimaryAgainThenGetsAFilledBackup() {
+        ShardMap lost = ShardMap.initial(2, live(1, 11, 2, 22)).reconcile(live(1, 11, 3, 33)).reconcile(live(3, 33));
+        assertThat(lost.state(0)).isEqualTo(State.LOST);
+        ShardMap back = lost.reconcile(live(1, 77, 3, 33)); // server 1 restarted on its files
+        assertThat(back.primary(0)).isEqualTo(1);
+        assertThat(back.names(1, 77)).isTrue();
+        assertThat(back.lostStore(0)).isNull();
+        assertThat(back.state(0)).as("re-adopted, then given a backup to fill").isEqualTo(State.FILLING);
+        assertThat(back.backup(0)).isEqualTo(3);
+        assertThat(back.refusal(0, live(1, 77, 3, 33))).isNull();
+        assertThat(ShardMap.decode(back.encode())).isEqualTo(back);
+    }
+
+    @Test
+    void aWholeClusterBackOnItsStoresHasEveryShardBack() {
+        ShardMap first = ShardMap.initial(4, THREE);
+        ShardMap back = first.reconcile(live(1, 44, 2, 55, 3, 66)); // every server restarted, none noticed gone
+        for (int s = 0; s < 4; s++) {
+            assertThat(back.state(s)).as("shard %d", s).isEqualTo(State.FILLING);
+            assertThat(back.primary(s)).as("shard %d keeps its primary", s).isEqualTo(first.primary(s));
+            assertThat(back.backup(s)).isNotEqualTo(back.primary(s)).isNotEqualTo(ShardMap.NONE);
+        }
+        assertThat(back.names(1, 44) && back.names(2, 55) && back.names(3, 66)).isTrue();
+    }
+
+    @Test
+    void aLostShardsLastPrimaryBackOnAnotherStoreIsNotReadoptedEvenOnceItServesOtherShards() {
+        ShardMap lost = ShardMap.initial(4, THREE).reconcile(live(3, 33)); // 1 and 2 die at once
+        assertThat(lost.state(0)).isEqualTo(State.LOST); // primary 1, backup 2
+        assertThat(lost.state(3)).isEqualTo(State.LOST);
+        assertThat(lost.primary(1)).isEqualTo(3);
+        Map<Integer, Registration> wiped = with(live(3, 33), 1, 77, "store-1-wiped");
+        ShardMap next = lost.reconcile(wiped);
+        assertThat(next.state(0)).isEqualTo(State.LOST);
+        assertThat(next.state(3)).isEqualTo(State.LOST);
+        assertThat(next.refusal(0, wiped)).contains("shard 0", "server 1", "store-1-wiped", "store store-1 ");
+        assertThat(next.backup(1)).as("the wiped server serves as a new one").isEqualTo(1);
+        assertThat(next.store(1)).isEqualTo("store-1-wiped");
+        ShardMap later = next.withFull(1).reconcile(wiped);
+        assertThat(later.state(0)).as("the store the shard was lost on is still the one asked for").isEqualTo(State.LOST);
+        assertThat(later.lostStore(0)).isEqualTo("store-1");
+        ShardMap restored = later.reconcile(with(live(3, 33), 1, 78, "store-1")); // its old directory put back
+        assertThat(restored.state(0)).isNotEqualTo(State.LOST);
+        assertThat(restored.primary(0)).isEqualTo(1);
+    }
+
+    @Test
+    void aServerIsNotReadoptedForAShardPromotedElsewhereThatWasLostLater() {
+        ShardMap first = ShardMap.initial(2, live(1, 11, 2, 22)); // shard 0: 1 then 2; shard 1: 2 then 1
+        ShardMap promoted = first.reconcile(live(2, 22)); // 1 dies: 2 primary of both, no backup
+        assertThat(promoted.primary(0)).isEqualTo(2);
+        ShardMap lost = promoted.reconcile(live(3, 33)); // 2 dies too
+        assertThat(lost.state(0)).isEqualTo(State.LOST);
+        ShardMap back = lost.reconcile(live(1, 77, 3, 33)); // 1 returns on its files: it is not what the shards lost
+        assertThat(back.state(0)).isEqualTo(State.LOST);
+        assertThat(back.state(1)).isEqualTo(State.LOST);
+        assertThat(back.refusal(0, live(1, 77, 3, 33))).isNull();
+        ShardMap twoBack = back.reconcile(live(1, 77, 2, 88, 3, 33));
+        assertThat(twoBack.primary(0)).isEqualTo(2);
+        assertThat(twoBack.state(0)).isNotEqualTo(State.LOST);
+    }
+
+    @Test
     void theTextRoundTripsAndBadTextIsRefusedNamingTheLine() {
-        ShardMap map = ShardMap.initial(4, THREE).reconcile(Map.of(2, 22L, 3, 33L));
+        ShardMap map = ShardMap.initial(4, THREE).reconcile(live(2, 22, 3, 33));
         assertThat(ShardMap.decode(map.encode())).isEqualTo(map);
-        assertThatThrownBy(() -> ShardMap.decode("epoch 1\nshards 1\n0 1 2\nsessions\n".getBytes()))
+        ShardMap lost = ShardMap.initial(2, live(1, 11)).reconcile(live(2, 22));
+        assertThat(new String(lost.encode())).contains("0 1 -1 lost store-1\n");
+        assertThat(ShardMap.decode(lost.encode())).isEqualTo(lost);
+        assertThatThrownBy(() -> ShardMap.decode("epoch 1\nshards 1\n0 1 2\nnamed\n".getBytes()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'0 1 2'");
+        assertThatThrownBy(() -> ShardMap.decode("epoch 1\nshards 1\n0 1 2 full\nnamed 1:5\n".getBytes()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'1:5'");
     }
 }
