@@ -301,6 +301,7 @@ public final class Store implements AutoCloseable {
                 });
                 return null;
             });
+            Leases.letWaitersIn(lock); // PUTs go on between chunks
         }
         return keys;
     }
