@@ -28,8 +28,8 @@ import picocli.CommandLine.Option;
  * The store at scale (scripts/scale-bench): per key count and huge-page mode, a fresh store on shm served by an
  * {@code erda-server} process of its own ({@code --server process}, the default: the client's allocation cannot pause
  * the server, nor the server's the client) or by a server in this JVM ({@code --server embedded}). One client
- * connection first inserts {@code --warmup-keys} keys of its own, unmeasured (the JIT compiles both sides' paths),
- * then loads N keys single-threaded, each insert timed into an HdrHistogram (p99, p99.9, p99.99, max); the slowest
+ * connection first inserts {@code --warmup-keys} keys of its own, unmeasured, and waits for the server to settle
+ * their leases (the JIT compiles both sides' paths, the lease validator's too), then loads N keys single-threaded, each insert timed into an HdrHistogram (p99, p99.9, p99.99, max); the slowest
  * are listed with their time since the load began and the pauses that overlapped them: the server JVM's safepoints
  * and allocation stalls, read from its {@code -Xlog} (stamped with System.nanoTime, the same clock as the client's),
  * and this JVM's GC pauses. Then random GETs for {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
@@ -77,7 +77,8 @@ public final class ScaleBench implements Callable<Integer> {
         + " separated by spaces, e.g. '-XX:+UseZGC -Xmx4g'; -Xlog for its pauses is always added (default: none)")
     String serverJvmOptions;
 
-    @Option(names = "--server-jfr", description = "record the server JVM with JFR (settings=profile) into --out")
+    @Option(names = "--server-jfr", description = "record the server JVM with JFR into --out (settings=profile, and every"
+        + " park, monitor enter and wait of 1 ms or more with its stack)")
     boolean serverJfr;
 
     @Option(names = "--out", defaultValue = "target/scale-bench", description = "where the server processes' output,"
@@ -175,6 +176,8 @@ public final class ScaleBench implements Callable<Integer> {
             }
             if (warmupKeys > 0) {
                 timedGets(client, WARM_UP, warmupKeys, new SplittableRandom(7), 1.0, null);
+                // and the lease validator settles the warm-up's PUTs once (its code compiled, not cold in the load)
+                sleep(client.storeInfo().leaseNanos() / 1_000_000 + 500);
             }
             Histogram inserts = new Histogram(60_000_000_000L, 3);
             List<long[]> stalls = new ArrayList<>(); // {start nanoTime, duration ns, insert}
@@ -279,7 +282,8 @@ public final class ScaleBench implements Callable<Integer> {
         List<String> jvm = new ArrayList<>(Arrays.stream(serverJvmOptions.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList());
         jvm.add(Pauses.logOption(pauseLog));
         if (serverJfr) {
-            jvm.add("-XX:StartFlightRecording=settings=profile,filename=" + out.toAbsolutePath().resolve(name + "-server.jfr"));
+            jvm.add("-XX:StartFlightRecording=settings=profile,jdk.ThreadPark#threshold=1ms,jdk.JavaMonitorEnter#threshold=1ms,"
+                + "jdk.JavaMonitorWait#threshold=1ms,filename=" + out.toAbsolutePath().resolve(name + "-server.jfr"));
         }
         List<String> args = List.of("--dir", work.resolve("store").toString(), "--listen", listen.toString(),
             "--heads", Integer.toString(ServerConfig.DEFAULT_HEADS), "--table-capacity", Long.toString(capacity),
