@@ -80,25 +80,56 @@ final class Leases {
     /**
      * Settles every key whose newest reservation's lease has expired by {@code now}; returns the nanoseconds until
      * the next deadline, or -1 if nothing is pending.
+     *
+     * <p>In batches: under the store lock, take the due reservations that are still their key's newest; without it,
+     * read and check their objects (the bulk of the work: a CRC over each object); under the lock again, drop the
+     * records of each key whose object is complete, unless a newer reservation of the key came meanwhile (its own
+     * deadline settles the key), and settle the others as {@link #repairHint} does. A due reservation's region is
+     * not retired while it is pending unless its object is complete, and a check that fails or finds it gone leaves
+     * the key to the locked settlement, which decides from the entry. So a validator the scheduler preempts (two
+     * cores) mostly does not hold the lock meanwhile.
      */
     long settleExpired(long now) {
+        java.util.List<Reservation> due = new java.util.ArrayList<>(SETTLE_BATCH);
+        boolean[] complete = new boolean[SETTLE_BATCH];
         while (true) {
+            due.clear();
             lock.lock();
             try {
                 Reservation next;
-                int settled = 0;
-                while ((next = reservations.earliest()) != null && next.expired(now)) {
-                    if (settled == SETTLE_BATCH) {
-                        break;
-                    }
-                    Reservation due = reservations.pollEarliest();
-                    if (due != null) {
-                        settle(due.key());
-                        settled++;
+                while (due.size() < SETTLE_BATCH && (next = reservations.earliest()) != null && next.expired(now)) {
+                    Reservation newest = reservations.pollEarliest();
+                    if (newest != null) {
+                        due.add(newest);
                     }
                 }
-                if (next == null || !next.expired(now)) {
+                if (due.isEmpty()) {
+                    next = reservations.earliest();
                     return next == null ? -1 : next.deadline() - now;
+                }
+            } finally {
+                lock.unlock();
+            }
+            for (int i = 0; i < due.size(); i++) {
+                Reservation r = due.get(i);
+                try {
+                    complete[i] = objects.isComplete(r.head(), LogAddress.unitsForBytes(r.chainOffset()), r.key().bytes());
+                } catch (RuntimeException goneMeanwhile) {
+                    complete[i] = false; // e.g. its region retired: the locked settlement decides from the entry
+                }
+            }
+            lock.lock();
+            try {
+                for (int i = 0; i < due.size(); i++) {
+                    Reservation r = due.get(i);
+                    if (reservations.newest(r.key()) != r) {
+                        continue; // settled already, or a newer reservation of the key came meanwhile
+                    }
+                    if (complete[i]) {
+                        reservations.drop(r.key()); // its newest object is complete: nothing to roll back
+                    } else {
+                        settle(r.key());
+                    }
                 }
             } finally {
                 lock.unlock(); // between batches: a validator settling a quarter lease of PUTs must not stall them
