@@ -73,8 +73,9 @@ public final class ScaleBench implements Callable<Integer> {
         + " embedded: a server in this JVM (default: ${DEFAULT-VALUE})")
     String serverMode;
 
-    @Option(names = "--server-jvm-options", defaultValue = "", description = "options of the server JVM (--server process),"
-        + " separated by spaces, e.g. '-XX:+UseZGC -Xmx4g'; -Xlog for its pauses is always added (default: none)")
+    @Option(names = "--server-jvm-options", description = "options of the server JVM (--server process), separated by"
+        + " spaces, e.g. '-XX:+UseG1GC -Xmx4g'; -Xlog for its pauses is always added (default: the launcher's, as"
+        + " scripts/erda-server gives them: erda-server's server-jvm-options)")
     String serverJvmOptions;
 
     @Option(names = "--server-jfr", description = "record the server JVM with JFR into --out (settings=profile, and every"
@@ -279,7 +280,8 @@ public final class ScaleBench implements Callable<Integer> {
         Files.createDirectories(out);
         Path pauseLog = out.toAbsolutePath().resolve(name + "-server-pauses.log");
         Files.deleteIfExists(pauseLog);
-        List<String> jvm = new ArrayList<>(Arrays.stream(serverJvmOptions.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList());
+        List<String> jvm = new ArrayList<>(serverJvmOptions == null ? io.erda.server.ErdaServerMain.defaultJvmOptions()
+            : Arrays.stream(serverJvmOptions.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList());
         jvm.add(Pauses.logOption(pauseLog));
         if (serverJfr) {
             jvm.add("-XX:StartFlightRecording=settings=profile,jdk.ThreadPark#threshold=1ms,jdk.JavaMonitorEnter#threshold=1ms,"
