@@ -142,8 +142,9 @@ public final class Store implements AutoCloseable {
             leases.add(new Reservation(key, head, chainOffset, (int) objectLength, deadline, before));
             (delete ? stats.deletes : stats.puts).increment();
             stats.bytesReserved.add(objectLength);
-            ChainPosition where = log.resolve(chainOffset);
-            return new Reserved(head, chainOffset, (int) objectLength, where.regionIndex(), where.offsetInRegion());
+            long regionSize = log.geometry().regionSize(); // no ChainPosition per PUT: the reply needs two numbers
+            return new Reserved(head, chainOffset, (int) objectLength, LogAddress.regionIndexForOffset(chainOffset, regionSize),
+                    LogAddress.offsetInRegion(chainOffset, regionSize));
         } finally {
             lock.unlock();
         }
@@ -187,14 +188,14 @@ public final class Store implements AutoCloseable {
 
     /** Reserves at the head's tail (under the store lock), telling the chain listener if the chain grew. */
     private long reserveTail(LogHead log, long objectLength) {
-        int regionsBefore = log.regions().size();
+        int regionsBefore = log.regionCount();
         long chainOffset;
         try {
             chainOffset = log.reserve(objectLength);
         } catch (IllegalStateException chainFull) {
             throw new RequestException(WireStatus.LOG_FULL, chainFull.getMessage());
         }
-        if (log.regions().size() != regionsBefore) {
+        if (log.regionCount() != regionsBefore) {
             chainListener.chainGrew(log.headId());
         }
         return chainOffset;

@@ -421,6 +421,11 @@ public final class LogHead implements AutoCloseable {
         return region.mutableWord(HIGH_WATER_SLOT);
     }
 
+    /** How many regions {@link #regions()} lists, without copying them (a PUT asks whether its chain grew). */
+    public int regionCount() {
+        return bySlot.size();
+    }
+
     /** Every mapped region of the head (both chains while cleaning), in slot order. */
     public List<PmRegion> regions() {
         return List.copyOf(bySlot.values());

@@ -57,6 +57,7 @@ class RegionsMadeAheadTest {
                 LogChain chain = head.currentChain();
                 // every region the chain took after the first was heard of, before it was taken
                 assertThat(made).containsAll(chain.regions().subList(1, chain.size()));
+                assertThat(head.regionCount()).isEqualTo(head.regions().size()).isEqualTo(chain.size());
             }
             assertThat(madeOn).isNotEmpty().containsOnly("test-preparer");
             preparer.shutdown();
