@@ -169,6 +169,23 @@ class LeaseValidatorTest {
         assertThat(store.leases().pendingKeys()).isZero();
     }
 
+    /** The validator gives way (the lock to waiting requests, the CPU to runnable threads) after every batch. */
+    @Test
+    void theValidatorGivesWayAfterEveryBatchOfItsBacklog() {
+        store = Store.open(TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
+                TestStores.SEGMENT), new StoreStats());
+        int keys = 10 * 64 + 1;
+        for (int i = 0; i < keys; i++) {
+            TestStores.put(store, "k" + i, "v");
+        }
+        int[] pauses = {0};
+        long next = store.leases().settleExpired(System.nanoTime() + 2 * store.leaseNanos(), () -> pauses[0]++);
+
+        assertThat(next).as("nothing left pending").isEqualTo(-1);
+        assertThat(store.leases().pendingKeys()).isZero();
+        assertThat(pauses[0]).as("a pause after each of the 11 batches").isEqualTo(11);
+    }
+
     /** Waits until {@code t} parks (here: on the store lock). */
     private static void awaitWaiting(Thread t) {
         while (t.getState() != Thread.State.WAITING) {
