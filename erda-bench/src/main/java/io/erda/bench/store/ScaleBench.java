@@ -79,7 +79,7 @@ public final class ScaleBench implements Callable<Integer> {
     String serverJvmOptions;
 
     @Option(names = "--server-jfr", description = "record the server JVM with JFR into --out (settings=profile, and every"
-        + " park, monitor enter and wait of 1 ms or more with its stack)")
+        + " park, monitor enter and wait of 1 ms or more with its stack, every JIT compilation of 5 ms or more)")
     boolean serverJfr;
 
     @Option(names = "--out", defaultValue = "target/scale-bench", description = "where the server processes' output,"
@@ -285,7 +285,7 @@ public final class ScaleBench implements Callable<Integer> {
         jvm.add(Pauses.logOption(pauseLog));
         if (serverJfr) {
             jvm.add("-XX:StartFlightRecording=settings=profile,jdk.ThreadPark#threshold=1ms,jdk.JavaMonitorEnter#threshold=1ms,"
-                + "jdk.JavaMonitorWait#threshold=1ms,filename=" + out.toAbsolutePath().resolve(name + "-server.jfr"));
+                + "jdk.JavaMonitorWait#threshold=1ms,jdk.Compilation#threshold=5ms,filename=" + out.toAbsolutePath().resolve(name + "-server.jfr"));
         }
         List<String> args = List.of("--dir", work.resolve("store").toString(), "--listen", listen.toString(),
             "--heads", Integer.toString(ServerConfig.DEFAULT_HEADS), "--table-capacity", Long.toString(capacity),
