@@ -54,6 +54,23 @@ class RegionsRegisteredAheadTest {
         }
     }
 
+    /** The preparer's thread runs from the store's open: the first spare's PUT does not start it. */
+    @Test
+    void theRegionPreparerRunsFromTheStoresOpen() {
+        long before = preparers();
+        Store store = Store.open(TestStores.config(dir.resolve("open"), "tcp", Duration.ofSeconds(30)), new StoreStats());
+        try {
+            assertThat(preparers()).isEqualTo(before + 1);
+        } finally {
+            store.close();
+        }
+    }
+
+    private static long preparers() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("erda-region-preparer") && t.isAlive()).count();
+    }
+
     private static Store.Reserved put(RequestServer server, int key) {
         return server.store().reserve(MemorySegment.ofArray(bytes("key-" + key)), 4000, false);
     }

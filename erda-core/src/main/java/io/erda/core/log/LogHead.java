@@ -171,6 +171,7 @@ public final class LogHead implements AutoCloseable {
      */
     public synchronized void prepareAhead(java.util.concurrent.Executor executor) {
         this.preparer = executor;
+        new SpareMaker(null, 0, 0, 0); // loads the class now, not in the PUT that needs the first spare
     }
 
     /** From now on tells {@code listener} of every spare made and discarded (see {@link SpareListener}). */
@@ -285,22 +286,44 @@ public final class LogHead implements AutoCloseable {
         spare = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.CompletableFuture<PmRegion> made = spare;
         try {
-            preparer.execute(() -> {
-                PmRegion region;
-                try {
-                    region = factory.create(slot, generation, position);
-                } catch (Throwable t) {
-                    made.completeExceptionally(t);
-                    return;
-                }
-                try {
-                    spareListener.made(headId, region);
-                } finally {
-                    made.complete(region); // a listener that failed (it logs why) leaves the region as made
-                }
-            });
+            preparer.execute(new SpareMaker(made, slot, generation, position));
         } catch (java.util.concurrent.RejectedExecutionException shutDown) {
             made.completeExceptionally(shutDown);
+        }
+    }
+
+    /**
+     * Makes a spare on the preparer's thread and tells the {@link SpareListener}. A class of its own, loaded by
+     * {@link #prepareAhead}, not a lambda linked at the first spare: the PUT that crossed half a region first ran a
+     * 7 ms cold path (deoptimised, interpreted, the lambda linked, the preparer's thread started; scale-bench, JFR).
+     */
+    private final class SpareMaker implements Runnable {
+        private final java.util.concurrent.CompletableFuture<PmRegion> made;
+        private final int slot;
+        private final int generation;
+        private final int position;
+
+        SpareMaker(java.util.concurrent.CompletableFuture<PmRegion> made, int slot, int generation, int position) {
+            this.made = made;
+            this.slot = slot;
+            this.generation = generation;
+            this.position = position;
+        }
+
+        @Override
+        public void run() {
+            PmRegion region;
+            try {
+                region = factory.create(slot, generation, position);
+            } catch (Throwable t) {
+                made.completeExceptionally(t);
+                return;
+            }
+            try {
+                spareListener.made(headId, region);
+            } finally {
+                made.complete(region); // a listener that failed (it logs why) leaves the region as made
+            }
         }
     }
 
