@@ -75,11 +75,20 @@ class CleaningUnderLoadTest {
             for (Future<?> worker : workers) {
                 worker.get();
             }
-            assertThat(reports).allMatch(r -> r.objectsCopied() > 0);
             for (int i = 0; i < KEYS; i++) {
                 checker.checkedGet(server, "key-" + i);
             }
             assertThat(LogCleanerTest.everyEntryPointsIntoItsCurrentChain(store)).isTrue();
+            // Every run scanned something, and each head's runs moved live objects. Twice on a loaded machine one run
+            // copied none (a 126 ms merge of head 1 skipped 31,265 objects as stale, its new chain then holding 1.1 MB
+            // written meanwhile): a version current at the run's start is stale once its key is written again before
+            // the merge reaches it. Why every one was is not established; the checks above are what must never fail,
+            // and they now run before this one.
+            assertThat(reports).allMatch(r -> r.objectsCopied() + r.staleSkipped() > 0);
+            for (int head = 0; head < 2; head++) {
+                int h = head;
+                assertThat(reports).filteredOn(r -> r.headId() == h).anyMatch(r -> r.objectsCopied() > 0);
+            }
             assertThat(store.headRecords().phase(0)).isEqualTo(CleaningPhase.IDLE);
             assertThat(store.headRecords().generation(0)).isEqualTo(3);
             assertThat(store.headRecords().generation(1)).isEqualTo(3);
