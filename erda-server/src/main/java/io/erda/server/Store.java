@@ -50,12 +50,9 @@ public final class Store implements AutoCloseable {
     private ChainListener chainListener = head -> { };
     /**
      * Makes each head's next log region in the background before a reservation needs it (core's
-     * {@code LogHead.prepareAhead}): making one under the store lock stalled every PUT for milliseconds. Its thread is
-     * started with the store: the first spare's PUT started it (ThreadPoolExecutor.addWorker) and ran that cold path
-     * interpreted, 7 ms at 2M keys in scale-bench (JFR).
+     * {@code LogHead.prepareAhead}): making one under the store lock stalled every PUT for milliseconds.
      */
-    private final java.util.concurrent.ThreadPoolExecutor regionPreparer = new java.util.concurrent.ThreadPoolExecutor(1, 1,
-            0, java.util.concurrent.TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
+    private final java.util.concurrent.ExecutorService regionPreparer = java.util.concurrent.Executors.newSingleThreadExecutor(
             r -> Thread.ofPlatform().daemon().name("erda-region-preparer").unstarted(r));
 
     private Store(PmDirectory directory, long leaseNanos, StoreStats stats, Recovery.Summary recovery) {
@@ -67,7 +64,6 @@ public final class Store implements AutoCloseable {
         this.leases = new Leases(lock, directory, objects, reservations, entries, stats, leaseNanos);
         this.stats = stats;
         this.recovery = recovery;
-        regionPreparer.prestartAllCoreThreads();
         directory.heads().forEach(head -> head.prepareAhead(regionPreparer));
     }
 
@@ -146,9 +142,8 @@ public final class Store implements AutoCloseable {
             leases.add(new Reservation(key, head, chainOffset, (int) objectLength, deadline, before));
             (delete ? stats.deletes : stats.puts).increment();
             stats.bytesReserved.add(objectLength);
-            long regionSize = log.geometry().regionSize(); // no ChainPosition per PUT: the reply needs two numbers
-            return new Reserved(head, chainOffset, (int) objectLength, LogAddress.regionIndexForOffset(chainOffset, regionSize),
-                    LogAddress.offsetInRegion(chainOffset, regionSize));
+            ChainPosition where = log.resolve(chainOffset);
+            return new Reserved(head, chainOffset, (int) objectLength, where.regionIndex(), where.offsetInRegion());
         } finally {
             lock.unlock();
         }
@@ -192,14 +187,14 @@ public final class Store implements AutoCloseable {
 
     /** Reserves at the head's tail (under the store lock), telling the chain listener if the chain grew. */
     private long reserveTail(LogHead log, long objectLength) {
-        int regionsBefore = log.regionCount();
+        int regionsBefore = log.regions().size();
         long chainOffset;
         try {
             chainOffset = log.reserve(objectLength);
         } catch (IllegalStateException chainFull) {
             throw new RequestException(WireStatus.LOG_FULL, chainFull.getMessage());
         }
-        if (log.regionCount() != regionsBefore) {
+        if (log.regions().size() != regionsBefore) {
             chainListener.chainGrew(log.headId());
         }
         return chainOffset;
@@ -306,7 +301,6 @@ public final class Store implements AutoCloseable {
                 });
                 return null;
             });
-            Leases.letWaitersIn(lock); // PUTs go on between chunks
         }
         return keys;
     }
