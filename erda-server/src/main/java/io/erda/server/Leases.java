@@ -32,6 +32,8 @@ final class Leases {
     private final KeyEntries entries;
     private final StoreStats stats;
     private final long leaseNanos;
+    /** {@link #complete} once, not a capturing lambda per PUT ({@link Reservations#add} prunes with it). */
+    private final java.util.function.Predicate<Reservation> completeCheck = this::complete;
 
     Leases(ReentrantLock lock, PmDirectory directory, LogObjects objects, Reservations reservations, KeyEntries entries,
            StoreStats stats, long leaseNanos) {
@@ -55,8 +57,12 @@ final class Leases {
         if (reservations.earliest() == null) {
             reserved.signal();
         }
-        reservations.add(r, older -> objects.isComplete(older.head(), LogAddress.unitsForBytes(older.chainOffset()),
-                older.key().bytes()));
+        reservations.add(r, completeCheck);
+    }
+
+    /** Whether {@code r}'s object is complete (written whole, CRC valid, with its key). */
+    boolean complete(Reservation r) {
+        return objects.isComplete(r.head(), LogAddress.unitsForBytes(r.chainOffset()), r.key().bytes());
     }
 
     /**
@@ -69,8 +75,7 @@ final class Leases {
             stats.repairHints.increment();
             Reservation newest = reservations.newest(key);
             if (newest != null && !newest.expired(System.nanoTime())) {
-                return objects.isComplete(newest.head(), LogAddress.unitsForBytes(newest.chainOffset()), key.bytes())
-                        ? Outcome.COMPLETE : Outcome.LEASE_RUNNING;
+                return complete(newest) ? Outcome.COMPLETE : Outcome.LEASE_RUNNING;
             }
             return settle(key);
         } finally {
@@ -144,9 +149,7 @@ final class Leases {
             for (Reservation[] key : reservations.oldestAndNewest()) {
                 Reservation oldest = key[0];
                 Reservation newest = key[1];
-                if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0
-                        && !objects.isComplete(head, LogAddress.unitsForBytes(newest.chainOffset()),
-                                newest.key().bytes())) {
+                if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0 && !complete(newest)) {
                     return false;
                 }
             }

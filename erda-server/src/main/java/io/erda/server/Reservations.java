@@ -24,7 +24,6 @@ final class Reservations {
     static final int PRUNE_AT = 8;
     /** Records {@link #add} checks, newest first, before it gives up until the key's next PUT. */
     private static final int PRUNE_CHECKS = 2;
-    private static final ArrayDeque<Reservation> NONE = new ArrayDeque<>(0);
 
     private final Map<Key, ArrayDeque<Reservation>> byKey = new HashMap<>();
     private final ArrayDeque<Reservation> byDeadline = new ArrayDeque<>();
@@ -66,7 +65,7 @@ final class Reservations {
      */
     java.util.SequencedCollection<Reservation> of(Key key) {
         ArrayDeque<Reservation> records = byKey.get(key);
-        return records == null ? NONE : records;
+        return records == null ? List.of() : records;
     }
 
     /** The key's newest pending reservation, or null. */

@@ -318,8 +318,7 @@ public final class Store implements AutoCloseable {
         Key key = Key.copyOf(keyBytes);
         return locked(() -> {
             for (Reservation r : leases.of(key)) {
-                if (r.deadline() - leases.leaseNanos() - issuedBeforeNanos < 0
-                        && !objects.isComplete(r.head(), LogAddress.unitsForBytes(r.chainOffset()), key.bytes())) {
+                if (r.deadline() - leases.leaseNanos() - issuedBeforeNanos < 0 && !leases.complete(r)) {
                     return false;
                 }
             }
