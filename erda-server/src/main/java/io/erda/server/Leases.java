@@ -32,8 +32,18 @@ final class Leases {
     private final KeyEntries entries;
     private final StoreStats stats;
     private final long leaseNanos;
-    /** {@link #complete} once, not a capturing lambda per PUT ({@link Reservations#add} prunes with it). */
-    private final java.util.function.Predicate<Reservation> completeCheck = this::complete;
+    /**
+     * What {@link Reservations#add} prunes with: {@link #complete}, but false for a record whose region a cleaning has
+     * retired meanwhile (an older record of a key whose newer version was complete may name a freed slot, see
+     * {@link #settledBefore}): nothing is pruned on its account. One instance, not a lambda per PUT.
+     */
+    private final java.util.function.Predicate<Reservation> completeCheck = r -> {
+        try {
+            return complete(r);
+        } catch (IllegalStateException retired) {
+            return false;
+        }
+    };
 
     Leases(ReentrantLock lock, PmDirectory directory, LogObjects objects, Reservations reservations, KeyEntries entries,
            StoreStats stats, long leaseNanos) {
