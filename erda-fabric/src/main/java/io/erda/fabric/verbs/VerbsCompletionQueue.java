@@ -46,6 +46,8 @@ final class VerbsCompletionQueue implements CompletionQueue {
     /** A completion ready to hand out; {@code slotOwner} is the endpoint whose send-queue slot it holds, or null. */
     private record Entry(Completion completion, VerbsEndpoint slotOwner) {}
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The endpoint that made this queue for itself is destroyed: close once the translated completions are out. */
+    private volatile boolean closeWhenEmpty;
 
     VerbsCompletionQueue(VerbsFabric fabric, io.erda.ffm.verbs.CompletionQueue cq, int capacity) {
         this.fabric = fabric;
@@ -68,7 +70,35 @@ final class VerbsCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public synchronized Completion poll() {
+    public Completion poll() {
+        Completion c = pollLocked();
+        if (closeWhenEmpty) {
+            closeIfEmpty();
+        }
+        fabric.destroyDrained(); // closed endpoints whose last completion this poll translated
+        return c;
+    }
+
+    /**
+     * Its endpoint is destroyed: the queue closes now, or, if completions it translated are still to be handed out
+     * (flushed requests of the closed endpoint), once its owner has polled them.
+     */
+    void ownerDestroyed() {
+        closeWhenEmpty = true;
+        closeIfEmpty();
+    }
+
+    private void closeIfEmpty() {
+        boolean empty;
+        synchronized (this) {
+            empty = ready.isEmpty();
+        }
+        if (empty) {
+            close();
+        }
+    }
+
+    private synchronized Completion pollLocked() {
         Entry e = ready.poll();
         if (e == null) {
             return drainNative(true);
@@ -83,8 +113,11 @@ final class VerbsCompletionQueue implements CompletionQueue {
      * Moves whatever the native CQ holds into the ready list (hidden completions retire their requests on the way):
      * what an endpoint does when its send queue looks full, and a guard against overrunning the native CQ.
      */
-    synchronized void progress() {
-        drainNative(false);
+    void progress() {
+        synchronized (this) {
+            drainNative(false);
+        }
+        fabric.destroyDrained();
     }
 
     /**

@@ -67,6 +67,8 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
     private record Posted(WorkRequest request, boolean report) {}
 
     private final QueuePair qp;
+    /** Read once: ibv_qp's qp_num field is freed with the QP, and the fabric looks endpoints up by it after that. */
+    private final int qpNum;
     private final boolean ownsSendQueue;
     private final boolean ownsRecvQueue;
     private final int maxSendWr;
@@ -92,12 +94,19 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
 
     /** The side channel or rdma_cm connection; closing it tells the peer the connection is broken. */
     private volatile Closeable link;
-    private volatile boolean destroyed;
+    /** Guards the QP's state transitions (connection set-up, ERR) against {@link #destroy}. */
+    private final Object qpLock = new Object();
+    /**
+     * The QP is gone (ibv_destroy_qp freed it): written holding sendLock, recvLock and qpLock, read holding any of
+     * them, so no post, receive or transition can reach a freed QP, whichever thread breaks or closes what.
+     */
+    private boolean destroyed;
 
     VerbsEndpoint(VerbsFabric fabric, QueuePair qp, VerbsCompletionQueue sendQueue, VerbsCompletionQueue recvQueue,
                   EndpointOptions options) {
         super(fabric, sendQueue, recvQueue);
         this.qp = qp;
+        this.qpNum = qp.qpNum();
         this.ownsSendQueue = options.sendQueue() == null;
         this.ownsRecvQueue = options.recvQueue() == null;
         this.maxSendWr = options.maxSendWr();
@@ -117,11 +126,20 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
     }
 
     int qpNum() {
-        return qp.qpNum();
+        return qpNum;
     }
 
-    QueuePair queuePair() {
-        return qp;
+    /**
+     * Runs a native call on the QP ({@code what} names it in the error) unless the QP is destroyed: rdma_cm's
+     * transitions, from a connecting thread while the fabric may be closing.
+     */
+    void onQueuePair(String what, java.util.function.Consumer<QueuePair> call) {
+        synchronized (qpLock) {
+            if (destroyed) {
+                throw new FabricException(what + ": the endpoint is closed (its queue pair is destroyed)");
+            }
+            call.accept(qp);
+        }
     }
 
     RnrSetting rnr() {
@@ -223,8 +241,10 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
     /** INIT → RTR towards the peer (with the RNR timer it asked for) → RTS (with our RNR retry count). */
     private void bringUp(QpInfo remote, int peerRnrTimerCode) {
         ConnectionParameters parameters = fabric().connectionParameters(peerRnrTimerCode, rnr.retry());
-        qp.modifyToRtr(parameters, remote);
-        qp.modifyToRts(parameters, psn);
+        onQueuePair("bringing the queue pair up", q -> {
+            q.modifyToRtr(parameters, remote);
+            q.modifyToRts(parameters, psn);
+        });
     }
 
     private void connected(SocketChannel channel, URI peerUri, byte[] peerData) {
@@ -295,7 +315,7 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
     private boolean tryPost(WorkRequest request) {
         synchronized (sendLock) {
             State s = state();
-            if (s == State.CLOSED) {
+            if (s == State.CLOSED || destroyed) {
                 throw new FabricException("endpoint is closed");
             }
             if (outstanding() >= maxSendWr) {
@@ -390,7 +410,9 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
     @Override
     public void postRecv(RecvRequest request) throws FabricException {
         synchronized (recvLock) {
-            if (state() == State.CLOSED) {
+            // the state changes under sendLock, not here: destroyed (written holding recvLock too) is what
+            // keeps a receive from reaching a QP that a close on another thread has just destroyed
+            if (state() == State.CLOSED || destroyed) {
                 throw new FabricException("endpoint is closed");
             }
             if (recvPosted - recvRetired >= maxRecvWr) {
@@ -442,7 +464,23 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
         if (status != Status.SUCCESS) {
             enterError(WcStatus.name(wcStatus) + " completion");
         }
+        if (state() == State.CLOSED && sendRetired == sendPostedAfterClose() && recvRetired == recvPostedAfterClose()) {
+            fabric().drainedAfterClose(this); // its QP lingered for this completion: the fabric destroys it now
+        }
         return completion;
+    }
+
+    /*
+     * Read without the locks by the poller once it has seen CLOSED: close() sets CLOSED under sendLock after the last
+     * post, so the volatile read of the state makes the last sendPosted visible. A receive posted while close runs
+     * may be missed; destroy() waits for it (it takes recvLock), and nobody polls a closed endpoint's receives.
+     */
+    private long sendPostedAfterClose() {
+        return sendPosted;
+    }
+
+    private long recvPostedAfterClose() {
+        return recvPosted;
     }
 
     private String describe(int wcStatus, WorkCompletions wc, int i, WorkRequest r) {
@@ -493,12 +531,14 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
     }
 
     private void breakQueuePair() {
-        try {
-            if (!destroyed) {
-                qp.modifyToError();
+        synchronized (qpLock) { // a watcher or poller breaks it while the owner closes and destroys it
+            try {
+                if (!destroyed) {
+                    qp.modifyToError();
+                }
+            } catch (VerbsException e) {
+                // already in ERR: the flush happens either way
             }
-        } catch (VerbsException e) {
-            // already in ERR or being destroyed: the flush happens either way
         }
         closeQuietly(link);
     }
@@ -517,22 +557,42 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
         fabric().closed(this);
     }
 
-    /** Destroys the QP (and queues it made for itself); the fabric calls it when nothing can complete any more. */
+    /**
+     * Destroys the QP (and queues it made for itself), once however many threads ask; the fabric calls it when
+     * nothing can complete any more. It waits for a post, receive or transition in progress on another thread
+     * (breaking on a side channel's end-of-file or an error completion while the owner closes): none can start on
+     * the freed QP afterwards.
+     */
     void destroy() {
-        if (destroyed) {
-            return;
+        RuntimeException failure = null;
+        synchronized (sendLock) {
+            synchronized (recvLock) {
+                synchronized (qpLock) {
+                    if (destroyed) {
+                        return;
+                    }
+                    destroyed = true;
+                    try {
+                        qp.close();
+                    } catch (RuntimeException e) {
+                        failure = e;
+                    }
+                }
+            }
         }
-        destroyed = true;
+        // outside the locks: closing a queue takes its monitor, which a poller holds while it breaks an endpoint
         try {
-            qp.close();
-        } finally {
             if (ownsSendQueue) {
-                sendQueue().close();
+                sendQueue().ownerDestroyed();
             }
             if (ownsRecvQueue) {
-                recvQueue().close();
+                recvQueue().ownerDestroyed();
             }
             arena.close();
+        } finally {
+            if (failure != null) {
+                throw failure;
+            }
         }
     }
 

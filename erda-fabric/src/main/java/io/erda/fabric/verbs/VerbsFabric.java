@@ -35,6 +35,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -64,6 +65,8 @@ public final class VerbsFabric implements Fabric {
     private final Arena arena = Arena.ofShared();
     private final VerbsMemoryRegion flushScratch;
     private final ConcurrentHashMap<Integer, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
+    /** Closed endpoints whose last completion a poller has just translated, to destroy outside the CQ's monitor. */
+    private final ConcurrentLinkedQueue<VerbsEndpoint> drained = new ConcurrentLinkedQueue<>();
     private final List<VerbsMemoryRegion> regions = new CopyOnWriteArrayList<>();
     private final List<VerbsCompletionQueue> queues = new CopyOnWriteArrayList<>();
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
@@ -424,6 +427,8 @@ public final class VerbsFabric implements Fabric {
      * still uses fails with EBUSY). Nobody will poll those completions now.
      */
     void queueClosing(VerbsCompletionQueue queue) {
+        queues.remove(queue);
+        destroyDrained();
         for (VerbsEndpoint e : endpoints.values()) {
             if (e.state() == Endpoint.State.CLOSED && e.uses(queue) && endpoints.remove(e.qpNum(), e)) {
                 e.destroy();
@@ -431,11 +436,48 @@ public final class VerbsFabric implements Fabric {
         }
     }
 
-    /** A closed endpoint's QP is destroyed now if nothing is outstanding, else when the fabric closes. */
+    /**
+     * A closed endpoint's QP is destroyed now if nothing is outstanding; else it lingers until a poller has
+     * translated its last completion ({@link #drainedAfterClose}), so the owner still gets its flushed requests back
+     * (a server frees a reply's buffer on its completion), or until the fabric closes. Whoever takes it out of
+     * {@code endpoints} destroys it.
+     */
     void closed(VerbsEndpoint endpoint) {
-        if (endpoint.drained()) {
-            endpoints.remove(endpoint.qpNum(), endpoint);
+        if (endpoint.drained() && endpoints.remove(endpoint.qpNum(), endpoint)) {
             endpoint.destroy();
+        }
+    }
+
+    /**
+     * Called by a poller, under a CQ's monitor, when it translated the last outstanding completion of a closed
+     * endpoint: a long-running server's closed connections must not keep their QPs, CQs and registrations until it
+     * exits. The QP is destroyed by {@link #destroyDrained}, once the poller has left the monitor (destroying it may
+     * close the very CQ being polled).
+     */
+    void drainedAfterClose(VerbsEndpoint endpoint) {
+        if (endpoints.remove(endpoint.qpNum(), endpoint)) {
+            drained.add(endpoint);
+        }
+    }
+
+    /** Queue pairs not destroyed yet: open endpoints, and closed ones that linger or wait in {@link #drained}. */
+    int queuePairs() {
+        return endpoints.size() + drained.size();
+    }
+
+    /** Destroys the endpoints {@link #drainedAfterClose} set aside; cheap when there are none (every poll calls it). */
+    void destroyDrained() {
+        if (drained.isEmpty()) {
+            return;
+        }
+        VerbsEndpoint e;
+        while ((e = drained.poll()) != null) {
+            try {
+                e.destroy();
+            } catch (RuntimeException failure) {
+                LOG.log(System.Logger.Level.WARNING, "destroying the drained queue pair 0x{0} failed: {1}",
+                        Integer.toHexString(e.qpNum()), failure.toString());
+            }
         }
     }
 
@@ -480,10 +522,11 @@ public final class VerbsFabric implements Fabric {
             e.close();
             e.destroy();
         }
+        destroyDrained();
         if (cmEvents != null) {
             cmEvents.close();
         }
-        queues.forEach(VerbsCompletionQueue::close);
+        List.copyOf(queues).forEach(VerbsCompletionQueue::close); // each close removes its queue from the list
         regions.forEach(VerbsMemoryRegion::close);
         pd.close();
         context.close();

@@ -40,6 +40,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -85,6 +86,14 @@ public abstract class FabricConformanceTest {
     /** Properties given to {@link Fabric#open(URI, Map)} for both fabrics. */
     protected Map<String, String> fabricProperties() {
         return Map.of();
+    }
+
+    /**
+     * The queue pairs this process holds, where the provider has them (verbs: counted by the kernel for a real
+     * device, by the fabrics for the software RNIC); empty for providers without QPs.
+     */
+    protected OptionalInt liveQueuePairs() {
+        return OptionalInt.empty();
     }
 
     /** Opens a fabric instance for the provider under test. */
@@ -947,6 +956,104 @@ public abstract class FabricConformanceTest {
         assertThatCode(sends::close).doesNotThrowAnyException();
         assertThatCode(recvs::close).doesNotThrowAnyException();
         pair[0].close();
+    }
+
+    /**
+     * A server's clients come and go while its fabric stays open for months: each closed connection gives its
+     * resources back once the server's poller has had the flushed receives of its side (verbs destroys a closed QP
+     * only then, so the owner still gets them). Where the provider has queue pairs, their count returns to where it
+     * was; everywhere, each round's receives come back flushed and the shared queues hold nothing more.
+     */
+    @Test
+    void closedConnectionsGiveTheirQueuePairsBackWhileTheFabricStaysOpen() throws Exception {
+        CompletionQueue sends = closeLater(target.createCompletionQueue(64));
+        CompletionQueue recvs = closeLater(target.createCompletionQueue(64));
+        MemoryRegion serverRecv = targetBuffer(4 * 64);
+        OptionalInt before = liveQueuePairs();
+        for (int round = 0; round < 20; round++) {
+            long base = round * 10L;
+            Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults().withQueues(sends, recvs),
+                    server -> {
+                        for (int i = 0; i < 4; i++) {
+                            server.postRecv(new RecvRequest(base + i, serverRecv, i * 64L, 64));
+                        }
+                    });
+            if (round == 0 && before.isPresent()) { // the count sees the two QPs of a connection
+                assertThat(liveQueuePairs()).as("queue pairs with one connection open").hasValue(before.getAsInt() + 2);
+            }
+            pair[0].close(); // the client leaves
+            awaitState(pair[1], Endpoint.State.ERROR);
+            pair[1].close(); // the server closes its side with the receives still posted
+            for (int i = 0; i < 4; i++) {
+                Completion flushed = await(recvs);
+                assertThat(flushed.wrId()).as("round %d", round).isEqualTo(base + i);
+                assertThat(flushed.status()).isEqualTo(Status.WR_FLUSH_ERROR);
+            }
+            assertThat(recvs.poll()).isNull();
+            assertThat(sends.poll()).isNull();
+        }
+        if (before.isPresent()) {
+            assertThat(liveQueuePairs()).as("queue pairs after 20 closed connections").hasValue(before.getAsInt());
+        }
+    }
+
+    /**
+     * Both sides close at once while each breaks the other (end of the side channel, flushed completions being
+     * polled on a third thread): every call that reaches the QP either completes before it is destroyed or is
+     * refused; none touches a destroyed one (on a real device that is a SIGSEGV in libibverbs, as CI once saw).
+     */
+    @Test
+    void closingBothSidesAtOnceWhileTheyBreakEachOtherIsSafe() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        MemoryRegion serverRecv = targetBuffer(8 * 64);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            for (int round = 0; round < 30; round++) {
+                Endpoint[] pair = connectPair(EndpointOptions.defaults(), EndpointOptions.defaults(), server -> {
+                    for (int i = 0; i < 8; i++) {
+                        server.postRecv(new RecvRequest(i, serverRecv, i * 64L, 64));
+                    }
+                });
+                for (int i = 0; i < 8; i++) {
+                    pair[0].post(WorkRequest.write(i, local, i * 512L, 512, remote.address() + i * 512L, remote.rkey()));
+                }
+                java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+                List<Future<?>> running = List.of(
+                        pool.submit(() -> {
+                            go.await();
+                            pair[0].close();
+                            return null;
+                        }),
+                        pool.submit(() -> {
+                            go.await();
+                            pair[1].close();
+                            return null;
+                        }),
+                        pool.submit(() -> {
+                            go.await();
+                            while (System.nanoTime() < until) {
+                                pair[0].sendQueue().poll();
+                                pair[1].recvQueue().poll();
+                            }
+                            return null;
+                        }));
+                go.countDown();
+                for (Future<?> f : running) {
+                    f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                }
+                for (Endpoint e : pair) {
+                    assertThat(e.state()).isEqualTo(Endpoint.State.CLOSED);
+                }
+                assertThatThrownBy(() -> pair[0].post(WorkRequest.write(99, local, 0, 8, remote.address(), remote.rkey())))
+                        .isInstanceOf(FabricException.class).hasMessageContaining("closed");
+                assertThatThrownBy(() -> pair[1].postRecv(new RecvRequest(99, serverRecv, 0, 64)))
+                        .isInstanceOf(FabricException.class).hasMessageContaining("closed");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test

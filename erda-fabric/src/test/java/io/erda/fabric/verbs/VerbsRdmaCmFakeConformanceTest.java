@@ -6,6 +6,7 @@ import io.erda.fabric.conformance.FabricConformanceTest;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,11 @@ class VerbsRdmaCmFakeConformanceTest extends FabricConformanceTest {
     @Override
     protected URI listenUri(Path tempDir) {
         return URI.create("verbs://127.0.0.1:0");
+    }
+
+    @Override
+    protected OptionalInt liveQueuePairs() {
+        return QueuePairCount.ofFabrics(target, initiator);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.erda.fabric.conformance.FabricConformanceTest;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +20,11 @@ class VerbsRdmaCmSoftRoceConformanceTest extends FabricConformanceTest {
     @Override
     protected URI listenUri(Path tempDir) {
         return VerbsSoftRoceConformanceTest.listen();
+    }
+
+    @Override
+    protected OptionalInt liveQueuePairs() {
+        return QueuePairCount.ofKernel(VerbsSoftRoceConformanceTest.device());
     }
 
     @Override

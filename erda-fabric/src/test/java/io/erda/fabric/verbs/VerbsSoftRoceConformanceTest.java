@@ -6,6 +6,7 @@ import io.erda.fabric.conformance.FabricConformanceTest;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +31,11 @@ class VerbsSoftRoceConformanceTest extends FabricConformanceTest {
     @Override
     protected URI listenUri(Path tempDir) {
         return listen();
+    }
+
+    @Override
+    protected OptionalInt liveQueuePairs() {
+        return QueuePairCount.ofKernel(device());
     }
 
     @Override
