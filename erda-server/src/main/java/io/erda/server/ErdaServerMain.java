@@ -271,6 +271,22 @@ public final class ErdaServerMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * The JVM options a server process runs with by default (resource {@code server-jvm-options}: the collector, and
+     * why), which scripts/erda-server adds to the JVM it starts; benchmarks that start a server process use them too.
+     */
+    public static java.util.List<String> defaultJvmOptions() {
+        try (var in = ErdaServerMain.class.getResourceAsStream("server-jvm-options")) {
+            if (in == null) {
+                throw new IllegalStateException("resource io/erda/server/server-jvm-options is missing from the class path");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().map(String::strip)
+                    .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Runs the command line; returns the exit code. */
     static int run(PrintWriter out, PrintWriter err, String... args) {
         return commandLine(out, err).execute(args);

@@ -27,7 +27,11 @@ import java.util.List;
  * registration and rkey, so {@code table.address + TableGeometry.windowVersionsOffset(home)} and
  * {@code stripes.address + stripe * 8} name the same word.
  *
- * <p>A chain that grows gets its new region registered by {@link #chainGrew} and its head's generation bumped.
+ * <p>A chain that grows gets its new region registered by {@link #chainGrew} and its head's generation bumped. A
+ * region the head made ahead (core's {@code LogHead.prepareAhead}) was registered as it was made, on the preparer's
+ * thread ({@link #madeAhead}): {@code chainGrew} runs under the store lock in the PUT that crossed the region's end,
+ * and registering there (shm: rewriting the exports file; verbs: pinning the whole region) stalled every PUT, 1.6 to
+ * 3.6 ms per new region on shm in scale-bench.
  *
  * <p>Regions are keyed by slot (core's {@code LogChain}): region {@code i} of the head array covers chain offsets
  * {@code [i*regionSize, (i+1)*regionSize)}, and a slot with no region (freed by the cleaner) is a zero-length
@@ -49,13 +53,19 @@ final class RegionRegistry implements AutoCloseable {
      * and register them again, racing the deletion.
      */
     private final java.util.Set<PmRegion> retired = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** Registrations of spare regions made ahead that no chain has taken yet. Guarded by this. */
+    private final java.util.Map<PmRegion, MemoryRegion> ahead = new java.util.IdentityHashMap<>();
+    private final StoreStats stats;
+    private boolean closed;
 
     /**
      * @param writesDurableOnPlacement whether one-sided writes into log regions are durable once placed (the
      *                                 read-after-write method): mirrored into durable images where kept
      */
-    RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, boolean writesDurableOnPlacement) {
+    RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, boolean writesDurableOnPlacement,
+                   StoreStats stats) {
         this.fabric = fabric;
+        this.stats = stats;
         this.directory = directory;
         this.writeDelayNanos = writeDelayNanos;
         this.writesDurableOnPlacement = writesDurableOnPlacement;
@@ -69,6 +79,60 @@ final class RegionRegistry implements AutoCloseable {
             chainGrew(head.headId());
             generations[head.headId()] = 0;
         }
+        stats.regionsRegisteredAtGrowth.reset(); // the regions a store opens with are not growth
+        for (LogHead head : directory.heads()) {
+            head.onSpares(new LogHead.SpareListener() {
+                @Override
+                public void made(int headId, PmRegion region) {
+                    madeAhead(region);
+                }
+
+                @Override
+                public void discarded(int headId, PmRegion region) {
+                    discardedAhead(region);
+                }
+            });
+        }
+    }
+
+    /**
+     * A spare region made ahead, on the preparer's thread: registers it now (outside this monitor: HEADS and
+     * growth go on meanwhile). A failure is left for {@link #chainGrew}, which registers it the usual way.
+     */
+    private void madeAhead(PmRegion region) {
+        MemoryRegion registration;
+        try {
+            registration = fabric.register(region.data(), options(region));
+        } catch (RuntimeException e) {
+            java.util.logging.Logger.getLogger(RegionRegistry.class.getName()).warning(
+                    "registering " + region.path() + " ahead failed; it is registered when the chain takes it: " + e);
+            return;
+        }
+        synchronized (this) {
+            if (!closed) {
+                ahead.put(region, registration);
+                stats.regionsRegisteredAhead.increment();
+                return;
+            }
+        }
+        registration.close();
+    }
+
+    /** A spare no chain took is deleted: its registration goes first. */
+    private void discardedAhead(PmRegion region) {
+        MemoryRegion registration;
+        synchronized (this) {
+            registration = ahead.remove(region);
+        }
+        if (registration != null) {
+            registration.close();
+        }
+    }
+
+    private RegisterOptions options(PmRegion region) {
+        RegisterOptions options = RegisterOptions.of(EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE))
+                .withBacking(new Backing(region.path(), region.dataFileOffset())).withWriteDelay(writeDelayNanos);
+        return writesDurableOnPlacement ? PmEmulation.durableOnPlacement(options, region) : options;
     }
 
     /** Registers the regions of {@code head} not registered yet, and bumps its generation if there were any. */
@@ -87,10 +151,11 @@ final class RegionRegistry implements AutoCloseable {
                 if (retired.contains(region)) {
                     continue;
                 }
-                RegisterOptions options = RegisterOptions.of(EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE))
-                        .withBacking(new Backing(region.path(), region.dataFileOffset())).withWriteDelay(writeDelayNanos);
-                registered.put(slot, fabric.register(region.data(), writesDurableOnPlacement
-                        ? PmEmulation.durableOnPlacement(options, region) : options));
+                MemoryRegion madeAhead = ahead.remove(region);
+                if (madeAhead == null) {
+                    stats.regionsRegisteredAtGrowth.increment();
+                }
+                registered.put(slot, madeAhead != null ? madeAhead : fabric.register(region.data(), options(region)));
                 generations[head]++;
             }
         }
@@ -168,6 +233,9 @@ final class RegionRegistry implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closed = true;
+        ahead.values().forEach(MemoryRegion::close);
+        ahead.clear();
         heads.forEach(chain -> chain.values().forEach(MemoryRegion::close));
         table.close();
     }

@@ -81,7 +81,7 @@ public final class RequestServer implements AutoCloseable {
         this.store = store;
         this.fabric = fabric;
         this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos(),
-                config.persistence() == PersistenceMethod.READ_AFTER_WRITE);
+                config.persistence() == PersistenceMethod.READ_AFTER_WRITE, stats);
         store.onChainGrowth(registry::chainGrew);
         // every queue is sized within the device's limits (rxe: max_cqe 32767), read when the fabric opened
         this.queueEntries = Math.min(QUEUE_CAPACITY, fabric.capabilities().maxCompletionQueueEntries());
@@ -171,6 +171,11 @@ public final class RequestServer implements AutoCloseable {
 
     public Store store() {
         return store;
+    }
+
+    /** The head array clients are given: every registered region of every head. */
+    io.erda.protocol.HeadArray headArray() {
+        return registry.headArray();
     }
 
     /** The STATS text: "name=value" lines. */

@@ -51,6 +51,8 @@ final class StatsReport {
         line(b, "keys", store.keys());
         line(b, "pending_leases", store.leases().pendingKeys());
         line(b, "table_capacity", store.directory().table().geometry().capacity());
+        line(b, "regions_registered_ahead", stats.regionsRegisteredAhead.sum());
+        line(b, "regions_registered_at_growth", stats.regionsRegisteredAtGrowth.sum());
         line(b, "uptime_ms", (System.nanoTime() - startNanos) / 1_000_000);
         return b.toString();
     }

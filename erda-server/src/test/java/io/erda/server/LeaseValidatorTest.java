@@ -173,6 +173,61 @@ class LeaseValidatorTest {
         assertThat(store.repairHint(MemorySegment.ofArray(bytes("k")))).isEqualTo(Outcome.COMPLETE);
     }
 
+    /**
+     * The validator settles its backlog in batches (64 keys) and lets a request waiting for the store lock in between
+     * two: the lock is not fair, and a validator that unlocked and at once locked again kept it for its whole backlog
+     * while a woken worker lost every race for it (scale-bench: a PUT waited 46 ms).
+     */
+    @Test
+    void aRequestWaitingForTheLockGetsInBetweenTwoBatchesOfSettlement() throws Exception {
+        store = Store.open(TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
+                TestStores.SEGMENT), new StoreStats());
+        int batches = 20;
+        for (int i = 0; i < batches * 64; i++) {
+            TestStores.put(store, "old-" + i, "v");
+        }
+        long expired = System.nanoTime() + store.leaseNanos();
+        int[] pendingWhenLetIn = {-1};
+        Thread validator = Thread.ofPlatform().unstarted(() -> store.leases().settleExpired(expired));
+        Thread request = Thread.ofPlatform().unstarted(() -> store.locked(() -> pendingWhenLetIn[0] = store.leases().pendingKeys()));
+        store.locked(() -> { // both queue on the lock, the validator first
+            validator.start();
+            awaitWaiting(validator);
+            request.start();
+            awaitWaiting(request);
+            return null;
+        });
+        validator.join();
+        request.join();
+        assertThat(pendingWhenLetIn[0]).as("keys still to settle when the waiting request got the lock (of %d)", batches * 64)
+                .isGreaterThanOrEqualTo(batches / 2 * 64);
+        assertThat(store.leases().pendingKeys()).isZero();
+    }
+
+    /** The validator gives way (the lock to waiting requests, the CPU to runnable threads) after every batch. */
+    @Test
+    void theValidatorGivesWayAfterEveryBatchOfItsBacklog() {
+        store = Store.open(TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
+                TestStores.SEGMENT), new StoreStats());
+        int keys = 10 * 64 + 1;
+        for (int i = 0; i < keys; i++) {
+            TestStores.put(store, "k" + i, "v");
+        }
+        int[] pauses = {0};
+        long next = store.leases().settleExpired(System.nanoTime() + 2 * store.leaseNanos(), () -> pauses[0]++);
+
+        assertThat(next).as("nothing left pending").isEqualTo(-1);
+        assertThat(store.leases().pendingKeys()).isZero();
+        assertThat(pauses[0]).as("a pause after each of the 11 batches").isEqualTo(11);
+    }
+
+    /** Waits until {@code t} parks (here: on the store lock). */
+    private static void awaitWaiting(Thread t) {
+        while (t.getState() != Thread.State.WAITING) {
+            Thread.onSpinWait();
+        }
+    }
+
     @Test
     void rolledBackKeyTakesNewVersionsAgain() {
         open(LEASE);

@@ -113,4 +113,19 @@ class ServerMainTest {
         assertThat(run("verify", "--dir", dir.resolve("nothing").toString())).isEqualTo(2);
         assertThat(err.toString()).contains("no store here");
     }
+
+    /** The launcher's JVM options: ZGC (the resource says why), accepted by a JVM of this JDK. */
+    @Test
+    void theDefaultJvmOptionsSelectZgcInAJvmOfThisJdk() throws Exception {
+        java.util.List<String> options = ErdaServerMain.defaultJvmOptions();
+        assertThat(options).contains("-XX:+UseZGC").allSatisfy(o -> assertThat(o).startsWith("-").doesNotContain("#"));
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(options);
+        command.addAll(java.util.List.of("-XX:+PrintFlagsFinal", "-version"));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out.lines().filter(l -> l.contains(" UseZGC ")).findFirst()).hasValueSatisfying(l -> assertThat(l).contains("true"));
+    }
 }

@@ -41,8 +41,15 @@ public final class ServerProcess implements AutoCloseable {
     /** Starts {@code mainClass} with {@code args} in a JVM like this one; returns once it listens. */
     public static ServerProcess start(String name, String mainClass, List<String> args, ServerSettings settings)
         throws IOException {
-        List<String> command = new ArrayList<>(List.of(javaExecutable(), "--enable-native-access=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"), mainClass));
+        return start(name, List.of(), mainClass, args, settings);
+    }
+
+    /** As {@link #start(String, String, List, ServerSettings)}, the JVM given {@code jvmOptions} (e.g. a collector, -Xlog). */
+    public static ServerProcess start(String name, List<String> jvmOptions, String mainClass, List<String> args,
+                                      ServerSettings settings) throws IOException {
+        List<String> command = new ArrayList<>(List.of(javaExecutable(), "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
         command.addAll(args);
         return launch(name, command, LISTENING, settings);
     }

@@ -1,14 +1,18 @@
 package io.erda.bench.store;
 
 import io.erda.bench.backend.ScratchDirectory;
+import io.erda.bench.backend.ServerProcess;
+import io.erda.bench.backend.ServerSettings;
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
 import io.erda.server.HugePages;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,12 +25,16 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The store at scale (scripts/scale-bench): per key count and huge-page mode, a fresh store on shm (server in this
- * JVM, one client connection), a single-thread load of N keys (insert latency: p99, p99.99, max, and every insert
- * slower than {@code --stall-micros} with its time since the load began, to line up with JFR or the server's log),
- * then random GETs for {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every key count and mode run in
- * turn in one process, {@code --rounds} times; the last lines are each mode's GET mean and insert max as medians
- * over the rounds, and their ratio to the first mode's.
+ * The store at scale (scripts/scale-bench): per key count and huge-page mode, a fresh store on shm served by an
+ * {@code erda-server} process of its own ({@code --server process}, the default: the client's allocation cannot pause
+ * the server, nor the server's the client) or by a server in this JVM ({@code --server embedded}). One client
+ * connection first inserts {@code --warmup-keys} keys of its own, unmeasured, and waits for the server to settle
+ * their leases (the JIT compiles both sides' paths, the lease validator's too), then loads N keys single-threaded, each insert timed into an HdrHistogram (p99, p99.9, p99.99, max); the slowest
+ * are listed with their time since the load began and the pauses that overlapped them: the server JVM's safepoints
+ * and allocation stalls, read from its {@code -Xlog} (stamped with System.nanoTime, the same clock as the client's),
+ * and this JVM's GC pauses. Then random GETs for {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
+ * key count and mode run in turn, {@code --rounds} times; the last lines are each mode's GET mean and insert max as
+ * medians over the rounds. Each run prints the machine's load average (other processes' CPU shows as stalls).
  */
 @Command(name = "scale-bench", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Erda load and GET latency at scale, with and without huge pages for the PM files")
@@ -46,16 +54,37 @@ public final class ScaleBench implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "1", description = "repeat every key count and mode this often (default: ${DEFAULT-VALUE})")
     int rounds;
 
-    @Option(names = "--warmup-keys", defaultValue = "200000", description = "keys of an unmeasured load and GETs into a store of"
-        + " its own first, so the JIT has compiled the paths before anything is measured (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup-keys", defaultValue = "200000", description = "keys of an unmeasured load into each store"
+        + " before the measured one (other keys than the measured ones), so the JIT has compiled the paths of client and"
+        + " server (default: ${DEFAULT-VALUE})")
     int warmupKeys;
 
-    @Option(names = "--stall-micros", defaultValue = "1000", description = "list inserts slower than this (default: ${DEFAULT-VALUE})")
+    @Option(names = "--stall-micros", defaultValue = "1000", description = "count inserts slower than this (default: ${DEFAULT-VALUE})")
     long stallMicros;
+
+    @Option(names = "--slowest", defaultValue = "10", description = "list this many of the slowest inserts (default: ${DEFAULT-VALUE})")
+    int slowest;
 
     @Option(names = "--region-size", defaultValue = "0", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
         description = "bytes of one log region, k/m/g (0: the server's default)")
     long regionSize;
+
+    @Option(names = "--server", defaultValue = "process", description = "process: an erda-server JVM of its own;"
+        + " embedded: a server in this JVM (default: ${DEFAULT-VALUE})")
+    String serverMode;
+
+    @Option(names = "--server-jvm-options", description = "options of the server JVM (--server process), separated by"
+        + " spaces, e.g. '-XX:+UseG1GC -Xmx4g'; -Xlog for its pauses is always added (default: the launcher's, as"
+        + " scripts/erda-server gives them: erda-server's server-jvm-options)")
+    String serverJvmOptions;
+
+    @Option(names = "--server-jfr", description = "record the server JVM with JFR into --out (settings=profile, and every"
+        + " park, monitor enter and wait of 1 ms or more with its stack, every JIT compilation of 5 ms or more)")
+    boolean serverJfr;
+
+    @Option(names = "--out", defaultValue = "target/scale-bench", description = "where the server processes' output,"
+        + " pause logs and recordings go (default: ${DEFAULT-VALUE})")
+    Path out;
 
     @Option(names = "--dir", description = "where the stores of --huge-pages off go (default /dev/shm, a tmpfs mounted"
         + " huge=never: 4 KiB pages)")
@@ -65,41 +94,49 @@ public final class ScaleBench implements Callable<Integer> {
         + " huge=within_size, e.g. mount -t tmpfs -o huge=within_size,size=8g erda-thp DIR")
     Path thpDir;
 
-    record Result(int keys, String mode, double loadOpsPerSecond, double insertP99Us, double insertP9999Us,
-                  double insertMaxUs, int stalls, double getMeanUs, double getP50Us, double getP99Us) { }
+    record Result(int keys, String mode, double loadOpsPerSecond, double insertP99Us, double insertP999Us,
+                  double insertP9999Us, double insertMaxUs, int stalls, double getMeanUs, double getP50Us, double getP99Us) { }
+
+    /** A server the bench talks to, and where its pauses come from. */
+    private interface BenchServer extends AutoCloseable {
+        URI uri();
+
+        /** The server JVM's pauses so far. */
+        List<Pauses.Pause> pauses();
+
+        /** How the server runs, for the report. */
+        String describe();
+
+        @Override
+        void close();
+    }
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new ScaleBench()).execute(args));
     }
 
-    /** GC pauses of this JVM, listened to for its whole life. */
-    private final GcPauses pauses = GcPauses.listen();
+    /** GC pauses of this JVM (the client's, and the server's too with --server embedded), for its whole life. */
+    private final Pauses clientPauses = Pauses.listen();
 
     @Override
     public Integer call() throws Exception {
         modes.forEach(HugePages::fromOption); // a bad mode fails before any store is made
+        if (!serverMode.equals("process") && !serverMode.equals("embedded")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--server " + serverMode + " is neither process nor embedded");
+        }
         Path base = dir != null ? dir : Path.of("/dev/shm");
         List<Result> results = new ArrayList<>();
-        if (warmupKeys > 0) {
-            Path work = Files.createTempDirectory(base, "scale-bench-warmup-");
-            try {
-                Result r = run(warmupKeys, modes.getFirst(), work, Math.min(2.0, getSeconds), false);
-                System.out.printf(Locale.ROOT, "warm-up (not measured): %,d keys, huge pages %s: load %.0f ops/s, insert max %.1f µs%n",
-                    warmupKeys, modes.getFirst(), r.loadOpsPerSecond(), r.insertMaxUs());
-            } finally {
-                ScratchDirectory.delete(work);
-            }
-        }
+        int run = 0;
         for (int round = 1; round <= rounds; round++) {
             for (int keys : keyCounts) {
                 for (String mode : modes) {
                     Path work = Files.createTempDirectory(mode.equals("thp") && thpDir != null ? thpDir : base, "scale-bench-");
                     try {
-                        Result r = run(keys, mode, work, getSeconds, true);
+                        Result r = run(keys, mode, work, "run" + ++run + "-" + keys + "-" + mode);
                         System.out.printf(Locale.ROOT, "round %d: %,d keys, huge pages %s: load %.0f ops/s, insert p99 %.1f µs,"
-                                + " p99.99 %.1f µs, max %.1f µs, %d inserts > %d µs; GET mean %.3f µs, p50 %.3f µs, p99 %.3f µs%n",
-                            round, keys, mode, r.loadOpsPerSecond(), r.insertP99Us(), r.insertP9999Us(), r.insertMaxUs(),
-                            r.stalls(), stallMicros, r.getMeanUs(), r.getP50Us(), r.getP99Us());
+                                + " p99.9 %.1f µs, p99.99 %.1f µs, max %.1f µs, %d inserts > %d µs; GET mean %.3f µs, p50 %.3f µs,"
+                                + " p99 %.3f µs%n", round, keys, mode, r.loadOpsPerSecond(), r.insertP99Us(), r.insertP999Us(),
+                            r.insertP9999Us(), r.insertMaxUs(), r.stalls(), stallMicros, r.getMeanUs(), r.getP50Us(), r.getP99Us());
                         results.add(r);
                     } finally {
                         ScratchDirectory.delete(work);
@@ -127,65 +164,176 @@ public final class ScaleBench implements Callable<Integer> {
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
-    private Result run(int keys, String mode, Path work, double seconds, boolean report) {
-        long capacity = Long.highestOneBit(Math.max(1024, keys) * 2L - 1) * 2; // load factor at most 1/2
-        ServerConfig config = ServerConfig.defaults(work.resolve("store"), URI.create("shm://" + work.resolve("fabric")))
-            .withHugePages(HugePages.fromOption(mode));
-        config = config.withGeometry(ServerConfig.DEFAULT_HEADS, capacity,
-            regionSize > 0 ? regionSize : io.erda.core.log.LogGeometry.DEFAULT_REGION_SIZE,
-            io.erda.core.log.LogGeometry.DEFAULT_SEGMENT_SIZE);
+    private Result run(int keys, String mode, Path work, String name) throws IOException {
+        long capacity = Long.highestOneBit(Math.max(1024, keys + warmupKeys) * 2L - 1) * 2; // load factor at most 1/2
         byte[] value = new byte[valueSize];
         new SplittableRandom(valueSize).nextBytes(value);
-        try (RequestServer server = RequestServer.start(config);
+        try (BenchServer server = startServer(mode, work, capacity, name);
              ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {
+            System.out.printf(Locale.ROOT, "%s: %,d keys, huge pages %s, server %s; load average before: %s%n", name, keys,
+                mode, server.describe(), loadAverage());
+            for (int i = 0; i < warmupKeys; i++) {
+                client.put(key(WARM_UP, i), value);
+            }
+            if (warmupKeys > 0) {
+                timedGets(client, WARM_UP, warmupKeys, new SplittableRandom(7), 1.0, null);
+                // and the lease validator settles the warm-up's PUTs once (its code compiled, not cold in the load)
+                sleep(client.storeInfo().leaseNanos() / 1_000_000 + 500);
+            }
             Histogram inserts = new Histogram(60_000_000_000L, 3);
-            List<long[]> stalls = new ArrayList<>(); // {start ms since the epoch, duration ns, insert}
-            long startMillis = System.currentTimeMillis();
+            List<long[]> stalls = new ArrayList<>(); // {start nanoTime, duration ns, insert}
+            long nanosMinusWallNanos = System.nanoTime() - wallMicros() * 1000;
             long start = System.nanoTime();
             for (int i = 0; i < keys; i++) {
-                long wall = System.currentTimeMillis();
                 long t0 = System.nanoTime();
-                client.put(key(i), value);
+                client.put(key(USER, i), value);
                 long t = System.nanoTime() - t0;
                 inserts.recordValue(t);
                 if (t > stallMicros * 1000) {
-                    stalls.add(new long[] {wall, t, i});
+                    stalls.add(new long[] {t0, t, i});
                 }
             }
-            double loadSeconds = (System.nanoTime() - start) / 1e9;
-            long endMillis = System.currentTimeMillis();
-            // the validator settles the load first; GC notifications arrive late on a busy machine
+            long end = System.nanoTime();
+            double loadSeconds = (end - start) / 1e9;
+            String loadAfter = loadAverage();
+            // the validator settles the load first; GC notifications and log lines arrive a little late
             sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
-            if (report) {
-                long withGc = stalls.stream().filter(st -> pauses.overlaps(st[0], st[1])).count();
-                System.out.printf(Locale.ROOT, "  %d inserts > %d µs, %d of them during a GC pause of this JVM (%d pauses,"
-                    + " longest %d ms); the longest inserts:%n", stalls.size(), stallMicros, withGc,
-                    pauses.count(startMillis, endMillis), pauses.longestMillis(startMillis, endMillis));
-                stalls.stream().sorted((a, b) -> Long.compare(b[1], a[1])).limit(10).forEach(st -> System.out.printf(Locale.ROOT,
-                    "    %s insert %d took %.1f µs%s%n", java.time.Instant.ofEpochMilli(st[0]), st[2], st[1] / 1e3,
-                    pauses.overlaps(st[0], st[1]) ? " (GC pause)" : ""));
-            }
+            reportStalls(stalls, start, end, server.pauses(), nanosMinusWallNanos, loadAfter);
             SplittableRandom random = new SplittableRandom(42);
-            timedGets(client, keys, random, Math.min(2.0, seconds), null); // warm-up: JIT, client mappings
+            timedGets(client, USER, keys, random, Math.min(2.0, getSeconds), null); // warm-up: JIT, client mappings
             Histogram gets = new Histogram(60_000_000_000L, 3);
-            double mean = timedGets(client, keys, random, seconds, gets);
-            if (report) {
-                System.out.println("  this process (client and server mappings): " + hugeMapped());
-            }
+            double mean = timedGets(client, USER, keys, random, getSeconds, gets);
+            System.out.println("  this process (client" + (serverMode.equals("embedded") ? " and server" : "") + " mappings): "
+                + hugeMapped());
             return new Result(keys, mode, keys / loadSeconds, inserts.getValueAtPercentile(99) / 1e3,
-                inserts.getValueAtPercentile(99.99) / 1e3, inserts.getMaxValue() / 1e3, stalls.size(), mean / 1e3,
-                gets.getValueAtPercentile(50) / 1e3, gets.getValueAtPercentile(99) / 1e3);
+                inserts.getValueAtPercentile(99.9) / 1e3, inserts.getValueAtPercentile(99.99) / 1e3,
+                inserts.getMaxValue() / 1e3, stalls.size(), mean / 1e3, gets.getValueAtPercentile(50) / 1e3,
+                gets.getValueAtPercentile(99) / 1e3);
         }
     }
 
+    /**
+     * The inserts slower than --stall-micros: how many overlapped a pause of the server JVM, of this JVM, or none;
+     * the server's pauses during the load; the slowest inserts, each with its start (since the load began, and
+     * wall-clock for JFR or a log) and the pauses it overlapped.
+     */
+    private void reportStalls(List<long[]> stalls, long start, long end, List<Pauses.Pause> serverPauses,
+                              long nanosMinusWallNanos, String loadAfter) {
+        List<Pauses.Pause> client = serverMode.equals("embedded") ? List.of() : clientPauses.seen();
+        List<Pauses.Pause> server = serverMode.equals("embedded") ? clientPauses.seen() : serverPauses;
+        int withServer = 0;
+        int withClient = 0;
+        for (long[] st : stalls) {
+            if (!Pauses.overlapping(server, st[0], st[0] + st[1]).isEmpty()) {
+                withServer++;
+            } else if (!Pauses.overlapping(client, st[0], st[0] + st[1]).isEmpty()) {
+                withClient++;
+            }
+        }
+        List<Pauses.Pause> during = Pauses.overlapping(server, start, end);
+        System.out.printf(Locale.ROOT, "  load average after the load: %s%n  %d inserts > %d µs: %d during a pause of the"
+                + " server JVM, %d (others) during a GC pause of the client JVM, %d during neither%n", loadAfter,
+            stalls.size(), stallMicros, withServer, withClient, stalls.size() - withServer - withClient);
+        System.out.printf(Locale.ROOT, "  server JVM pauses during the load: %d, longest %.1f ms, %.1f ms in all%n", during.size(),
+            during.stream().mapToLong(Pauses.Pause::nanos).max().orElse(0) / 1e6,
+            during.stream().mapToLong(Pauses.Pause::nanos).sum() / 1e6);
+        System.out.println("  the slowest inserts (start: since the load began, wall clock, System.nanoTime as -Xlog's timenanos):");
+        stalls.stream().sorted((a, b) -> Long.compare(b[1], a[1])).limit(slowest).forEach(st -> {
+            StringBuilder why = new StringBuilder();
+            for (Pauses.Pause p : Pauses.overlapping(server, st[0], st[0] + st[1])) {
+                why.append(String.format(Locale.ROOT, "; server %s %.1f ms", p.what(), p.nanos() / 1e6));
+            }
+            for (Pauses.Pause p : Pauses.overlapping(client, st[0], st[0] + st[1])) {
+                why.append(String.format(Locale.ROOT, "; client %s %.1f ms", p.what(), p.nanos() / 1e6));
+            }
+            long wall = st[0] - nanosMinusWallNanos; // good to a microsecond
+            System.out.printf(Locale.ROOT, "    +%.6f s (%s, nanoTime %d) insert %d took %.1f µs%s%n", (st[0] - start) / 1e9,
+                java.time.Instant.ofEpochSecond(0, wall), st[0], st[2], st[1] / 1e3, why);
+        });
+    }
+
+    private BenchServer startServer(String mode, Path work, long capacity, String name) throws IOException {
+        long region = regionSize > 0 ? regionSize : io.erda.core.log.LogGeometry.DEFAULT_REGION_SIZE;
+        URI listen = URI.create("shm://" + work.resolve("fabric"));
+        if (serverMode.equals("embedded")) {
+            ServerConfig config = ServerConfig.defaults(work.resolve("store"), listen).withHugePages(HugePages.fromOption(mode))
+                .withGeometry(ServerConfig.DEFAULT_HEADS, capacity, region, io.erda.core.log.LogGeometry.DEFAULT_SEGMENT_SIZE);
+            RequestServer server = RequestServer.start(config);
+            return new BenchServer() {
+                public URI uri() {
+                    return server.uri();
+                }
+
+                public List<Pauses.Pause> pauses() {
+                    return clientPauses.seen();
+                }
+
+                public String describe() {
+                    return "in this JVM";
+                }
+
+                public void close() {
+                    server.close();
+                }
+            };
+        }
+        Files.createDirectories(out);
+        Path pauseLog = out.toAbsolutePath().resolve(name + "-server-pauses.log");
+        Files.deleteIfExists(pauseLog);
+        List<String> jvm = new ArrayList<>(serverJvmOptions == null ? io.erda.server.ErdaServerMain.defaultJvmOptions()
+            : Arrays.stream(serverJvmOptions.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList());
+        jvm.add(Pauses.logOption(pauseLog));
+        if (serverJfr) {
+            jvm.add("-XX:StartFlightRecording=settings=profile,jdk.ThreadPark#threshold=1ms,jdk.JavaMonitorEnter#threshold=1ms,"
+                + "jdk.JavaMonitorWait#threshold=1ms,jdk.Compilation#threshold=5ms,filename=" + out.toAbsolutePath().resolve(name + "-server.jfr"));
+        }
+        List<String> args = List.of("--dir", work.resolve("store").toString(), "--listen", listen.toString(),
+            "--heads", Integer.toString(ServerConfig.DEFAULT_HEADS), "--table-capacity", Long.toString(capacity),
+            "--region-size", Long.toString(region), "--huge-pages", mode);
+        ServerSettings settings = new ServerSettings("shm", work, 0, "wsp", true, Duration.ofSeconds(60), out);
+        ServerProcess process = ServerProcess.start(name + "-server", jvm, "io.erda.server.ErdaServerMain", args, settings);
+        String described = "process " + process.pid() + " (JVM options: " + String.join(" ", jvm) + ")";
+        return new BenchServer() {
+            public URI uri() {
+                return URI.create(process.uri());
+            }
+
+            public List<Pauses.Pause> pauses() {
+                return Pauses.read(pauseLog);
+            }
+
+            public String describe() {
+                return described;
+            }
+
+            public void close() {
+                process.close();
+            }
+        };
+    }
+
+    /** /proc/loadavg: 1, 5 and 15 minute load averages, running/total tasks. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+    }
+
+    private static long wallMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
+    }
+
     /** GETs of random keys for {@code seconds}; returns the mean in ns (each GET timed, as YCSB does). */
-    private static double timedGets(ErdaClient client, int keys, SplittableRandom random, double seconds, Histogram h) {
+    private static double timedGets(ErdaClient client, byte[] prefix, int keys, SplittableRandom random, double seconds, Histogram h) {
         long end = System.nanoTime() + (long) (seconds * 1e9);
         long total = 0;
         long count = 0;
         while (System.nanoTime() < end) {
             for (int n = 0; n < 1000; n++) {
-                byte[] k = key(random.nextInt(keys));
+                byte[] k = key(prefix, random.nextInt(keys));
                 long t0 = System.nanoTime();
                 byte[] v = client.get(k);
                 long t = System.nanoTime() - t0;
@@ -212,59 +360,13 @@ public final class ScaleBench implements Callable<Integer> {
         }
     }
 
-    /** GC pauses of this JVM while listening, from the collectors' notifications. */
-    static final class GcPauses {
-        private final List<long[]> pauses = java.util.Collections.synchronizedList(new ArrayList<>()); // {start ms, ms}
+    private static final byte[] USER = {'u', 's', 'e', 'r'};
+    private static final byte[] WARM_UP = {'w', 'a', 'r', 'm'};
 
-        static GcPauses listen() {
-            GcPauses p = new GcPauses();
-            long jvmStart = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
-            for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
-                if (gc instanceof javax.management.NotificationEmitter emitter) {
-                    javax.management.NotificationListener l = (n, h) -> {
-                        if (n.getType().equals(com.sun.management.GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
-                            var info = com.sun.management.GarbageCollectionNotificationInfo.from(
-                                (javax.management.openmbean.CompositeData) n.getUserData());
-                            if (!info.getGcCause().equals("No GC") && !info.getGcName().contains("Cycles") && !info.getGcName().contains("Concurrent")) {
-                                p.pauses.add(new long[] {jvmStart + info.getGcInfo().getStartTime(), info.getGcInfo().getDuration()});
-                            }
-                        }
-                    };
-                    emitter.addNotificationListener(l, null, null);
-                }
-            }
-            return p;
-        }
-
-        /** Pauses that began in {@code [fromMillis, toMillis]}. */
-        long count(long fromMillis, long toMillis) {
-            synchronized (pauses) {
-                return pauses.stream().filter(p -> p[0] >= fromMillis && p[0] <= toMillis).count();
-            }
-        }
-
-        long longestMillis(long fromMillis, long toMillis) {
-            synchronized (pauses) {
-                return pauses.stream().filter(p -> p[0] >= fromMillis && p[0] <= toMillis).mapToLong(p -> p[1]).max().orElse(0);
-            }
-        }
-
-        /** Whether a pause overlapped {@code [startMillis, startMillis + nanos]} (1 ms slack: millisecond clocks). */
-        boolean overlaps(long startMillis, long nanos) {
-            long end = startMillis + nanos / 1_000_000 + 1;
-            synchronized (pauses) {
-                return pauses.stream().anyMatch(p -> p[0] <= end && p[0] + p[1] >= startMillis - 1);
-            }
-        }
-    }
-
-    /** "user" and 12 digits: 16 bytes. */
-    static byte[] key(int i) {
+    /** A 4-byte prefix ("user", or "warm" for the warm-up's keys) and 12 digits: 16 bytes. */
+    static byte[] key(byte[] prefix, int i) {
         byte[] k = new byte[16];
-        k[0] = 'u';
-        k[1] = 's';
-        k[2] = 'e';
-        k[3] = 'r';
+        System.arraycopy(prefix, 0, k, 0, 4);
         Arrays.fill(k, 4, 16, (byte) '0');
         for (int p = 15, v = i; v > 0; p--, v /= 10) {
             k[p] = (byte) ('0' + v % 10);

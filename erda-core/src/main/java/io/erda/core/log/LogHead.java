@@ -42,7 +42,8 @@ import java.util.function.IntFunction;
  * the {@link io.erda.core.pm.MappingAdvice} does, such as checking its huge pages) takes milliseconds, which a
  * reservation that needs the next region would wait under the store's lock. Given an executor, the head makes the
  * next region of a chain in the background once that chain's tail passes half of its last region: the file gets its
- * real name and header (slot, generation, position) at once but joins the chain only when a reservation needs it.
+ * real name and header (slot, generation, position) at once but joins the chain only when a reservation needs it;
+ * a {@link SpareListener} hears of it on the preparer's thread (the server registers it with its fabric there).
  * A crash before that leaves a last region whose high-water mark is 0; open drops such a region (nothing was ever
  * reserved in it), so the tail stays where it was. A chain retired meanwhile deletes its spare.
  *
@@ -57,6 +58,28 @@ public final class LogHead implements AutoCloseable {
     @FunctionalInterface
     public interface RegionFactory {
         PmRegion create(int slot, int generation, int position);
+    }
+
+    /**
+     * Told of spare regions ({@link #prepareAhead}): the server registers a spare with its fabric while it is made,
+     * so the reservation that takes it does not wait for that either.
+     */
+    public interface SpareListener {
+        SpareListener NONE = new SpareListener() {
+            @Override
+            public void made(int headId, PmRegion region) {
+            }
+
+            @Override
+            public void discarded(int headId, PmRegion region) {
+            }
+        };
+
+        /** On the preparer's thread, once the spare is made and before any chain can take it. */
+        void made(int headId, PmRegion region);
+
+        /** A spare no chain took is about to be deleted (its chain retired, or the head closed). */
+        void discarded(int headId, PmRegion region);
     }
 
     /** Existing regions of one chain, in chain order, as found on open. */
@@ -78,6 +101,8 @@ public final class LogHead implements AutoCloseable {
     private volatile LogChain writes;
     /** Makes spare regions in the background, or null: regions are made when needed. Guarded by this. */
     private java.util.concurrent.Executor preparer;
+    /** Told of each spare as it is made and if it is discarded. */
+    private volatile SpareListener spareListener = SpareListener.NONE;
     /** The chain the spare is being made for, its slot and the region to come; all null without one. Guarded by this. */
     private LogChain spareChain;
     private Integer spareSlot;
@@ -146,6 +171,12 @@ public final class LogHead implements AutoCloseable {
      */
     public synchronized void prepareAhead(java.util.concurrent.Executor executor) {
         this.preparer = executor;
+        new SpareMaker(null, 0, 0, 0); // loads the class now, not in the PUT that needs the first spare
+    }
+
+    /** From now on tells {@code listener} of every spare made and discarded (see {@link SpareListener}). */
+    public void onSpares(SpareListener listener) {
+        this.spareListener = listener;
     }
 
     public int headId() {
@@ -255,15 +286,44 @@ public final class LogHead implements AutoCloseable {
         spare = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.CompletableFuture<PmRegion> made = spare;
         try {
-            preparer.execute(() -> {
-                try {
-                    made.complete(factory.create(slot, generation, position));
-                } catch (Throwable t) {
-                    made.completeExceptionally(t);
-                }
-            });
+            preparer.execute(new SpareMaker(made, slot, generation, position));
         } catch (java.util.concurrent.RejectedExecutionException shutDown) {
             made.completeExceptionally(shutDown);
+        }
+    }
+
+    /**
+     * Makes a spare on the preparer's thread and tells the {@link SpareListener}. A class of its own, loaded by
+     * {@link #prepareAhead}, not a lambda linked at the first spare: the PUT that crossed half a region first ran a
+     * 7 ms cold path (deoptimised, interpreted, the lambda linked, the preparer's thread started; scale-bench, JFR).
+     */
+    private final class SpareMaker implements Runnable {
+        private final java.util.concurrent.CompletableFuture<PmRegion> made;
+        private final int slot;
+        private final int generation;
+        private final int position;
+
+        SpareMaker(java.util.concurrent.CompletableFuture<PmRegion> made, int slot, int generation, int position) {
+            this.made = made;
+            this.slot = slot;
+            this.generation = generation;
+            this.position = position;
+        }
+
+        @Override
+        public void run() {
+            PmRegion region;
+            try {
+                region = factory.create(slot, generation, position);
+            } catch (Throwable t) {
+                made.completeExceptionally(t);
+                return;
+            }
+            try {
+                spareListener.made(headId, region);
+            } finally {
+                made.complete(region); // a listener that failed (it logs why) leaves the region as made
+            }
         }
     }
 
@@ -291,11 +351,14 @@ public final class LogHead implements AutoCloseable {
         if (spare == null || chain != null && spareChain != chain) {
             return;
         }
+        PmRegion unused;
         try {
-            takeSpare().closeAndDelete();
+            unused = takeSpare();
         } catch (RuntimeException failed) {
-            // it was never made: nothing to delete
+            return; // it was never made: nothing to delete
         }
+        spareListener.discarded(headId, unused);
+        unused.closeAndDelete();
     }
 
     private int lowestFreeSlot(int generation) {
@@ -379,6 +442,11 @@ public final class LogHead implements AutoCloseable {
     /** The persisted high-water mark of a region: every reserved byte of it lies below. */
     public static long highWater(PmRegion region) {
         return region.mutableWord(HIGH_WATER_SLOT);
+    }
+
+    /** How many regions {@link #regions()} lists, without copying them (a PUT asks whether its chain grew). */
+    public int regionCount() {
+        return bySlot.size();
     }
 
     /** Every mapped region of the head (both chains while cleaning), in slot order. */

@@ -31,6 +31,48 @@ class RegionsMadeAheadTest {
     }
 
     @Test
+    void aSpareListenerHearsOfEverySpareBeforeTheChainTakesItAndOfTheOneDiscardedAtClose() throws Exception {
+        ExecutorService preparer = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-preparer"));
+        List<io.erda.core.pm.PmRegion> made = Collections.synchronizedList(new ArrayList<>());
+        List<io.erda.core.pm.PmRegion> discarded = Collections.synchronizedList(new ArrayList<>());
+        List<String> madeOn = Collections.synchronizedList(new ArrayList<>());
+        List<io.erda.core.pm.PmRegion> untaken = new ArrayList<>();
+        try (PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF)) {
+            LogHead head = store.head(0);
+            head.prepareAhead(preparer);
+            head.onSpares(new LogHead.SpareListener() {
+                @Override
+                public void made(int headId, io.erda.core.pm.PmRegion region) {
+                    madeOn.add(Thread.currentThread().getName());
+                    made.add(region);
+                }
+
+                @Override
+                public void discarded(int headId, io.erda.core.pm.PmRegion region) {
+                    discarded.add(region);
+                }
+            });
+            for (int i = 0; i < 220; i++) { // 15 a segment, 4 segments a region: past half of region 3, whose spare is made
+                head.reserve(1024);
+                LogChain chain = head.currentChain();
+                // every region the chain took after the first was heard of, before it was taken
+                assertThat(made).containsAll(chain.regions().subList(1, chain.size()));
+                assertThat(head.regionCount()).isEqualTo(head.regions().size()).isEqualTo(chain.size());
+            }
+            assertThat(madeOn).isNotEmpty().containsOnly("test-preparer");
+            preparer.shutdown();
+            assertThat(preparer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            untaken.addAll(made);
+            untaken.removeAll(head.currentChain().regions());
+            assertThat(untaken).as("the spare made ahead no chain took yet").hasSize(1);
+            assertThat(discarded).isEmpty();
+        } finally {
+            preparer.shutdownNow();
+        }
+        assertThat(discarded).as("the close discards the spare").containsExactlyElementsOf(untaken);
+    }
+
+    @Test
     void concurrentReservationsGetDisjointSpaceAcrossRegionsMadeOnThePreparerThread() throws Exception {
         ExecutorService preparer = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-preparer"));
         List<Long> offsets = Collections.synchronizedList(new ArrayList<>());
