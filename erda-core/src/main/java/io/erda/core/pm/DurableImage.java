@@ -64,14 +64,21 @@ final class DurableImage {
     /**
      * The image of a file just made (its header written and forced, its name just linked): a fresh sparse image of
      * the same length holding the header, replacing any image a crash left under that name (that of a deleted file).
+     * Made under a temporary name and renamed once the header is in it: a kill while it was made used to leave an
+     * image with part of the header (magic copied, version not), which the next power failure restored over the
+     * file (the region then refused to open: "format version 0, expected 1"). Now a crash leaves no image, and the
+     * file, which holds only its header, counts as durable as it is.
      */
     static DurableImage create(Path live, MemorySegment liveMapping, Arena arena) {
         Path image = pathFor(live);
+        Path partial = image.resolveSibling(image.getFileName() + ".copying");
         try {
             Files.deleteIfExists(image);
-            DurableImage created = map(image, liveMapping.byteSize(), arena, true);
-            created.copyLines(liveMapping, 0, PmFileHeader.LENGTH);
-            return created;
+            Files.deleteIfExists(partial);
+            DurableImage made = map(partial, liveMapping.byteSize(), arena, true);
+            made.copyLines(liveMapping, 0, PmFileHeader.LENGTH);
+            Files.move(partial, image, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return new DurableImage(image, made.mapping, made.lock); // the mapping follows the file's new name
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create durable image " + image, e);
         }
