@@ -175,26 +175,33 @@ final class CmConnection implements Closeable {
     /** INIT → INIT with rdma_cm's port and P_Key (the QP went to INIT before the id knew its port), our access. */
     private void toInit(VerbsFabric fabric, VerbsEndpoint endpoint) {
         int access = fabric.connectionParameters(0, 0).accessFlags();
-        onId("rdma_init_qp_attr (INIT)", id -> endpoint.onQueuePair("INIT", qp -> cm.modifyQp(id, qp, Verbs.IBV_QPS_INIT,
-                attr -> {
-                    Verbs.ibv_qp_attr$qp_access_flags.set(attr, 0L, access);
-                    return Verbs.IBV_QP_ACCESS_FLAGS;
-                })));
+        modify(endpoint, "INIT", Verbs.IBV_QPS_INIT, attr -> {
+            Verbs.ibv_qp_attr$qp_access_flags.set(attr, 0L, access);
+            return Verbs.IBV_QP_ACCESS_FLAGS;
+        });
     }
 
     /** RTR with the RNR timer the peer asked for, RTS with our RNR retry count. */
     private void toRts(VerbsEndpoint endpoint, int peerRnrTimerCode) {
-        onId("rdma_init_qp_attr (RTR)", id -> endpoint.onQueuePair("RTR", qp -> cm.modifyQp(id, qp, Verbs.IBV_QPS_RTR,
-                attr -> {
-                    Verbs.ibv_qp_attr$min_rnr_timer.set(attr, 0L, (byte) peerRnrTimerCode);
-                    return Verbs.IBV_QP_MIN_RNR_TIMER;
-                })));
+        modify(endpoint, "RTR", Verbs.IBV_QPS_RTR, attr -> {
+            Verbs.ibv_qp_attr$min_rnr_timer.set(attr, 0L, (byte) peerRnrTimerCode);
+            return Verbs.IBV_QP_MIN_RNR_TIMER;
+        });
         int retry = endpoint.rnr().retry();
-        onId("rdma_init_qp_attr (RTS)", id -> endpoint.onQueuePair("RTS", qp -> cm.modifyQp(id, qp, Verbs.IBV_QPS_RTS,
-                attr -> {
-                    Verbs.ibv_qp_attr$rnr_retry.set(attr, 0L, (byte) retry);
-                    return Verbs.IBV_QP_RNR_RETRY;
-                })));
+        modify(endpoint, "RTS", Verbs.IBV_QPS_RTS, attr -> {
+            Verbs.ibv_qp_attr$rnr_retry.set(attr, 0L, (byte) retry);
+            return Verbs.IBV_QP_RNR_RETRY;
+        });
+    }
+
+    /**
+     * One transition with rdma_init_qp_attr's attributes plus ours ({@code adjust} sets them and returns their mask),
+     * with the id and the QP both held, so neither can be destroyed meanwhile.
+     */
+    private void modify(VerbsEndpoint endpoint, String state, int qpState,
+                        java.util.function.ToIntFunction<MemorySegment> adjust) {
+        onId("rdma_init_qp_attr (" + state + ")",
+                id -> endpoint.onQueuePair(state, qp -> cm.modifyQp(id, qp, qpState, adjust)));
     }
 
     private CmEvent await(int expected, URI peer) {

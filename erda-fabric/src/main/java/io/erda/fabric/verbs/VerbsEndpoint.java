@@ -464,23 +464,11 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
         if (status != Status.SUCCESS) {
             enterError(WcStatus.name(wcStatus) + " completion");
         }
-        if (state() == State.CLOSED && sendRetired == sendPostedAfterClose() && recvRetired == recvPostedAfterClose()) {
+        // drained() takes the endpoint's locks under the CQ's monitor, as toError does; only for a closed endpoint
+        if (state() == State.CLOSED && drained()) {
             fabric().drainedAfterClose(this); // its QP lingered for this completion: the fabric destroys it now
         }
         return completion;
-    }
-
-    /*
-     * Read without the locks by the poller once it has seen CLOSED: close() sets CLOSED under sendLock after the last
-     * post, so the volatile read of the state makes the last sendPosted visible. A receive posted while close runs
-     * may be missed; destroy() waits for it (it takes recvLock), and nobody polls a closed endpoint's receives.
-     */
-    private long sendPostedAfterClose() {
-        return sendPosted;
-    }
-
-    private long recvPostedAfterClose() {
-        return recvPosted;
     }
 
     private String describe(int wcStatus, WorkCompletions wc, int i, WorkRequest r) {
