@@ -47,6 +47,14 @@ final class DurableImage {
         this.lock = lock;
     }
 
+    /** What an image is called while it is being made, until it is renamed complete (a crash leaves it partial). */
+    static final String PARTIAL_SUFFIX = ".copying";
+
+    /** The name {@code image} has while it is being made. */
+    static Path partialFor(Path image) {
+        return image.resolveSibling(image.getFileName() + PARTIAL_SUFFIX);
+    }
+
     /** The image of the PM file at {@code live}: {@code NAME.durable}. */
     static Path pathFor(Path live) {
         return live.resolveSibling(live.getFileName() + PowerFailure.IMAGE_SUFFIX);
@@ -71,7 +79,7 @@ final class DurableImage {
      */
     static DurableImage create(Path live, MemorySegment liveMapping, Arena arena) {
         Path image = pathFor(live);
-        Path partial = image.resolveSibling(image.getFileName() + ".copying");
+        Path partial = partialFor(image);
         try {
             Files.deleteIfExists(image);
             Files.deleteIfExists(partial);
@@ -97,7 +105,7 @@ final class DurableImage {
                 LOCK.setVolatile(opened.lock, 0L, 0L); // a holder of the last run is gone
                 return opened;
             }
-            Path partial = image.resolveSibling(image.getFileName() + ".copying");
+            Path partial = partialFor(image);
             sparseCopy(live, partial, fileLength);
             Files.move(partial, image, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             return map(image, fileLength, arena, false);

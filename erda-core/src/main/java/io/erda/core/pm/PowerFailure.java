@@ -175,7 +175,7 @@ public final class PowerFailure {
                 }
             }
             try (Stream<Path> listing = Files.list(directory)) {
-                String copying = IMAGE_SUFFIX + ".copying"; // an image DurableImage.open or create was making
+                String copying = IMAGE_SUFFIX + DurableImage.PARTIAL_SUFFIX; // an image DurableImage was making
                 for (Path partial : listing.filter(p -> p.getFileName().toString().endsWith(copying)).toList()) {
                     Files.delete(partial);
                 }
