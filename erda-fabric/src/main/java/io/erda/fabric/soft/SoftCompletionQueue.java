@@ -12,9 +12,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The completion queue of the software providers: a lock-free queue filled by engine or poster threads. A waiter
- * spins (1 us) and yields (50 us) first, then parks and is unparked by the next {@link #add}. Unbounded: the
- * endpoints' queue depths bound what can be outstanding, and the capacity is advisory, as a CQ sized by the sum
- * of its queues.
+ * spins (1 us) and yields (50 us; 1 ms if it drives the provider's progress itself) first, then parks and is
+ * unparked by the next {@link #add}. Unbounded: the endpoints' queue depths bound what can be outstanding, and the
+ * capacity is advisory, as a CQ sized by the sum of its queues.
  *
  * <p><b>Inline progress.</b> A provider may give the queue an {@link InlineProgress} that a waiter drives while it
  * spins and yields: the waiting thread then moves the provider's work along itself (the shm provider: it consumes
@@ -24,12 +24,25 @@ import java.util.concurrent.locks.LockSupport;
 public final class SoftCompletionQueue implements CompletionQueue {
     /** Spin briefly, then yield: spinning waiters starve the threads that complete their work on 2 cores. */
     private static final long SPIN_NANOS = 1_000;
+    /** Yield this long before parking when other threads complete the work (tcp: its reader threads). */
     private static final long YIELD_NANOS = 50_000;
+    /**
+     * Yield this long before parking when the waiter completes the work itself ({@link InlineProgress}: shm). A parked
+     * waiter costs the completion that ends its wait a wake-up chain (the shm poller woken, the waiter unparked, on a
+     * VM an idle vCPU woken by the host): 10 to 60 us, and milliseconds now and then. A server worker waits for its
+     * next request here, and under YCSB B (one PUT in 20 operations, a PUT every 30 to 100 us) it parked before about
+     * a third of them with 50 us: update mean 16.1 us, p99.9 502 us; with 1 ms, 9.8 us and 191 us (ycsb-compare,
+     * shm). Where other threads complete the work the long window hurts: the yielding waiters keep both cores, and
+     * the woken tcp readers wait for them (store-bench, tcp READ round trip 27 to 34 us with 1 ms).
+     */
+    private static final long INLINE_YIELD_NANOS = 1_000_000;
     private final ConcurrentLinkedQueue<Completion> queue = new ConcurrentLinkedQueue<>();
     private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
     private final AtomicInteger parkedCount = new AtomicInteger();
     private final int capacity;
     private final InlineProgress progress;
+    /** Spin and yield this long before parking. */
+    private final long waitNanos;
 
     public SoftCompletionQueue(int capacity) {
         this(capacity, InlineProgress.NONE);
@@ -42,6 +55,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
         }
         this.capacity = capacity;
         this.progress = progress;
+        this.waitNanos = SPIN_NANOS + (progress == InlineProgress.NONE ? YIELD_NANOS : INLINE_YIELD_NANOS);
     }
 
     /** Delivers a completion (provider side). */
@@ -70,7 +84,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
         progress.waiterArrived();
         boolean found = false;
         try {
-            for (long now = start; now - start < SPIN_NANOS + YIELD_NANOS; now = System.nanoTime()) {
+            for (long now = start; now - start < waitNanos; now = System.nanoTime()) {
                 if (progress.poll() == 0) {
                     if (now - start < SPIN_NANOS) {
                         Thread.onSpinWait();
