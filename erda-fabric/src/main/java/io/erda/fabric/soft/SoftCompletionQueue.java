@@ -31,8 +31,8 @@ public final class SoftCompletionQueue implements CompletionQueue {
      * waiter costs the completion that ends its wait a wake-up chain (the shm poller woken, the waiter unparked, on a
      * VM an idle vCPU woken by the host): 10 to 60 us, and milliseconds now and then. A server worker waits for its
      * next request here, and under YCSB B (one PUT in 20 operations, a PUT every 30 to 100 us) it parked before about
-     * a third of them with 50 us: update mean 16.1 us, p99.9 502 us; with 1 ms, 9.8 us and 191 us (ycsb-compare,
-     * shm). Where other threads complete the work the long window hurts: the yielding waiters keep both cores, and
+     * a third of them with 50 us: update mean 16.1 us, p99.9 502 us; with 1 ms, 9.8 to 11.8 us and 191 to 326 us
+     * (ycsb-compare, shm, three runs). Where other threads complete the work the long window hurts: the yielding waiters keep both cores, and
      * the woken tcp readers wait for them (store-bench, tcp READ round trip 27 to 34 us with 1 ms).
      */
     private static final long INLINE_YIELD_NANOS = 1_000_000;
