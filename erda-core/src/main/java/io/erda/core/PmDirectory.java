@@ -6,6 +6,7 @@ import io.erda.core.log.HeadRecords;
 import io.erda.core.log.LogChain;
 import io.erda.core.log.LogGeometry;
 import io.erda.core.log.LogHead;
+import io.erda.core.log.RegionPool;
 import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFileModes;
@@ -27,7 +28,8 @@ import java.util.stream.Stream;
 /**
  * The PM layout of one store in a directory: {@code table.pm}, {@code heads.pm} (one
  * {@link io.erda.core.log.HeadRecord} per head: served chain generation and cleaning phase) and,
- * per head, its region files {@code head-HHHHH-region-SSSSS.pm} named by slot ({@link LogChain}).
+ * per head, its region files {@code head-HHHHH-region-SSSSS.pm} named by slot ({@link LogChain}), and retired regions
+ * kept zeroed for reuse, {@code pool-NNNNN.pm} ({@link RegionPool}: part of no chain, so open deletes them).
  * Every file's header records the geometry; opening a directory created with another format version
  * or geometry fails naming found vs expected.
  *
@@ -54,14 +56,16 @@ public final class PmDirectory implements AutoCloseable {
     private final HopscotchTable table;
     private final HeadRecords records;
     private final List<LogHead> heads;
+    private final RegionPool pool;
 
     private PmDirectory(Path directory, StoreGeometry geometry, HopscotchTable table, HeadRecords records,
-                        List<LogHead> heads) {
+                        List<LogHead> heads, RegionPool pool) {
         this.directory = directory;
         this.geometry = geometry;
         this.table = table;
         this.records = records;
         this.heads = List.copyOf(heads);
+        this.pool = pool;
     }
 
     /** File name of the region at slot {@code slot} of head {@code headId}. */
@@ -94,12 +98,13 @@ public final class PmDirectory implements AutoCloseable {
         HopscotchTable table = HopscotchTable.create(directory.resolve(TABLE_FILE), geometry.table(), latency, advice,
                 geometry.heads(), log.regionSize(), log.segmentSize());
         HeadRecords records = HeadRecords.create(directory.resolve(HeadRecords.FILE), geometry.heads(), latency);
+        RegionPool pool = new RegionPool(directory);
         List<LogHead> heads = new ArrayList<>();
         for (int head = 0; head < geometry.heads(); head++) {
             heads.add(new LogHead(head, log, new LogHead.ChainRegions(0, List.of(), List.of()), null,
-                    regionCreator(directory, head, log, latency, advice)));
+                    regionCreator(directory, head, log, latency, advice, pool)));
         }
-        return new PmDirectory(directory, geometry, table, records, heads);
+        return new PmDirectory(directory, geometry, table, records, heads, pool);
     }
 
     /** Opens an existing store of its owner only ({@link #open(Path, StoreGeometry, WriteLatencyModel, String)}). */
@@ -137,12 +142,14 @@ public final class PmDirectory implements AutoCloseable {
             tableFile.requireGeometry(HopscotchTable.FIRST_OWNER_SLOT + 1, "region size", log.regionSize());
             tableFile.requireGeometry(HopscotchTable.FIRST_OWNER_SLOT + 2, "segment size", log.segmentSize());
             records = HeadRecords.open(directory.resolve(HeadRecords.FILE), expected.heads(), latency);
+            RegionPool.deleteLeftovers(directory); // never part of a chain (see RegionPool)
+            RegionPool pool = new RegionPool(directory);
             List<List<Path>> files = regionFiles(directory, expected.heads());
             for (int head = 0; head < expected.heads(); head++) {
-                heads.add(openHead(head, files.get(head), records, log, regionCreator(directory, head, log, latency, advice),
-                        latency, advice));
+                heads.add(openHead(head, files.get(head), records, log,
+                        regionCreator(directory, head, log, latency, advice, pool), latency, advice));
             }
-            return new PmDirectory(directory, expected, table, records, heads);
+            return new PmDirectory(directory, expected, table, records, heads, pool);
         } catch (RuntimeException e) {
             heads.forEach(LogHead::close);
             if (records != null) {
@@ -281,11 +288,24 @@ public final class PmDirectory implements AutoCloseable {
         return files;
     }
 
+    /** Makes a head's regions from the pool when it holds one, else as new files; gives retired ones to the pool. */
     private static LogHead.RegionFactory regionCreator(Path directory, int head, LogGeometry log, WriteLatencyModel latency,
-                                                       MappingAdvice advice) {
-        return (slot, generation, position) -> PmRegion.create(directory.resolve(regionFileName(head, slot)),
-                PmFileHeader.KIND_LOG_REGION, log.regionSize(), new long[] {head, slot, log.segmentSize(),
-                        log.highWaterGranule(), Integer.toUnsignedLong(generation), position}, latency, advice);
+                                                       MappingAdvice advice, RegionPool pool) {
+        return new LogHead.RegionFactory() {
+            @Override
+            public PmRegion create(int slot, int generation, int position) {
+                Path name = directory.resolve(regionFileName(head, slot));
+                long[] header = {head, slot, log.segmentSize(), log.highWaterGranule(), Integer.toUnsignedLong(generation),
+                        position};
+                return pool.take(name, header, () -> PmRegion.create(name, PmFileHeader.KIND_LOG_REGION, log.regionSize(),
+                        header, latency, advice));
+            }
+
+            @Override
+            public void recycle(PmRegion zeroed) {
+                pool.give(zeroed);
+            }
+        };
     }
 
     public Path directory() {
@@ -298,6 +318,11 @@ public final class PmDirectory implements AutoCloseable {
 
     public HopscotchTable table() {
         return table;
+    }
+
+    /** Retired log regions kept zeroed for reuse (none until its capacity is set). */
+    public RegionPool regionPool() {
+        return pool;
     }
 
     /** Each head's durable record: served chain generation and cleaning phase. */
@@ -329,6 +354,7 @@ public final class PmDirectory implements AutoCloseable {
     /** Unmaps everything. No clean-shutdown marker is needed: open recovers the same way after a crash. */
     @Override
     public void close() {
+        pool.close(); // first: what the heads give back on close is deleted
         heads.forEach(LogHead::close);
         records.close();
         table.close();

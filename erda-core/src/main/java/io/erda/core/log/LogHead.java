@@ -36,7 +36,8 @@ import java.util.function.IntFunction;
  * <p><b>Cleaning</b> (driven by erda-cleaner): {@link #beginNewChain} creates the new chain,
  * {@link #reserveInNewChain} places the cleaner's copies, {@link #redirectWritesToNewChain} sends
  * {@link #reserve} there (replicate phase), {@link #switchToNewChain} makes it the head's chain and
- * {@link #retire} zeroes and deletes the old one ([recycled-memory]) and frees its slots.
+ * {@link #retire} zeroes the old one ([recycled-memory]), hands its regions back to the factory (deleted, or
+ * pooled for reuse: {@link RegionPool}) and frees its slots.
  *
  * <p><b>Regions made ahead</b> ({@link #prepareAhead}). Making a region file (create, extend, map, and whatever
  * the {@link io.erda.core.pm.MappingAdvice} does, such as checking its huge pages) takes milliseconds, which a
@@ -54,10 +55,18 @@ public final class LogHead implements AutoCloseable {
     /** Header mutable word of each region holding its high-water mark. */
     public static final int HIGH_WATER_SLOT = 0;
 
-    /** Creates the region file of a chain at a slot. */
+    /** Creates the region file of a chain at a slot, and takes back the regions no chain uses any more. */
     @FunctionalInterface
     public interface RegionFactory {
         PmRegion create(int slot, int generation, int position);
+
+        /**
+         * A region no chain uses, its data zero and persisted ({@link #retire}; a spare nothing was reserved in), no
+         * longer registered with any fabric: deleted, or kept for a later {@link #create} ({@link RegionPool}).
+         */
+        default void recycle(PmRegion zeroed) {
+            zeroed.closeAndDelete();
+        }
     }
 
     /**
@@ -358,7 +367,7 @@ public final class LogHead implements AutoCloseable {
             return; // it was never made: nothing to delete
         }
         spareListener.discarded(headId, unused);
-        unused.closeAndDelete();
+        factory.recycle(unused); // nothing was reserved in it: zero but for its header
     }
 
     private int lowestFreeSlot(int generation) {
@@ -407,8 +416,8 @@ public final class LogHead implements AutoCloseable {
     /**
      * Zeroes every region of a chain the head no longer uses up to its high-water mark
      * ([recycled-memory]: above it nothing was ever reserved, and a sparse file reads zero),
-     * persists that, unmaps and deletes the files and frees the slots. A region at a freed slot is
-     * later created afresh, zero-filled.
+     * persists that, hands the regions to the factory ({@link RegionFactory#recycle}: deleted, or kept
+     * zeroed for reuse) and frees the slots.
      */
     public void retire(LogChain old) {
         synchronized (this) {
@@ -422,8 +431,8 @@ public final class LogHead implements AutoCloseable {
             PmRegion region = old.regions().get(i);
             region.zeroForReuse(highWater(region));
             retiredBytesWritten.add(region.localBytesWritten());
-            synchronized (this) { // the file is gone before a reservation may take the slot and create it anew
-                region.closeAndDelete();
+            synchronized (this) { // the name is free before a reservation may take the slot and create it anew
+                factory.recycle(region);
                 bySlot.remove(slot, region);
             }
         }

@@ -9,7 +9,7 @@
  * reservations and chain changes are synchronized on the head. The tail is volatile: on open it is the last region's
  * persisted high-water mark, never the end of a scan ([recovery]). A head record changes with one persisted 8-byte
  * store, and phase codes are stored in PM. A chain the head no longer uses is zeroed up to each region's high-water
- * mark before its files are deleted ([recycled-memory]).
+ * mark before its files are deleted or kept for reuse by {@link RegionPool} ([recycled-memory]).
  *
  * <p>Depends on {@code io.erda.core.pm}, {@code .layout} and the JDK; not on the table.
  */

@@ -198,6 +198,16 @@ final class DurableImage {
         }
     }
 
+    /**
+     * This image also under the name of {@code newLive}'s image (a hard link, failing if that name exists); the
+     * mapping carries over. The caller removes the old name once the file itself has its new one.
+     */
+    DurableImage linkedFor(Path newLive) throws IOException {
+        Path image = pathFor(newLive);
+        Files.createLink(image, path);
+        return new DurableImage(image, mapping, lock);
+    }
+
     /** The copy lock word (shared with providers that mirror writes into the image). */
     MemorySegment lockWord() {
         return lock;

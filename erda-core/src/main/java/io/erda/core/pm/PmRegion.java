@@ -347,6 +347,40 @@ public final class PmRegion implements AutoCloseable {
     }
 
     /**
+     * This region's file under another name in the same directory, mapping and pages carried over (what keeps
+     * recycled log memory warm, {@code io.erda.core.log.RegionPool}). With a {@code geometry}, the header is first
+     * rewritten for it (same kind and data length; the mutable words zero) and persisted, so the file is whole before
+     * it has the new name; null keeps the header. The new name is linked (failing if it exists, as {@link #create}'s
+     * does), then the durable image's, then the old names are removed and the directory is fsynced: a crash leaves
+     * the file under one name or both, each image with its file or without one (which the collapse deletes). This
+     * object must not be used afterwards; the counters of the returned one start again (the new name's header
+     * counts, when rewritten).
+     */
+    public PmRegion relink(Path newPath, long[] geometry) {
+        PmRegion renamed = new PmRegion(newPath, arena, mapping, syncMapped, latency);
+        if (geometry != null) {
+            PmFileHeader.write(mapping, mapping.get(Words.INT_U, PmFileHeader.KIND_OFFSET), data.byteSize(), geometry);
+            renamed.localBytes.add(PmFileHeader.LENGTH);
+            mapping.asSlice(0, PmFileHeader.LENGTH).force();
+            if (durable != null) {
+                durable.copyLines(mapping, 0, PmFileHeader.LENGTH);
+            }
+        }
+        try {
+            Files.createLink(newPath, path);
+            if (durable != null) {
+                renamed.durable = durable.linkedFor(newPath);
+            }
+            Files.delete(path);
+            Files.deleteIfExists(DurableImage.pathFor(path));
+            forceDirectory(newPath);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot rename PM file " + path + " to " + newPath, e);
+        }
+        return renamed;
+    }
+
+    /**
      * Unmaps the region and deletes its file, then its durable image (a crash between the two leaves an image
      * without a file, which the collapse deletes).
      */
