@@ -91,6 +91,9 @@ class CleaningOverNetworkTest {
                     byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
                     assertThat(CheckedValue.sequence(k, reader.get(k))).as(e.getKey()).isEqualTo(e.getValue());
                 }
+                // with a threshold the server keeps retired regions for reuse (--region-pool's default: here 4)
+                assertThat(Long.parseLong(reader.serverStats().get("regions_reused")))
+                        .as("regions made from retired ones").isPositive();
                 // ~6 MB written, ~100 KB live: without cleaning the heads would hold ~24 regions of 256 KiB. When the
                 // writers stop, a background run may still hold a head's old chain beside its new one (9 files were
                 // seen once): give the server's own cleaner a few seconds to finish, then count

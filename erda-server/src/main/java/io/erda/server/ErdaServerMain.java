@@ -110,6 +110,13 @@ public final class ErdaServerMain implements Callable<Integer> {
                     + "threshold, on a running server: scripts/erda-cli URI clean HEAD (prints the run's report).")
     long cleanThreshold;
 
+    @Option(names = "--region-pool", paramLabel = "REGIONS",
+            description = "Log regions the cleaner retires are zeroed; keep up to this many for new regions to reuse "
+                    + "(their memory stays allocated and mapped: no new file, no first-touch faults) instead of "
+                    + "deleting them; 0: delete every one. Default: as many as all heads' chains span at the clean "
+                    + "threshold (heads × ⌈threshold ÷ region size⌉), one per head at least.")
+    Integer regionPool;
+
     @Option(names = "--workers", paramLabel = "N", defaultValue = "1",
             description = "Request threads. Default: ${DEFAULT-VALUE}.")
     int workers;
@@ -126,7 +133,7 @@ public final class ErdaServerMain implements Callable<Integer> {
         Path directory = storeDirectory();
         ServerConfig config = config(directory);
         RequestServer server = RequestServer.start(config);
-        server.startCleaning(cleanThreshold);
+        server.startCleaning(cleanThreshold, regionPool);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
@@ -160,6 +167,10 @@ public final class ErdaServerMain implements Callable<Integer> {
         if (dir == null && !ephemeral) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "a PM directory is required: give --dir DIR (or --ephemeral for a throw-away store)");
+        }
+        if (regionPool != null && regionPool < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--region-pool " + regionPool + " is negative: give 0 (delete retired regions) or more");
         }
     }
 

@@ -56,6 +56,8 @@ final class RegionRegistry implements AutoCloseable {
     /** Registrations of spare regions made ahead that no chain has taken yet. Guarded by this. */
     private final java.util.Map<PmRegion, MemoryRegion> ahead = new java.util.IdentityHashMap<>();
     private final StoreStats stats;
+    /** What clients wrote one-sided into regions deregistered by {@link #retiring} (their registrations are gone). */
+    private long retiredRemoteBytes;
     private boolean closed;
 
     /**
@@ -174,7 +176,9 @@ final class RegionRegistry implements AutoCloseable {
                 }
             }
             if (match != null) {
-                heads.get(head).remove(match.getKey()).close();
+                MemoryRegion registration = heads.get(head).remove(match.getKey());
+                retiredRemoteBytes += registration.remoteBytesWritten();
+                registration.close();
                 generations[head]++;
             }
         }
@@ -218,7 +222,7 @@ final class RegionRegistry implements AutoCloseable {
 
     /** Bytes peers wrote one-sided into the store (0 where the provider cannot see them, as with verbs). */
     synchronized long remoteBytesWritten() {
-        long sum = table.remoteBytesWritten();
+        long sum = table.remoteBytesWritten() + retiredRemoteBytes;
         for (java.util.TreeMap<Integer, MemoryRegion> chain : heads) {
             for (MemoryRegion r : chain.values()) {
                 sum += r.remoteBytesWritten();

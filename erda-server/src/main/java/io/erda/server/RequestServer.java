@@ -135,11 +135,23 @@ public final class RequestServer implements AutoCloseable {
 
     /**
      * Starts the log cleaner (paper §4.4): rolls forward a cleaning run a crash interrupted, then cleans every head
-     * whose chain occupies more than {@code thresholdBytes} (0: only the roll-forward).
+     * whose chain occupies more than {@code thresholdBytes} (0: only the roll-forward). Retired regions are kept for
+     * reuse up to the default pool ({@link io.erda.core.log.RegionPool#capacityFor}).
      */
     public synchronized void startCleaning(long thresholdBytes) {
+        startCleaning(thresholdBytes, null);
+    }
+
+    /**
+     * {@link #startCleaning(long)} keeping at most {@code poolRegions} retired regions zeroed for reuse (0: delete
+     * every one; null: the default, as many as all heads' chains span at the threshold, one per head at least).
+     */
+    public synchronized void startCleaning(long thresholdBytes, Integer poolRegions) {
         if (cleaning == null) {
-            cleaning = new StoreCleaning(store, registry, thresholdBytes, this::notifyHeadState);
+            io.erda.core.PmDirectory pm = store.directory();
+            pm.regionPool().capacity(poolRegions != null ? poolRegions : io.erda.core.log.RegionPool.capacityFor(
+                    pm.heads().size(), pm.geometry().log().regionSize(), thresholdBytes));
+            cleaning = new StoreCleaning(store, registry, stats, thresholdBytes, this::notifyHeadState);
             cleaning.start();
         }
     }

@@ -53,6 +53,11 @@ final class StatsReport {
         line(b, "table_capacity", store.directory().table().geometry().capacity());
         line(b, "regions_registered_ahead", stats.regionsRegisteredAhead.sum());
         line(b, "regions_registered_at_growth", stats.regionsRegisteredAtGrowth.sum());
+        io.erda.core.log.RegionPool pool = store.directory().regionPool();
+        line(b, "regions_reused", pool.reused());
+        line(b, "regions_pooled", pool.size());
+        line(b, "cleanings", stats.cleanings.sum());
+        line(b, "cleaner_cpu_ns", stats.cleanerCpuNanos.sum());
         line(b, "uptime_ms", (System.nanoTime() - startNanos) / 1_000_000);
         return b.toString();
     }

@@ -26,9 +26,11 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(StoreCleaning.class.getName());
     private static final Duration MAX_ROUND_TRIP = Duration.ofMillis(10);
     private static final long POLL_MILLIS = 50;
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private final Store store;
     private final RegionRegistry registry;
+    private final StoreStats stats;
     private final LogCleaner cleaner;
     private final long thresholdBytes;
     /**
@@ -46,9 +48,11 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private volatile CleaningReport last;
     private Thread thread;
 
-    StoreCleaning(Store store, RegionRegistry registry, long thresholdBytes, Supplier<BooleanSupplier> notifyClients) {
+    StoreCleaning(Store store, RegionRegistry registry, StoreStats stats, long thresholdBytes,
+                  Supplier<BooleanSupplier> notifyClients) {
         this.store = store;
         this.registry = registry;
+        this.stats = stats;
         this.thresholdBytes = thresholdBytes;
         this.notifyClients = notifyClients;
         this.cleaner = new LogCleaner(store.directory(), this, haltHook(System.getenv(HALT_AT)));
@@ -77,14 +81,18 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         try {
             synchronized (runs) {
                 for (int head : cleaner.interruptedHeads()) {
+                    long cpu = THREADS.getCurrentThreadCpuTime();
                     report(cleaner.resume(head));
+                    chargeCpu(cpu);
                 }
             }
             while (running && thresholdBytes > 0) {
                 for (int head : cleaner.headsOver(thresholdBytes)) {
                     synchronized (runs) {
                         if (cleaner.headsOver(thresholdBytes).contains(head)) {
+                            long cpu = THREADS.getCurrentThreadCpuTime();
                             report(cleaner.clean(head));
+                            chargeCpu(cpu);
                         }
                     }
                 }
@@ -108,7 +116,17 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         return last;
     }
 
+    /** The cleaner thread's CPU since {@code before} counts as server CPU too (a background run's; admin runs are not charged). */
+    private void chargeCpu(long before) {
+        long used = THREADS.getCurrentThreadCpuTime() - before;
+        if (before >= 0 && used > 0) {
+            stats.cleanerCpuNanos.add(used);
+            stats.serverCpuNanos.add(used);
+        }
+    }
+
     private CleaningReport report(CleaningReport r) {
+        stats.cleanings.increment();
         last = r;
         LOG.info(() -> "cleaned " + r);
         return r;

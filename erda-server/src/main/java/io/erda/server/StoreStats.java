@@ -20,4 +20,8 @@ public final class StoreStats {
     public final LongAdder regionsRegisteredAhead = new LongAdder();
     /** Log regions registered when a chain grew into them (under the store lock, in the PUT that needed them). */
     public final LongAdder regionsRegisteredAtGrowth = new LongAdder();
+    /** Cleaning runs the log cleaner finished (background and admin). */
+    public final LongAdder cleanings = new LongAdder();
+    /** CPU time of the background cleaner thread's runs; also part of {@link #serverCpuNanos}. */
+    public final LongAdder cleanerCpuNanos = new LongAdder();
 }

@@ -22,7 +22,7 @@ import picocli.CommandLine;
 class ServerCliFuzzTest {
     private static final String[] WORDS = {"--dir", "--ephemeral", "--listen", "--heads", "--table-capacity",
             "--region-size", "--segment-size", "--persistence", "--lease-ms", "--pm-write-latency-ns",
-            "--clean-threshold", "--workers", "verify", "rebuild", "--help", "-h", "--version", "-V", "wsp",
+            "--clean-threshold", "--region-pool", "--workers", "verify", "rebuild", "--help", "-h", "--version", "-V", "wsp",
             "read-after-write", "server-flush", "tcp://127.0.0.1:0", "shm:///dev/shm/x", "/dev/shm/x", "0", "1", "-1",
             "64", "1k", "8m", "1g", "9223372036854775807", "99999999999g", "", "--", "--dir="};
 
