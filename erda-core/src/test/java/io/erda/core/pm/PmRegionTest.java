@@ -143,6 +143,25 @@ class PmRegionTest {
         assertThatThrownBy(() -> new WriteLatencyModel(-1)).hasMessageContaining("-1");
     }
 
+    /**
+     * A bulk write (the cleaner zeroing a region) waits its whole modelled delay asleep: spinning would take a core
+     * from the requests on a small machine (WriteLatencyModel's comment).
+     */
+    @Test
+    void latencyModelSleepsThroughABulkWritesDelay() {
+        WriteLatencyModel model = new WriteLatencyModel(150);
+        long lines = 200_000; // 30 ms
+        assertThat(150 * lines).isGreaterThan(WriteLatencyModel.SLEEP_FROM_NANOS);
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpu = threads.getCurrentThreadCpuTime();
+        long start = System.nanoTime();
+        model.charge(0, lines * WriteLatencyModel.CACHE_LINE);
+        long wall = System.nanoTime() - start;
+        long used = threads.getCurrentThreadCpuTime() - cpu;
+        assertThat(wall).isGreaterThanOrEqualTo(150 * lines);
+        assertThat(used).as("CPU time while the write waited %d ns", wall).isLessThan(wall / 2);
+    }
+
     private static void patchInt(Path file, long offset, int value) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value), offset);
