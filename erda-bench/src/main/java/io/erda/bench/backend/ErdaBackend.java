@@ -43,11 +43,15 @@ public final class ErdaBackend implements StoreBackend {
         if (s.separateProcess() || !s.fabric().equals("shm")) {
             return startProcess(s);
         }
-        ServerConfig config = new ServerConfig(s.pmDir().resolve("store"), listenUri(s), null, null, null, null,
-            PersistenceMethod.fromOption(s.persistence()), ServerConfig.DEFAULT_LEASE, s.pmWriteLatencyNs(), 1);
+        ServerConfig config = new ServerConfig(s.pmDir().resolve("store"), listenUri(s), null, null,
+            s.regionSize() > 0 ? s.regionSize() : null, null, PersistenceMethod.fromOption(s.persistence()),
+            ServerConfig.DEFAULT_LEASE, s.pmWriteLatencyNs(), 1);
         RequestServer server;
         try {
             server = RequestServer.start(config);
+            if (s.cleanThreshold() > 0) {
+                server.startCleaning(s.cleanThreshold());
+            }
         } catch (RuntimeException e) {
             throw new IOException("embedded erda server on " + config.listen() + " failed to start: " + e, e);
         }
@@ -75,6 +79,9 @@ public final class ErdaBackend implements StoreBackend {
                 "--persistence", s.persistence()));
         if (s.regionSize() > 0) {
             args.addAll(List.of("--region-size", Long.toString(s.regionSize())));
+        }
+        if (s.cleanThreshold() > 0) {
+            args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
         }
         ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
             "io.erda.server.ErdaServerMain", args, s);

@@ -16,11 +16,13 @@ import java.time.Duration;
  * @param verbsHost        verbs: the address the server listens on (its RNIC's IP; 127.0.0.1 on one host)
  * @param regionSize       bytes of one PM log region of a new store, 0 for the server's default (1 GiB); on verbs
  *                         every region is registered (pinned) whole, which is slow under emulation
+ * @param cleanThreshold   Erda: clean a head once its chain occupies more than this many bytes (the server's
+ *                         {@code --clean-threshold}); 0: never
  */
 public record ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
-                             Duration startTimeout, Path logDir, String verbsHost, long regionSize) {
+                             Duration startTimeout, Path logDir, String verbsHost, long regionSize, long cleanThreshold) {
     public ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
                           Duration startTimeout, Path logDir) {
-        this(fabric, pmDir, pmWriteLatencyNs, persistence, separateProcess, startTimeout, logDir, "127.0.0.1", 0);
+        this(fabric, pmDir, pmWriteLatencyNs, persistence, separateProcess, startTimeout, logDir, "127.0.0.1", 0, 0);
     }
 }

@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The YCSB comparison (scripts/ycsb-compare): for each protocol, a fresh server with the PM write-latency model on
- * (paper §5.1: 150 ns per cache line), a YCSB load, then the workloads, each a YCSB JVM of its own; the server's
+ * (paper §5.1: 150 ns per cache line) and, by default, its log cleaner ({@link #cleanThresholdFor}: every protocol
+ * applies into the same log, so the runs measure a store in steady state), a YCSB load, then the workloads, each a YCSB JVM of its own; the server's
  * counters before and after each run give NVM bytes and server CPU per operation. Protocols run one after the
  * other, so only one server is alive at a time and none competes for the cores of another's run. Peer systems
  * ({@code --peers}, Redis by default; {@code PeerSystems}) are further protocols of their own backends, run last.
@@ -40,6 +41,8 @@ public final class YcsbCompare implements Callable<Integer> {
     static final List<Integer> FULL_VALUE_SIZES = List.of(16, 64, 256, 1024, 4096);
     /** Longest wait for a server to settle owed work between runs: the default lease plus the validator's slack. */
     static final long SETTLE_MILLIS = 10_000;
+    /** {@code --clean-threshold auto}'s least threshold: three 64 MiB regions per head. */
+    static final long AUTO_CLEAN_THRESHOLD = 192L << 20;
 
     @Option(names = "--fabric", defaultValue = "shm", description = "shm (default; same host), tcp (loopback, each server"
         + " a process) or verbs (an RDMA device, e.g. SoftRoCE's rxe0 in scripts/softroce-vm; each server a process)")
@@ -49,10 +52,16 @@ public final class YcsbCompare implements Callable<Integer> {
         + " listen on (default 127.0.0.1: client and server on this host, the RDMA traffic on its first device)")
     String verbsHost;
 
-    @Option(names = "--region-size", defaultValue = "0", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
-        description = "size of one PM log region of each server, bytes or with k/m/g (0: the server's default, 1 GiB);"
-        + " verbs registers regions whole, so smaller ones start faster")
+    @Option(names = "--region-size", defaultValue = "64m", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
+        description = "size of one PM log region of each server, bytes or with k/m/g (default: ${DEFAULT-VALUE}; 0: the"
+        + " server's default, 1 GiB); verbs registers regions whole, so smaller ones start faster")
     long regionSize;
+
+    @Option(names = "--clean-threshold", defaultValue = "auto", description = "each server's log cleaner (paper §4.4)"
+        + " cleans a head once its chain occupies more than this, bytes or with k/m/g; auto (default): 192 MiB, or"
+        + " twice the loaded data if that is more, so runs measure a store in steady state, cleaner included, as"
+        + " all three protocols write into the same log; 0: never (the paper's runs without cleaning)")
+    String cleanThreshold;
 
     @Option(names = "--out", description = "report directory (default: a fresh results/ycsb-TIMESTAMP)")
     Path out;
@@ -216,6 +225,18 @@ public final class YcsbCompare implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--target-ops " + targetOps + " must be 0 (closed"
                 + " loop) or from " + mostClients + " (one per client process) to " + Integer.MAX_VALUE);
         }
+        if (!cleanThreshold.equals("auto")) {
+            long bytes;
+            try {
+                bytes = new io.erda.server.ErdaServerMain.SizeConverter().convert(cleanThreshold);
+            } catch (CommandLine.TypeConversionException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--clean-threshold: " + e.getMessage());
+            }
+            if (bytes < 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--clean-threshold " + cleanThreshold
+                    + " is negative: give auto, 0 (never clean) or a size");
+            }
+        }
         try {
             protocols = PeerSystems.withPeers(protocols, peers);
         } catch (IllegalArgumentException e) {
@@ -260,7 +281,7 @@ public final class YcsbCompare implements Callable<Integer> {
         // verbs: a process of its own (as on tcp), and a start that may pin a region under emulation
         boolean verbs = fabric.equals("verbs");
         ServerSettings settings = new ServerSettings(fabric, pmDir, pmWriteLatencyNs, persistence, !fabric.equals("shm"),
-            Duration.ofSeconds(verbs ? 300 : 60), rawDir, verbsHost, regionSize);
+            Duration.ofSeconds(verbs ? 300 : 60), rawDir, verbsHost, regionSize, cleanThresholdFor(g.valueSize()));
         progress.printf(Locale.ROOT, "starting %s server (%s fabric, PM files in %s)%n", g.protocol(), fabric, pmDir);
         List<RunRecord> results = new ArrayList<>();
         StoreServer server;
@@ -382,6 +403,18 @@ public final class YcsbCompare implements Callable<Integer> {
         progress.println("  " + report.resolve("raw") + "/ (YCSB stdout/stderr and HdrHistogram logs *.hdr per run, server logs)");
     }
 
+    /**
+     * The clean threshold of the servers of runs with {@code valueSize}-byte values: {@code --clean-threshold}, or
+     * for auto {@link #AUTO_CLEAN_THRESHOLD}, raised to twice the loaded records (value plus 64 bytes of key and
+     * framing each) so that a cleaned chain is always well under it (else the cleaner would run back to back).
+     */
+    long cleanThresholdFor(int valueSize) {
+        if (!cleanThreshold.equals("auto")) {
+            return new io.erda.server.ErdaServerMain.SizeConverter().convert(cleanThreshold);
+        }
+        return Math.max(AUTO_CLEAN_THRESHOLD, 2L * records * (valueSize + 64L));
+    }
+
     /** How the runs measured, for the top of results.md. */
     String method() {
         String each = clients == 1 ? "one YCSB process" : clients + " YCSB processes, throughput summed and histograms added,";
@@ -393,8 +426,21 @@ public final class YcsbCompare implements Callable<Integer> {
             ? "Open loop at " + targetOps + " ops/s in all: latency is measured from each operation's intended start, so a"
                 + " stall counts for every operation it delays; the op-time figures are in the percentile table."
             : "Closed loop: each thread issues its next operation when the previous one returns.";
+        long threshold = cleanThresholdFor(full ? 1024 : valueSize);
+        String cleaning = threshold > 0
+            ? " Servers: " + sizeText(regionSize) + " log regions, log cleaner on at " + sizeText(threshold) + " per head"
+                + " (every protocol applies into the same log; retired regions are reused, zeroed; the cleaner's CPU and"
+                + " NVM bytes are in the figures)."
+            : " Servers: " + sizeText(regionSize) + " log regions, no log cleaning (--clean-threshold 0).";
         return "Each run: " + each + " of " + threads + " thread" + (threads == 1 ? "" : "s") + (full ? " (unless the sweep says otherwise)" : "") + "; "
-            + warm + " at most " + durationSeconds + " s measured. " + loop + " Full latency histograms: raw/RUN-OP.hdr.";
+            + warm + " at most " + durationSeconds + " s measured. " + loop + cleaning + " Full latency histograms: raw/RUN-OP.hdr.";
+    }
+
+    private static String sizeText(long bytes) {
+        if (bytes == 0) {
+            return "1 GiB (the server's default)";
+        }
+        return bytes % (1L << 20) == 0 ? (bytes >> 20) + " MiB" : bytes + " B";
     }
 
     private static void deleteTree(Path dir) {
