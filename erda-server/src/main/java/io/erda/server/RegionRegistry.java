@@ -166,6 +166,11 @@ final class RegionRegistry implements AutoCloseable {
     /** Deregisters regions the cleaner is about to zero and delete (before it does). */
     synchronized void retiring(int head, List<PmRegion> regions) {
         long regionSize = directory.head(head).geometry().regionSize();
+        // an earlier run's regions have left their heads by now (pooled under a new identity, or deleted): forget them,
+        // or the set would grow with every run of a long-lived server
+        java.util.Set<PmRegion> listed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        directory.heads().forEach(h -> listed.addAll(h.regions()));
+        retired.removeIf(r -> !listed.contains(r));
         retired.addAll(regions);
         for (PmRegion region : regions) {
             java.util.Map.Entry<Integer, MemoryRegion> match = null;

@@ -46,6 +46,10 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private final Object runs = new Object();
     private volatile boolean running = true;
     private volatile CleaningReport last;
+    /** Per head, the bytes its chain occupied when its last run ended (0 before any); see {@link #due}. */
+    private final long[] occupiedAfter;
+    /** Heads already warned about live data near the threshold (warned once each). */
+    private final boolean[] warned;
     private Thread thread;
 
     StoreCleaning(Store store, RegionRegistry registry, StoreStats stats, long thresholdBytes,
@@ -56,6 +60,8 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         this.thresholdBytes = thresholdBytes;
         this.notifyClients = notifyClients;
         this.cleaner = new LogCleaner(store.directory(), this, haltHook(System.getenv(HALT_AT)));
+        this.occupiedAfter = new long[store.directory().heads().size()];
+        this.warned = new boolean[occupiedAfter.length];
     }
 
     private static CleaningHook haltHook(String point) {
@@ -89,7 +95,7 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
             while (running && thresholdBytes > 0) {
                 for (int head : cleaner.headsOver(thresholdBytes)) {
                     synchronized (runs) {
-                        if (cleaner.headsOver(thresholdBytes).contains(head)) {
+                        if (cleaner.headsOver(thresholdBytes).contains(head) && due(head)) {
                             long cpu = THREADS.getCurrentThreadCpuTime();
                             report(cleaner.clean(head));
                             chargeCpu(cpu);
@@ -101,7 +107,8 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         } catch (InterruptedException stop) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "log cleaner stopped; the head resumes cleaning at the next start", e);
+            // closing interrupts a run, and an interrupted file operation fails it: that is the close, not a fault
+            LOG.log(running ? Level.SEVERE : Level.FINE, "log cleaner stopped; the head resumes cleaning at the next start", e);
         }
     }
 
@@ -125,8 +132,24 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         }
     }
 
+    /**
+     * Whether a head over the threshold is due: its chain has grown by more than half the threshold since its last
+     * run ended. A head whose live data alone is more than half the threshold would otherwise be cleaned back to back,
+     * every run copying all of it to free little (with live data over the threshold, without end).
+     */
+    private boolean due(int head) {
+        return cleaner.occupiedBytes(head) - occupiedAfter[head] > thresholdBytes / 2;
+    }
+
     private CleaningReport report(CleaningReport r) {
         stats.cleanings.increment();
+        occupiedAfter[r.headId()] = r.occupiedAfter();
+        if (thresholdBytes > 0 && r.occupiedAfter() > thresholdBytes / 2 && !warned[r.headId()]) {
+            warned[r.headId()] = true;
+            LOG.warning(() -> "head " + r.headId() + " still occupies " + r.occupiedAfter() + " bytes after cleaning,"
+                    + " more than half the clean threshold of " + thresholdBytes + ": it is cleaned again only after "
+                    + thresholdBytes / 2 + " more bytes (raise --clean-threshold above twice a head's live data)");
+        }
         last = r;
         LOG.info(() -> "cleaned " + r);
         return r;

@@ -432,8 +432,11 @@ public final class LogHead implements AutoCloseable {
             region.zeroForReuse(highWater(region));
             retiredBytesWritten.add(region.localBytesWritten());
             synchronized (this) { // the name is free before a reservation may take the slot and create it anew
-                factory.recycle(region);
-                bySlot.remove(slot, region);
+                try {
+                    factory.recycle(region);
+                } finally {
+                    bySlot.remove(slot, region); // if recycling failed, the region is closed and deleted all the same
+                }
             }
         }
     }

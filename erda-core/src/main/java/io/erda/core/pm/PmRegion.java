@@ -118,11 +118,20 @@ public final class PmRegion implements AutoCloseable {
         return path.resolveSibling(path.getFileName() + ".creating");
     }
 
-    /** Persists a new name in {@code path}'s directory (fsync of the directory). */
+    /**
+     * Persists a new name in {@code path}'s directory (fsync of the directory). Not interruptible: a file channel
+     * closes on its thread's interrupt, and a server closing its cleaner or preparer mid-rename must not leave a name
+     * half made (the interrupt stays set for the caller).
+     */
     private static void forceDirectory(Path path) throws IOException {
         Path dir = path.toAbsolutePath().getParent();
+        boolean interrupted = Thread.interrupted();
         try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
             channel.force(true);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.erda.core.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
@@ -114,6 +115,43 @@ class RegionPoolTest {
             assertThat(store.regionPool().deleted()).isEqualTo(5);
         }
         assertThat(poolFiles()).isEmpty();
+    }
+
+    /** A server closing interrupts its cleaner, maybe mid-rename: the rename completes and the store closes. */
+    @Test
+    void aRetireOnAnInterruptedThreadStillPoolsItsRegions() {
+        try (PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF)) {
+            store.regionPool().capacity(4);
+            LogHead head = store.head(0);
+            fill(head, 2);
+            head.beginNewChain();
+            head.redirectWritesToNewChain();
+            LogChain old = head.switchToNewChain();
+            Thread.currentThread().interrupt();
+            try {
+                head.retire(old);
+            } finally {
+                assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+            }
+            assertThat(store.regionPool().size()).isEqualTo(2);
+        }
+    }
+
+    /** A region the pool cannot rename is deleted and still leaves its head, which then closes. */
+    @Test
+    void aRegionThePoolCannotRenameIsDeletedAndLeavesItsHead() throws IOException {
+        try (PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF)) {
+            store.regionPool().capacity(4);
+            LogHead head = store.head(0);
+            fill(head, 1);
+            Files.write(dir.resolve("pool-00000.pm"), new byte[1]); // the name the pool will give it, taken
+            head.beginNewChain();
+            head.redirectWritesToNewChain();
+            LogChain old = head.switchToNewChain();
+            assertThatThrownBy(() -> head.retire(old)).hasMessageContaining("pool-00000.pm");
+            assertThat(head.regions()).as("the new chain's region alone").hasSize(1);
+            assertThat(dir.resolve(PmDirectory.regionFileName(0, 0))).doesNotExist();
+        }
     }
 
     /**
