@@ -36,14 +36,26 @@ class RegionPoolTest {
         }
     }
 
-    /** Cleans a head the way the cleaner's chain changes go (no copies): returns the retired regions' mappings. */
-    private static List<MemorySegment> cleanAndRetire(LogHead head) {
+    /** The cleaner's chain changes up to the switch (no copies): returns the old chain, still the head's to retire. */
+    private static LogChain switchOver(LogHead head) {
         head.beginNewChain();
         head.redirectWritesToNewChain();
-        LogChain old = head.switchToNewChain();
+        return head.switchToNewChain();
+    }
+
+    /** Cleans a head the way the cleaner's chain changes go (no copies): returns the retired regions' mappings. */
+    private static List<MemorySegment> cleanAndRetire(LogHead head) {
+        LogChain old = switchOver(head);
         List<MemorySegment> mappings = old.regions().stream().map(PmRegion::data).toList();
         head.retire(old);
         return mappings;
+    }
+
+    /** A new store whose pool keeps up to four regions. */
+    private PmDirectory pooledStore() {
+        PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF);
+        store.regionPool().capacity(4);
+        return store;
     }
 
     private List<String> poolFiles() throws IOException {
@@ -58,8 +70,7 @@ class RegionPoolTest {
 
     @Test
     void aRetiredRegionComesBackZeroedUnderItsNewNameInTheSameMemory() throws IOException {
-        try (PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF)) {
-            store.regionPool().capacity(4);
+        try (PmDirectory store = pooledStore()) {
             LogHead head0 = store.head(0);
             fill(head0, 2);
             List<MemorySegment> retired = cleanAndRetire(head0); // the new chain took slot 2; 0 and 1 retire
@@ -120,13 +131,10 @@ class RegionPoolTest {
     /** A server closing interrupts its cleaner, maybe mid-rename: the rename completes and the store closes. */
     @Test
     void aRetireOnAnInterruptedThreadStillPoolsItsRegions() {
-        try (PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF)) {
-            store.regionPool().capacity(4);
+        try (PmDirectory store = pooledStore()) {
             LogHead head = store.head(0);
             fill(head, 2);
-            head.beginNewChain();
-            head.redirectWritesToNewChain();
-            LogChain old = head.switchToNewChain();
+            LogChain old = switchOver(head);
             Thread.currentThread().interrupt();
             try {
                 head.retire(old);
@@ -140,14 +148,11 @@ class RegionPoolTest {
     /** A region the pool cannot rename is deleted and still leaves its head, which then closes. */
     @Test
     void aRegionThePoolCannotRenameIsDeletedAndLeavesItsHead() throws IOException {
-        try (PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF)) {
-            store.regionPool().capacity(4);
+        try (PmDirectory store = pooledStore()) {
             LogHead head = store.head(0);
             fill(head, 1);
             Files.write(dir.resolve("pool-00000.pm"), new byte[1]); // the name the pool will give it, taken
-            head.beginNewChain();
-            head.redirectWritesToNewChain();
-            LogChain old = head.switchToNewChain();
+            LogChain old = switchOver(head);
             assertThatThrownBy(() -> head.retire(old)).hasMessageContaining("pool-00000.pm");
             assertThat(head.regions()).as("the new chain's region alone").hasSize(1);
             assertThat(dir.resolve(PmDirectory.regionFileName(0, 0))).doesNotExist();
@@ -178,8 +183,7 @@ class RegionPoolTest {
     @Test
     void aRecycledRegionsImageFollowsItsFileAndACollapseKeepsTheNewHeader() {
         PowerFailure.enable(dir, "test");
-        try (PmDirectory store = PmDirectory.create(dir, STORE, WriteLatencyModel.OFF)) {
-            store.regionPool().capacity(4);
+        try (PmDirectory store = pooledStore()) {
             LogHead head0 = store.head(0);
             fill(head0, 2);
             cleanAndRetire(head0);
