@@ -21,6 +21,21 @@ import java.time.Duration;
  */
 public record ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
                              Duration startTimeout, Path logDir, String verbsHost, long regionSize, long cleanThreshold) {
+    /** The log region size of the benchmarks' servers in steady state ({@link #steadyStateCleanThreshold}). */
+    public static final long STEADY_STATE_REGION_SIZE = 64L << 20;
+    /** The least clean threshold of {@link #steadyStateCleanThreshold}: three such regions per head. */
+    public static final long STEADY_STATE_MIN_CLEAN_THRESHOLD = 192L << 20;
+
+    /**
+     * The clean threshold a benchmark's server runs with so that it measures a store in steady state (every protocol
+     * applies into the same log; the cleaner bounds it and its retired regions are reused): at least
+     * {@link #STEADY_STATE_MIN_CLEAN_THRESHOLD}, and twice the loaded records (value plus 64 bytes of key and
+     * framing each), so a cleaned chain is always well under it.
+     */
+    public static long steadyStateCleanThreshold(long records, int valueSize) {
+        return Math.max(STEADY_STATE_MIN_CLEAN_THRESHOLD, 2L * records * (valueSize + 64L));
+    }
+
     public ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
                           Duration startTimeout, Path logDir) {
         this(fabric, pmDir, pmWriteLatencyNs, persistence, separateProcess, startTimeout, logDir, "127.0.0.1", 0, 0);

@@ -41,8 +41,6 @@ public final class YcsbCompare implements Callable<Integer> {
     static final List<Integer> FULL_VALUE_SIZES = List.of(16, 64, 256, 1024, 4096);
     /** Longest wait for a server to settle owed work between runs: the default lease plus the validator's slack. */
     static final long SETTLE_MILLIS = 10_000;
-    /** {@code --clean-threshold auto}'s least threshold: three 64 MiB regions per head. */
-    static final long AUTO_CLEAN_THRESHOLD = 192L << 20;
 
     @Option(names = "--fabric", defaultValue = "shm", description = "shm (default; same host), tcp (loopback, each server"
         + " a process) or verbs (an RDMA device, e.g. SoftRoCE's rxe0 in scripts/softroce-vm; each server a process)")
@@ -405,14 +403,13 @@ public final class YcsbCompare implements Callable<Integer> {
 
     /**
      * The clean threshold of the servers of runs with {@code valueSize}-byte values: {@code --clean-threshold}, or
-     * for auto {@link #AUTO_CLEAN_THRESHOLD}, raised to twice the loaded records (value plus 64 bytes of key and
-     * framing each) so that a cleaned chain is always well under it (else the cleaner would run back to back).
+     * for auto {@link ServerSettings#steadyStateCleanThreshold}.
      */
     long cleanThresholdFor(int valueSize) {
         if (!cleanThreshold.equals("auto")) {
             return new io.erda.server.ErdaServerMain.SizeConverter().convert(cleanThreshold);
         }
-        return Math.max(AUTO_CLEAN_THRESHOLD, 2L * records * (valueSize + 64L));
+        return ServerSettings.steadyStateCleanThreshold(records, valueSize);
     }
 
     /** How the runs measured, for the top of results.md. */

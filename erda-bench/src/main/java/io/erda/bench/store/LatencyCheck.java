@@ -20,8 +20,8 @@ import java.util.SplittableRandom;
 /**
  * store-bench {@code --latency-check}: an Erda GET and PUT next to the fabric's own round trips, as ratios measured
  * side by side in one run. Per fabric, in this JVM: a fabric pair ({@link FabricPair}: 64 B READ, 64 B SEND/RECV
- * ping-pong), a server with the PM write-latency model ({@code RequestServer}) and one Erda and one Redo Logging
- * client connection. After loading the keys and one unmeasured warm-up of everything, each round measures, in this
+ * ping-pong), a server with the PM write-latency model ({@code RequestServer}; in steady state as ycsb-compare's: 64 MiB
+ * regions, the log cleaner on, its retired regions reused) and one Erda and one Redo Logging client connection. After loading the keys and one unmeasured warm-up of everything, each round measures, in this
  * order, the READ and the ping-pong, then YCSB's mixes on the Erda client (C: GETs only; update-only; A: 50% PUTs;
  * B: 5% PUTs; keys uniform, closed loop, one thread), then Redo Logging update-only, and prints its means; the last
  * table holds the medians of the rounds. Ratios are to the same round's READ; Erda ÷ Redo is update-only
@@ -102,6 +102,12 @@ final class LatencyCheck {
         return (objectLines() + 1) * pmWriteLatencyNanos / 1000.0;
     }
 
+    /** Starts the server's log cleaner at the steady-state threshold for this check's keys; returns the server. */
+    private RequestServer startCleaning(RequestServer server) {
+        server.startCleaning(io.erda.bench.backend.ServerSettings.steadyStateCleanThreshold(keys, valueSize));
+        return server;
+    }
+
     private List<Round> runFabric(String fabric, Path work) throws Exception {
         URI listen = switch (fabric) {
             case "tcp" -> URI.create("tcp://127.0.0.1:0");
@@ -109,7 +115,10 @@ final class LatencyCheck {
             default -> throw new IllegalArgumentException("fabric " + fabric + " is not tcp or shm");
         };
         Files.createDirectories(work.resolve("pair"));
-        ServerConfig config = new ServerConfig(work.resolve("store"), listen, null, null, null, null, persistence,
+        // in steady state, as ycsb-compare's servers: the cleaner bounds the log and its regions are reused, so the
+        // figures do not depend on how much fresh memory the machine has at hand (ServerSettings)
+        ServerConfig config = new ServerConfig(work.resolve("store"), listen, null, null,
+                io.erda.bench.backend.ServerSettings.STEADY_STATE_REGION_SIZE, null, persistence,
                 ServerConfig.DEFAULT_LEASE, pmWriteLatencyNanos, 1);
         byte[][] keyBytes = new byte[keys][];
         for (int i = 0; i < keys; i++) {
@@ -118,7 +127,7 @@ final class LatencyCheck {
         byte[] value = new byte[valueSize];
         new SplittableRandom(valueSize).nextBytes(value);
         try (FabricPair pair = FabricPair.open(fabric, work.resolve("pair"));
-             RequestServer server = RequestServer.start(config);
+             RequestServer server = startCleaning(RequestServer.start(config));
              KeyValueClient erda = KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1));
              KeyValueClient redo = KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1)
                      .withProtocol(ClientOptions.Protocol.REDO_LOG))) {
