@@ -87,18 +87,14 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         try {
             synchronized (runs) {
                 for (int head : cleaner.interruptedHeads()) {
-                    long cpu = THREADS.getCurrentThreadCpuTime();
-                    report(cleaner.resume(head));
-                    chargeCpu(cpu);
+                    backgroundRun(() -> cleaner.resume(head));
                 }
             }
             while (running && thresholdBytes > 0) {
                 for (int head : cleaner.headsOver(thresholdBytes)) {
                     synchronized (runs) {
                         if (cleaner.headsOver(thresholdBytes).contains(head) && due(head)) {
-                            long cpu = THREADS.getCurrentThreadCpuTime();
-                            report(cleaner.clean(head));
-                            chargeCpu(cpu);
+                            backgroundRun(() -> cleaner.clean(head));
                         }
                     }
                 }
@@ -123,8 +119,19 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         return last;
     }
 
-    /** The cleaner thread's CPU since {@code before} counts as server CPU too (a background run's; admin runs are not charged). */
-    private void chargeCpu(long before) {
+    /** A cleaning run of the background thread. */
+    @FunctionalInterface
+    private interface Run {
+        CleaningReport run() throws InterruptedException;
+    }
+
+    /**
+     * Runs and reports a background run; its CPU counts as server CPU too (admin runs are not charged: they run on a
+     * virtual thread of their own, whose CPU time is not measured).
+     */
+    private void backgroundRun(Run run) throws InterruptedException {
+        long before = THREADS.getCurrentThreadCpuTime();
+        report(run.run());
         long used = THREADS.getCurrentThreadCpuTime() - before;
         if (before >= 0 && used > 0) {
             stats.cleanerCpuNanos.add(used);

@@ -60,6 +60,8 @@ public final class YcsbCompare implements Callable<Integer> {
         + " twice the loaded data if that is more, so runs measure a store in steady state, cleaner included, as"
         + " all three protocols write into the same log; 0: never (the paper's runs without cleaning)")
     String cleanThreshold;
+    /** {@code --clean-threshold} in bytes as {@link #validate} parsed it; null for auto. */
+    private Long cleanThresholdBytes;
 
     @Option(names = "--out", description = "report directory (default: a fresh results/ycsb-TIMESTAMP)")
     Path out;
@@ -224,13 +226,12 @@ public final class YcsbCompare implements Callable<Integer> {
                 + " loop) or from " + mostClients + " (one per client process) to " + Integer.MAX_VALUE);
         }
         if (!cleanThreshold.equals("auto")) {
-            long bytes;
             try {
-                bytes = new io.erda.server.ErdaServerMain.SizeConverter().convert(cleanThreshold);
+                cleanThresholdBytes = new io.erda.server.ErdaServerMain.SizeConverter().convert(cleanThreshold);
             } catch (CommandLine.TypeConversionException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--clean-threshold: " + e.getMessage());
             }
-            if (bytes < 0) {
+            if (cleanThresholdBytes < 0) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--clean-threshold " + cleanThreshold
                     + " is negative: give auto, 0 (never clean) or a size");
             }
@@ -406,10 +407,7 @@ public final class YcsbCompare implements Callable<Integer> {
      * for auto {@link ServerSettings#steadyStateCleanThreshold}.
      */
     long cleanThresholdFor(int valueSize) {
-        if (!cleanThreshold.equals("auto")) {
-            return new io.erda.server.ErdaServerMain.SizeConverter().convert(cleanThreshold);
-        }
-        return ServerSettings.steadyStateCleanThreshold(records, valueSize);
+        return cleanThresholdBytes != null ? cleanThresholdBytes : ServerSettings.steadyStateCleanThreshold(records, valueSize);
     }
 
     /** How the runs measured, for the top of results.md. */

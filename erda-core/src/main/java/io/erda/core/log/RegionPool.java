@@ -47,7 +47,6 @@ public final class RegionPool implements AutoCloseable {
     private int capacity;
     private long nextName;
     private long reused;
-    private long pooled;
     private long deleted;
     private boolean closed;
 
@@ -91,11 +90,6 @@ public final class RegionPool implements AutoCloseable {
     /** Regions made from the pool so far (instead of new files). */
     public synchronized long reused() {
         return reused;
-    }
-
-    /** Retired regions kept so far. */
-    public synchronized long pooled() {
-        return pooled;
     }
 
     /** Retired regions deleted so far because the pool was full (or shrunk). */
@@ -157,7 +151,6 @@ public final class RegionPool implements AutoCloseable {
             late = closed;
             if (!late) {
                 zeroed.addLast(kept);
-                pooled++;
             }
         }
         if (late) {
