@@ -154,9 +154,11 @@ final class Connection implements AutoCloseable {
         int bodyLength = body.encode(s, MessageHeader.LENGTH);
         headStatesAcknowledged = headStatesProcessed;
         MessageHeader.write(s, 0, type, requestId, WireStatus.OK, HeadStateCredits.flags(headStatesProcessed), bodyLength);
-        sync.send(send.region(), 0, MessageHeader.LENGTH + bodyLength);
+        // Unsignalled: the reply proves the server received the request (and that the buffer is free again), so
+        // waiting for the SEND's own completion first only added a hand-off per request (tcp: the ack's reader thread)
+        sync.sendUnsignaled(send.region(), 0, MessageHeader.LENGTH + bodyLength);
         while (true) {
-            Completion c = sync.receive();
+            Completion c = receive();
             int slot = (int) c.wrId();
             long offset = (long) slot * slotSize;
             try {
@@ -177,6 +179,21 @@ final class Connection implements AutoCloseable {
             } finally {
                 endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
             }
+        }
+    }
+
+    /** The next receive; if it was flushed because the request's SEND failed, the SEND's failure (its real cause). */
+    private Completion receive() {
+        try {
+            return sync.receive();
+        } catch (CompletionException flushed) {
+            Completion failedSend = sync.failedSend();
+            if (failedSend == null) {
+                throw flushed;
+            }
+            CompletionException cause = new CompletionException(failedSend);
+            cause.addSuppressed(flushed);
+            throw cause;
         }
     }
 

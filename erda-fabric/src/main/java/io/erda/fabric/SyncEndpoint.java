@@ -80,6 +80,36 @@ public final class SyncEndpoint implements AutoCloseable {
         execute(WorkRequest.send(nextWrId++, local, localOffset, length));
     }
 
+    /**
+     * Posts an unsignalled SEND and returns at once: for a request whose reply proves the peer received it (the
+     * request-reply pattern of RDMA key-value stores, which signal only what they must). The caller may reuse the
+     * buffer once the reply arrived, and must not before. Success completes nothing; a failure completes on the send
+     * queue as an error (and, on every provider, fails the endpoint, which flushes the posted receives): {@link
+     * #failedSend()} finds it for a caller whose receive failed, and a later call here throws it.
+     */
+    public synchronized void sendUnsignaled(MemoryRegion local, long localOffset, int length) {
+        endpoint.post(WorkRequest.send(nextWrId++, local, localOffset, length).unsignaled());
+    }
+
+    /**
+     * The error completion of an unsignalled request ({@link #sendUnsignaled}), or null if none comes within {@link
+     * #FAILED_SEND_WAIT}: why a receive was flushed. The wait covers a device that completes the flush on the
+     * receive queue a moment before the send's error on the other queue; a receive flushed for another reason (the
+     * peer closed) costs its caller that long once, on a connection that is gone.
+     */
+    public synchronized Completion failedSend() {
+        try {
+            Completion c = endpoint.sendQueue().take(FAILED_SEND_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+            return c == null || c.isSuccess() ? null : c;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** How long {@link #failedSend} waits for the error of an unsignalled request. */
+    public static final Duration FAILED_SEND_WAIT = Duration.ofMillis(100);
+
     /** Compare-and-swap; returns the value found (equal to {@code expected} if the swap happened). */
     public synchronized long compareAndSwap(long remoteAddress, int rkey, long expected, long newValue) {
         execute(WorkRequest.compareAndSwap(nextWrId++, scratch, 0, remoteAddress, rkey, expected, newValue));
@@ -127,6 +157,9 @@ public final class SyncEndpoint implements AutoCloseable {
     }
 
     private Completion check(long wrId, Completion c) {
+        if (!c.isSuccess() && c.wrId() < wrId) {
+            throw new CompletionException(c); // an earlier unsignalled request failed (sendUnsignaled)
+        }
         if (c.wrId() != wrId) {
             throw new FabricException("completion for wr " + c.wrId() + " while waiting for wr " + wrId
                     + ": is the send queue shared or used by another thread?");

@@ -806,6 +806,49 @@ public abstract class FabricConformanceTest {
         assertThat(elapsedMillis).isGreaterThanOrEqualTo(rnr.toMillis() - 5).isLessThan(5000);
     }
 
+    /**
+     * What a request-reply client relies on when it posts its request SEND unsignalled (erda-client's calls): a SEND
+     * that fails still completes, with its own status, and fails the endpoint, which flushes the receive the client
+     * waits on for the reply.
+     */
+    @Test
+    void unsignaledSendThatFailsCompletesItsErrorAndFlushesTheReceives() throws Exception {
+        MemoryRegion local = initiatorBuffer(128);
+        Endpoint[] pair = connectPair(EndpointOptions.defaults().withRnrTimeout(Duration.ofMillis(20)),
+                EndpointOptions.defaults(), s -> { });
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0], Duration.ofSeconds(10))) {
+            sync.postRecv(local, 64, 64);
+            sync.sendUnsignaled(local, 0, 16); // the target posted no receive
+            assertThatThrownBy(sync::receive).isInstanceOfSatisfying(io.erda.fabric.CompletionException.class,
+                    e -> assertThat(e.status()).isEqualTo(Status.WR_FLUSH_ERROR));
+            Completion failed = sync.failedSend();
+            assertThat(failed).isNotNull();
+            assertThat(failed.status()).isEqualTo(Status.RNR_RETRY_EXCEEDED);
+            assertThat(failed.opcode()).isEqualTo(Opcode.SEND);
+        }
+    }
+
+    /** An unsignalled SEND that succeeds completes nothing: the reply is what tells its client it arrived. */
+    @Test
+    void unsignaledSendThatSucceedsCompletesOnlyOnTheTarget() throws Exception {
+        MemoryRegion local = initiatorBuffer(64);
+        MemoryRegion recvBuf = targetBuffer(64);
+        Endpoint[] pair = connectPair();
+        pair[1].postRecv(new RecvRequest(3, recvBuf, 0, 32));
+        pair[1].postRecv(new RecvRequest(4, recvBuf, 32, 32));
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0], Duration.ofSeconds(10))) {
+            sync.sendUnsignaled(local, 0, 16);
+            Completion received = await(pair[1].recvQueue());
+            assertThat(received.wrId()).isEqualTo(3);
+            assertThat(received.status()).isEqualTo(Status.SUCCESS);
+            assertThat(received.byteLength()).isEqualTo(16);
+            // a signalled SEND after it: its completion must be the send queue's next (SyncEndpoint checks the wr id)
+            sync.send(local, 0, 8);
+            assertThat(await(pair[1].recvQueue()).wrId()).isEqualTo(4);
+            assertThat(pair[0].sendQueue().poll()).isNull();
+        }
+    }
+
     @Test
     void writeWithImmWithoutAPostedReceiveFailsWithRnr() throws Exception {
         MemoryRegion remote = targetMemory(4096, Access.all());
