@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The completion queue of the software providers: a lock-free queue filled by engine or poster threads. A waiter
- * spins (1 us) and yields (50 us; 1 ms if it drives the provider's progress itself) first, then parks and is
+ * spins (1 us) and yields (200 us; 1 ms if it drives the provider's progress itself) first, then parks and is
  * unparked by the next {@link #add}. Unbounded: the endpoints' queue depths bound what can be outstanding, and the
  * capacity is advisory, as a CQ sized by the sum of its queues.
  *
@@ -24,8 +24,15 @@ import java.util.concurrent.locks.LockSupport;
 public final class SoftCompletionQueue implements CompletionQueue {
     /** Spin briefly, then yield: spinning waiters starve the threads that complete their work on 2 cores. */
     private static final long SPIN_NANOS = 1_000;
-    /** Yield this long before parking when other threads complete the work (tcp: its reader threads). */
-    private static final long YIELD_NANOS = 50_000;
+    /**
+     * Yield this long before parking when other threads complete the work (tcp: its reader threads). A server
+     * worker waits here for its next request: in YCSB A a PUT's reservation request comes after the previous PUT's
+     * WRITE and a GET or two (80 to 140 us), and with 50 us the worker had parked before most of them and the PUT
+     * paid its wake-up. store-bench --latency-check --fabrics tcp, two back-to-back pairs of 3 rounds, medians: PUT
+     * (A) / READ 2.79 and 2.82 with 200 us against 3.16 and 3.20 with 50 us, PUT (B) / READ 2.76 and 2.76 against
+     * 3.13 and 3.32, READ 26.7 to 28.0 us and GET (C) / READ 2.02 to 2.15 in all four.
+     */
+    private static final long YIELD_NANOS = 200_000;
     /**
      * Yield this long before parking when the waiter completes the work itself ({@link InlineProgress}: shm). A parked
      * waiter costs the completion that ends its wait a wake-up chain (the shm poller woken, the waiter unparked, on a
