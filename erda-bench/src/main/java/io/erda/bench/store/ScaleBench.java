@@ -34,7 +34,10 @@ import picocli.CommandLine.Option;
  * and allocation stalls, read from its {@code -Xlog} (stamped with System.nanoTime, the same clock as the client's),
  * and this JVM's GC pauses. Then random GETs for {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
  * key count and mode run in turn, {@code --rounds} times; the last lines are each mode's GET mean and insert max as
- * medians over the rounds. Each run prints the machine's load average (other processes' CPU shows as stalls).
+ * medians over the rounds. Each run prints the machine's load average (other processes' CPU shows as stalls), and
+ * during each load a {@link HiccupProbe} at real-time priority records what the platform itself stalls (a vCPU the
+ * hypervisor does not run, a kernel that does not preempt), so an insert stall can be told apart from one no
+ * process on this machine could have avoided ({@code --no-hiccup-probe}: off).
  */
 @Command(name = "scale-bench", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Erda load and GET latency at scale, with and without huge pages for the PM files")
@@ -91,11 +94,18 @@ public final class ScaleBench implements Callable<Integer> {
     Path dir;
 
     @Option(names = "--thp-dir", description = "where the stores of --huge-pages thp go (default: --dir): a tmpfs mounted"
-        + " huge=within_size, e.g. mount -t tmpfs -o huge=within_size,size=8g erda-thp DIR")
+        + " huge=within_size, e.g. mount -t tmpfs -o huge=within_size,size=16g erda-thp DIR (4 M keys need more than 8g)")
     Path thpDir;
 
+    @Option(names = "--hiccup-probe", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "during each load, a thread at real-time priority (SCHED_FIFO, if permitted) that wakes every"
+        + " millisecond and records how late: what the platform itself stalls, beside the inserts (default: on;"
+        + " --no-hiccup-probe: off)")
+    boolean hiccupProbe;
+
     record Result(int keys, String mode, double loadOpsPerSecond, double insertP99Us, double insertP999Us,
-                  double insertP9999Us, double insertMaxUs, int stalls, double getMeanUs, double getP50Us, double getP99Us) { }
+                  double insertP9999Us, double insertMaxUs, int stalls, double getMeanUs, double getP50Us, double getP99Us,
+                  double probeMaxUs) { }
 
     /** A server the bench talks to, and where its pauses come from. */
     private interface BenchServer extends AutoCloseable {
@@ -151,8 +161,11 @@ public final class ScaleBench implements Callable<Integer> {
             for (String mode : modes) {
                 double get = median(results, keys, mode, true);
                 double max = median(results, keys, mode, false);
-                System.out.printf(Locale.ROOT, "%,d keys, huge pages %s: GET mean %.3f µs (x%.2f), insert max %.1f µs%n",
-                    keys, mode, get, get / firstGet, max);
+                double probe = results.stream().filter(r -> r.keys() == keys && r.mode().equals(mode))
+                    .mapToDouble(Result::probeMaxUs).max().orElse(Double.NaN);
+                System.out.printf(Locale.ROOT, "%,d keys, huge pages %s: GET mean %.3f µs (x%.2f), insert max %.1f µs%s%n",
+                    keys, mode, get, get / firstGet, max, Double.isNaN(probe) ? ""
+                        : String.format(Locale.ROOT, " (the hiccup probe's latest wake-up in these loads: %.1f µs)", probe));
             }
         }
         return 0;
@@ -183,14 +196,21 @@ public final class ScaleBench implements Callable<Integer> {
             Histogram inserts = new Histogram(60_000_000_000L, 3);
             List<long[]> stalls = new ArrayList<>(); // {start nanoTime, duration ns, insert}
             long nanosMinusWallNanos = System.nanoTime() - wallMicros() * 1000;
+            HiccupProbe probe = hiccupProbe ? new HiccupProbe(stallMicros * 1000) : null;
             long start = System.nanoTime();
-            for (int i = 0; i < keys; i++) {
-                long t0 = System.nanoTime();
-                client.put(key(USER, i), value);
-                long t = System.nanoTime() - t0;
-                inserts.recordValue(t);
-                if (t > stallMicros * 1000) {
-                    stalls.add(new long[] {t0, t, i});
+            try {
+                for (int i = 0; i < keys; i++) {
+                    long t0 = System.nanoTime();
+                    client.put(key(USER, i), value);
+                    long t = System.nanoTime() - t0;
+                    inserts.recordValue(t);
+                    if (t > stallMicros * 1000) {
+                        stalls.add(new long[] {t0, t, i});
+                    }
+                }
+            } finally {
+                if (probe != null) {
+                    probe.close();
                 }
             }
             long end = System.nanoTime();
@@ -198,7 +218,9 @@ public final class ScaleBench implements Callable<Integer> {
             String loadAfter = loadAverage();
             // the validator settles the load first; GC notifications and log lines arrive a little late
             sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
-            reportStalls(stalls, start, end, server.pauses(), nanosMinusWallNanos, loadAfter);
+            List<Pauses.Pause> hiccups = probe == null ? List.of() : probe.hiccups();
+            reportStalls(stalls, start, end, server.pauses(), hiccups, nanosMinusWallNanos, loadAfter);
+            double probeMaxUs = probe == null ? Double.NaN : reportProbe(probe);
             SplittableRandom random = new SplittableRandom(42);
             timedGets(client, USER, keys, random, Math.min(2.0, getSeconds), null); // warm-up: JIT, client mappings
             Histogram gets = new Histogram(60_000_000_000L, 3);
@@ -208,32 +230,46 @@ public final class ScaleBench implements Callable<Integer> {
             return new Result(keys, mode, keys / loadSeconds, inserts.getValueAtPercentile(99) / 1e3,
                 inserts.getValueAtPercentile(99.9) / 1e3, inserts.getValueAtPercentile(99.99) / 1e3,
                 inserts.getMaxValue() / 1e3, stalls.size(), mean / 1e3, gets.getValueAtPercentile(50) / 1e3,
-                gets.getValueAtPercentile(99) / 1e3);
+                gets.getValueAtPercentile(99) / 1e3, probeMaxUs);
         }
     }
 
+    /** The hiccup probe's line; returns its latest wake-up in µs. */
+    private double reportProbe(HiccupProbe probe) {
+        HiccupProbe.Lateness late = probe.lateness();
+        System.out.printf(Locale.ROOT, "  the platform during the load (hiccup probe, a process of its own, in %s, waking"
+                + " every %d µs): %,d wake-ups, late p99 %.1f µs, p99.9 %.1f µs, max %.1f µs, %d later than %d µs%n",
+            probe.scheduling(), HiccupProbe.PERIOD_NANOS / 1000, late.wakeUps(), late.p99Micros(), late.p999Micros(),
+            late.maxMicros(), probe.hiccups().size(), stallMicros);
+        return late.maxMicros();
+    }
+
     /**
-     * The inserts slower than --stall-micros: how many overlapped a pause of the server JVM, of this JVM, or none;
-     * the server's pauses during the load; the slowest inserts, each with its start (since the load began, and
-     * wall-clock for JFR or a log) and the pauses it overlapped.
+     * The inserts slower than --stall-micros: how many overlapped a pause of the server JVM, of this JVM, a hiccup
+     * the probe saw (the platform), or none; the server's pauses during the load; the slowest inserts, each with its
+     * start (since the load began, and wall-clock for JFR or a log) and the pauses and hiccups it overlapped.
      */
     private void reportStalls(List<long[]> stalls, long start, long end, List<Pauses.Pause> serverPauses,
-                              long nanosMinusWallNanos, String loadAfter) {
+                              List<Pauses.Pause> hiccups, long nanosMinusWallNanos, String loadAfter) {
         List<Pauses.Pause> client = serverMode.equals("embedded") ? List.of() : clientPauses.seen();
         List<Pauses.Pause> server = serverMode.equals("embedded") ? clientPauses.seen() : serverPauses;
         int withServer = 0;
         int withClient = 0;
+        int withHiccup = 0;
         for (long[] st : stalls) {
             if (!Pauses.overlapping(server, st[0], st[0] + st[1]).isEmpty()) {
                 withServer++;
             } else if (!Pauses.overlapping(client, st[0], st[0] + st[1]).isEmpty()) {
                 withClient++;
+            } else if (!Pauses.overlapping(hiccups, st[0], st[0] + st[1]).isEmpty()) {
+                withHiccup++;
             }
         }
         List<Pauses.Pause> during = Pauses.overlapping(server, start, end);
         System.out.printf(Locale.ROOT, "  load average after the load: %s%n  %d inserts > %d µs: %d during a pause of the"
-                + " server JVM, %d (others) during a GC pause of the client JVM, %d during neither%n", loadAfter,
-            stalls.size(), stallMicros, withServer, withClient, stalls.size() - withServer - withClient);
+                + " server JVM, %d (others) during a GC pause of the client JVM, %d (others) during a platform hiccup"
+                + " (the probe woke late), %d during none%n", loadAfter, stalls.size(), stallMicros, withServer, withClient,
+            withHiccup, stalls.size() - withServer - withClient - withHiccup);
         System.out.printf(Locale.ROOT, "  server JVM pauses during the load: %d, longest %.1f ms, %.1f ms in all%n", during.size(),
             during.stream().mapToLong(Pauses.Pause::nanos).max().orElse(0) / 1e6,
             during.stream().mapToLong(Pauses.Pause::nanos).sum() / 1e6);
@@ -245,6 +281,9 @@ public final class ScaleBench implements Callable<Integer> {
             }
             for (Pauses.Pause p : Pauses.overlapping(client, st[0], st[0] + st[1])) {
                 why.append(String.format(Locale.ROOT, "; client %s %.1f ms", p.what(), p.nanos() / 1e6));
+            }
+            for (Pauses.Pause p : Pauses.overlapping(hiccups, st[0], st[0] + st[1])) {
+                why.append("; ").append(p.what());
             }
             long wall = st[0] - nanosMinusWallNanos; // good to a microsecond
             System.out.printf(Locale.ROOT, "    +%.6f s (%s, nanoTime %d) insert %d took %.1f µs%s%n", (st[0] - start) / 1e9,
