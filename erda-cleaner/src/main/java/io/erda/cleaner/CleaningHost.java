@@ -33,6 +33,10 @@ public interface CleaningHost {
     /** Regions were added to a head (the new chain grew under the cleaner's copies): register them. Called locked. */
     void regionsAdded(int headId);
 
+    /** The cleaner copied (and persisted) {@code bytes} of a live object into the new chain: PM it wrote. */
+    default void bytesCopied(long bytes) {
+    }
+
     /** These regions are about to be zeroed and deleted: deregister them from the fabric first. */
     void retiring(int headId, List<PmRegion> regions);
 

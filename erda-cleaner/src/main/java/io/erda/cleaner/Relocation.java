@@ -168,6 +168,7 @@ final class Relocation {
         to.region().persist(to.offsetInRegion(), length); // the copy is durable before any entry points at it
         bytesCopied += length;
         objectsCopied++;
+        host.bytesCopied(length);
         return LogAddress.unitsForBytes(target);
     }
 }

@@ -346,6 +346,11 @@ public final class PmDirectory implements AutoCloseable {
         return heads.stream().map(LogHead::describe).toList();
     }
 
+    /** Bytes written zeroing retired log regions ([recycled-memory]), part of {@link #localBytesWritten}. */
+    public long retiredZeroedBytes() {
+        return heads.stream().mapToLong(LogHead::retiredZeroedBytes).sum();
+    }
+
     /** Bytes the server stored into the table and every region through core (remote writes excluded). */
     public long localBytesWritten() {
         return table.region().localBytesWritten() + heads.stream().mapToLong(LogHead::localBytesWritten).sum();

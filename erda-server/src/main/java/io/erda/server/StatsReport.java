@@ -45,6 +45,8 @@ final class StatsReport {
         line(b, "nvm_bytes_local", local);
         line(b, "nvm_bytes_reserved", stats.bytesReserved.sum());
         line(b, "nvm_bytes_baseline_logs", baselineLogs);
+        // part of nvm_bytes_written: what keeping the log costs (copies of live objects, zeroing of retired regions)
+        line(b, "nvm_bytes_cleaner", stats.cleanerBytesCopied.sum() + store.directory().retiredZeroedBytes());
         baselines.stats((name, value) -> line(b, name, value));
         line(b, "server_cpu_ns", stats.serverCpuNanos.sum());
         line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());

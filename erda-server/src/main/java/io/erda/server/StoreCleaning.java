@@ -183,6 +183,11 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     }
 
     @Override
+    public void bytesCopied(long bytes) {
+        stats.cleanerBytesCopied.add(bytes);
+    }
+
+    @Override
     public void retiring(int headId, List<PmRegion> regions) {
         // deregister only once the clients acknowledged the switched head array: a GET that read an entry of the old
         // chain before has ended by then (a reader stalled longer than a round trip would otherwise lose its

@@ -24,4 +24,6 @@ public final class StoreStats {
     public final LongAdder cleanings = new LongAdder();
     /** CPU time of the background cleaner thread's runs; also part of {@link #serverCpuNanos}. */
     public final LongAdder cleanerCpuNanos = new LongAdder();
+    /** Bytes of live objects the cleaner copied into new chains (and persisted). */
+    public final LongAdder cleanerBytesCopied = new LongAdder();
 }

@@ -92,7 +92,16 @@ final class ComparisonTable {
             if (r.workload().equals("C") && r.serverCpuUsPerOp() != null) {
                 check(b, "server CPU per GET is 0 µs" + where, r.serverCpuUsPerOp(), r.serverCpuUsPerOp() == 0);
             }
-            if (r.workload().equals("update-only") && ref != null && r.nvmBytesPerOp() != null && ref.nvmBytesPerOp() != null) {
+            if (r.workload().equals("update-only") && ref != null && r.nvmRequestPathBytesPerOp() != null
+                    && ref.nvmRequestPathBytesPerOp() != null) {
+                // the paper's figure: what an update writes, not what keeping the log costs later (cleaner copies and
+                // zeroing are in the tables, and apply to every protocol's log alike)
+                double x = r.nvmRequestPathBytesPerOp() / ref.nvmRequestPathBytesPerOp();
+                check(b, String.format(Locale.ROOT, "NVM bytes per update on the request path ≤ 0.55× Redo Logging%s"
+                        + " (the cleaner's copies and zeroing left out; with them %s)", where,
+                        fmt(r.nvmBytesPerOp() / ref.nvmBytesPerOp())), x, x <= 0.55);
+            } else if (r.workload().equals("update-only") && ref != null && r.nvmBytesPerOp() != null
+                    && ref.nvmBytesPerOp() != null) {
                 double x = r.nvmBytesPerOp() / ref.nvmBytesPerOp();
                 check(b, "NVM bytes per update ≤ 0.55× Redo Logging" + where, x, x <= 0.55);
             }

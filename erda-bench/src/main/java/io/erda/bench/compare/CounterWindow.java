@@ -77,7 +77,8 @@ final class CounterWindow {
         }
         Map<String, Long> settled = settle(maxWaitMillis);
         Map<String, Long> merged = new java.util.HashMap<>(a);
-        for (String name : new String[] {"server_cpu_ns", "nvm_bytes_written", "nvm_bytes_local", "engine_cpu_ns"}) {
+        for (String name : new String[] {"server_cpu_ns", "nvm_bytes_written", "nvm_bytes_local", "nvm_bytes_cleaner",
+            "engine_cpu_ns"}) {
             if (settled.containsKey(name)) {
                 merged.put(name, settled.get(name));
             }

@@ -19,14 +19,29 @@ import java.util.Map;
  * @param targetOps       open loop: the intended operations per second over all processes; null: closed loop
  * @param latency         per YCSB histogram name ({@code READ}, {@code UPDATE}: from the operation's actual start;
  *                        {@code Intended-READ}, {@code Intended-UPDATE}: from its intended start, open loop only)
+ * @param nvmCleanerBytesPerOp the part of {@code nvmBytesPerOp} the log cleaner wrote (its copies of live objects,
+ *                        its zeroing of retired regions: the server's {@code nvm_bytes_cleaner}); null if not reported
  */
 public record RunRecord(String fabric, String protocol, String workload, int valueSize, int threads,
                         double throughputOps, Double readMeanUs, Double readP99Us, Double updateMeanUs,
                         Double updateP99Us, Double nvmBytesPerOp, Double serverCpuUsPerOp, Double meanUs,
-                        int clients, Long targetOps, Map<String, LatencyFigures> latency) {
+                        int clients, Long targetOps, Map<String, LatencyFigures> latency, Double nvmCleanerBytesPerOp) {
 
     public RunRecord {
         latency = Map.copyOf(latency);
+    }
+
+    /** A run whose server did not say what its cleaner wrote. */
+    public RunRecord(String fabric, String protocol, String workload, int valueSize, int threads, double throughputOps,
+                     Double readMeanUs, Double readP99Us, Double updateMeanUs, Double updateP99Us, Double nvmBytesPerOp,
+                     Double serverCpuUsPerOp, Double meanUs, int clients, Long targetOps, Map<String, LatencyFigures> latency) {
+        this(fabric, protocol, workload, valueSize, threads, throughputOps, readMeanUs, readP99Us, updateMeanUs,
+            updateP99Us, nvmBytesPerOp, serverCpuUsPerOp, meanUs, clients, targetOps, latency, null);
+    }
+
+    /** NVM bytes per operation on the request path: all but what the cleaner wrote (null if either is unknown). */
+    public Double nvmRequestPathBytesPerOp() {
+        return nvmBytesPerOp == null || nvmCleanerBytesPerOp == null ? null : nvmBytesPerOp - nvmCleanerBytesPerOp;
     }
 
     /** A closed-loop run of one client process with no histograms (tests and callers that have only the means). */

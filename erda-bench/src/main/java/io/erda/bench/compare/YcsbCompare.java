@@ -365,7 +365,7 @@ public final class YcsbCompare implements Callable<Integer> {
             read != null ? read.meanUs() : null, read != null ? read.p99Us() : null,
             update != null ? update.meanUs() : null, update != null ? update.p99Us() : null,
             perOp(before, after, "nvm_bytes_written", ops), cpuNs == null ? null : cpuNs / 1000.0, mean,
-            s.clients(), targetOps > 0 ? targetOps : null, latency.figures());
+            s.clients(), targetOps > 0 ? targetOps : null, latency.figures(), perOp(before, after, "nvm_bytes_cleaner", ops));
     }
 
     /** Growth of a server counter over a run, per operation; null if the server does not report it. */

@@ -105,6 +105,7 @@ public final class LogHead implements AutoCloseable {
     private final int maxSlots;
     private final Map<Integer, PmRegion> bySlot = new ConcurrentSkipListMap<>();
     private final LongAdder retiredBytesWritten = new LongAdder();
+    private final LongAdder retiredZeroedBytes = new LongAdder();
     private volatile LogChain current;
     private volatile LogChain next;
     private volatile LogChain writes;
@@ -429,8 +430,11 @@ public final class LogHead implements AutoCloseable {
         for (int i = 0; i < old.size(); i++) {
             int slot = old.slots().get(i);
             PmRegion region = old.regions().get(i);
+            long before = region.localBytesWritten();
             region.zeroForReuse(highWater(region));
-            retiredBytesWritten.add(region.localBytesWritten());
+            long after = region.localBytesWritten();
+            retiredZeroedBytes.add(after - before);
+            retiredBytesWritten.add(after);
             synchronized (this) { // the name is free before a reservation may take the slot and create it anew
                 try {
                     factory.recycle(region);
@@ -531,6 +535,11 @@ public final class LogHead implements AutoCloseable {
         }
         described.sort(Comparator.comparingInt(HeadDescriptor.Region::regionIndex));
         return new HeadDescriptor(headId, described);
+    }
+
+    /** Bytes {@link #retire} wrote zeroing retired regions ([recycled-memory]): part of {@link #localBytesWritten}. */
+    public long retiredZeroedBytes() {
+        return retiredZeroedBytes.sum();
     }
 
     /** Bytes the server stored into this head's regions (high-water marks, cleaner copies, zeroing). */
