@@ -110,6 +110,25 @@ class HugePagesTest {
     }
 
     @Test
+    void aMappingLargerThanWhatTheTmpfsHasLeftIsRefusedNamingItsFreeSpace() throws IOException {
+        Path file = huge.resolve("larger-than-the-tmpfs.pm");
+        long length = 256L << 20; // the tmpfs holds 128 MiB
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE);
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            channel.write(java.nio.ByteBuffer.allocate(1), length - 1); // sparse: one page
+            java.lang.foreign.MemorySegment mapping = channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0,
+                    length, arena);
+            assertThatThrownBy(() -> HugePages.verify(file, mapping)).isInstanceOf(java.io.UncheckedIOException.class)
+                    .hasMessageContaining("cannot populate the " + length + " bytes of " + file)
+                    .hasMessageContaining("bytes free").hasMessageContaining("size=");
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
     void thpOnATmpfsWithoutHugePagesIsRefusedWithExitTwoNamingTheMountAndTheFix() {
         StringWriter err = new StringWriter();
         int code = ErdaServerMain.run(new PrintWriter(new StringWriter()), new PrintWriter(err, true),
