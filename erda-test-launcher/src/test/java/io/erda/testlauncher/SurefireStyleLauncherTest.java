@@ -59,14 +59,14 @@ class SurefireStyleLauncherTest {
             throw new IllegalStateException("server did not start\nsecond line");
         }
 
-        @Disabled("not here")
+        @Disabled("no RDMA device")
         @Test
         void disabled() {
         }
 
         @Test
         void assumption() {
-            Assumptions.assumeTrue(false, "no device");
+            Assumptions.assumeTrue(false, "no RDMA device (rxe0) in this VM");
         }
 
         @ParameterizedTest
