@@ -168,14 +168,22 @@ class ClusterRecoveryTest extends ClusterProcessTest {
                 .toArray(CompletableFuture[]::new)).join();
     }
 
-    /** Restarts every member at once ({@code wiped} on empty directories); returns when the last one registered. */
+    /**
+     * Restarts every member; returns when the last one registered. The {@code wiped} ones (on empty directories) first,
+     * each registered before the rest start: the coordinator then picks the re-adopted shards' backups with a wiped
+     * server live and holding nothing, so it gets one (backups are picked by least load among live servers and are not
+     * moved when a server joins later; restarted all at once, a wiped server registering last was left without a role,
+     * which is correct behaviour but not what the test looks at). The others at once.
+     */
     private long restartAll(Set<Integer> wiped) throws Exception {
+        List<Integer> others = members.stream().map(MemberProcess::id).filter(id -> !wiped.contains(id)).toList();
+        members.clear(); // killed already; each restarted one is added as it registers, so @AfterEach closes it
         for (int id : wiped) {
             assertThat(Files.exists(root.resolve("member-" + id))).isFalse();
+            members.add(ClusterDemo.startMember(zk, id, SERVERS, SHARDS, root));
         }
-        List<CompletableFuture<MemberProcess>> starts = members.stream().map(m -> CompletableFuture.supplyAsync(
-                () -> ClusterDemo.startMember(zk, m.id(), SERVERS, SHARDS, root))).toList();
-        members.clear();
+        List<CompletableFuture<MemberProcess>> starts = others.stream().map(id -> CompletableFuture.supplyAsync(
+                () -> ClusterDemo.startMember(zk, id, SERVERS, SHARDS, root))).toList();
         for (CompletableFuture<MemberProcess> start : starts) {
             members.add(start.join());
         }
