@@ -5,6 +5,7 @@ import io.erda.fabric.FabricException;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
+import io.erda.fabric.soft.IntKeyMap;
 import io.erda.fabric.soft.RegionTable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,9 +15,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.Map;
 
 /**
  * The initiator's view of a peer's exported memory, and the executor of one-sided operations against it: a READ
@@ -42,7 +40,7 @@ final class PeerMemory implements AutoCloseable {
     private final Path exportsFile;
     private final Arena countersArena = Arena.ofShared();
     private final MemorySegment counters;
-    private final Map<Integer, Mapping> mappings = new HashMap<>();
+    private final IntKeyMap<Mapping> mappings = new IntKeyMap<>();
     private RegionTable<ExportedRegion> table = new RegionTable<>(0);
     private long generation = -1;
 
@@ -93,15 +91,16 @@ final class PeerMemory implements AutoCloseable {
     /** Executes a one-sided request whose local side was already checked. */
     Outcome execute(WorkRequest wr, MemorySegment local) {
         refreshIfStale();
-        RegionTable.Check<ExportedRegion> check = table.check(wr.opcode(), wr.remoteAddress(), wr.length(), wr.rkey());
-        if (!check.ok() && table.get(wr.rkey()) == null) {
+        ExportedRegion region = table.admit(wr.opcode(), wr.remoteAddress(), wr.length(), wr.rkey());
+        if (region == null && table.get(wr.rkey()) == null) {
             reload(CountersFile.generation(counters)); // one refresh before an unknown rkey is final
-            check = table.check(wr.opcode(), wr.remoteAddress(), wr.length(), wr.rkey());
+            region = table.admit(wr.opcode(), wr.remoteAddress(), wr.length(), wr.rkey());
         }
-        if (!check.ok()) {
+        if (region == null) {
+            RegionTable.Check<ExportedRegion> check = table.check(wr.opcode(), wr.remoteAddress(), wr.length(),
+                    wr.rkey());
             return new Outcome(check.status(), check.detail());
         }
-        ExportedRegion region = check.region();
         Mapping m;
         try {
             m = map(region);
@@ -175,11 +174,10 @@ final class PeerMemory implements AutoCloseable {
         for (ExportedRegion r : snapshot.regions()) {
             fresh.put(r.rkey(), r);
         }
-        for (Iterator<Mapping> it = mappings.values().iterator(); it.hasNext(); ) {
-            Mapping m = it.next();
+        for (Mapping m : mappings.values()) {
             if (!m.region().equals(fresh.get(m.region().rkey()))) {
                 m.arena().close();
-                it.remove();
+                mappings.remove(m.region().rkey());
             }
         }
         table = fresh;
@@ -219,8 +217,8 @@ final class PeerMemory implements AutoCloseable {
     public void close() {
         for (Mapping m : mappings.values()) {
             m.arena().close();
+            mappings.remove(m.region().rkey());
         }
-        mappings.clear();
         countersArena.close();
     }
 }

@@ -4,7 +4,6 @@ import io.erda.fabric.Access;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.Status;
 
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -33,7 +32,7 @@ public final class RegionTable<R extends RegionTable.Entry> {
         }
     }
 
-    private final ConcurrentHashMap<Integer, R> byKey = new ConcurrentHashMap<>();
+    private final IntKeyMap<R> byKey = new IntKeyMap<>();
     private final AtomicInteger nextKey;
 
     public RegionTable(int firstKey) {
@@ -61,6 +60,15 @@ public final class RegionTable<R extends RegionTable.Entry> {
         return byKey.values();
     }
 
+    /**
+     * The region a one-sided access of {@code length} bytes at {@code address} with {@code rkey} may touch, or null if
+     * it fails any check ({@link #check} then says which). Allocates nothing: it runs on every READ and WRITE.
+     */
+    public R admit(Opcode opcode, long address, long length, int rkey) {
+        R region = byKey.get(rkey);
+        return region != null && problem(region, opcode, address, length) == null ? region : null;
+    }
+
     /** Checks a one-sided access of {@code length} bytes at {@code address} with {@code rkey}. */
     public Check<R> check(Opcode opcode, long address, long length, int rkey) {
         R region = byKey.get(rkey);
@@ -72,26 +80,45 @@ public final class RegionTable<R extends RegionTable.Entry> {
 
     /** The range, flag and alignment part of {@link #check}, for a region already looked up. */
     public static <R extends Entry> Check<R> checkRegion(R region, Opcode opcode, long address, long length, int rkey) {
+        Problem problem = problem(region, opcode, address, length);
+        if (problem == null) {
+            return new Check<>(region, Status.SUCCESS, null);
+        }
+        return switch (problem) {
+            case RANGE -> new Check<>(null, Status.REMOTE_ACCESS_ERROR, "range [0x" + Long.toHexString(address) + ", +"
+                    + length + ") outside region 0x" + Long.toHexString(region.address()) + " of " + region.length()
+                    + " bytes (rkey 0x" + Integer.toHexString(rkey) + ")");
+            case ACCESS -> new Check<>(null, Status.REMOTE_ACCESS_ERROR, opcode + " needs " + needed(opcode)
+                    + " on rkey 0x" + Integer.toHexString(rkey));
+            case ALIGNMENT -> new Check<>(null, Status.REMOTE_INVALID_REQUEST, "atomic address 0x"
+                    + Long.toHexString(address) + " is not 8-byte aligned");
+        };
+    }
+
+    /** Which check an access fails first. */
+    private enum Problem { RANGE, ACCESS, ALIGNMENT }
+
+    /** The first check the access fails, or null if it passes them all. */
+    private static Problem problem(Entry region, Opcode opcode, long address, long length) {
         long offset = address - region.address();
         if (length < 0 || offset < 0 || offset > region.length() || length > region.length() - offset) {
-            return new Check<>(null, Status.REMOTE_ACCESS_ERROR, "range [0x" + Long.toHexString(address) + ", +" + length
-                    + ") outside region 0x" + Long.toHexString(region.address()) + " of " + region.length()
-                    + " bytes (rkey 0x" + Integer.toHexString(rkey) + ")");
+            return Problem.RANGE;
         }
-        Access needed = switch (opcode) {
+        if (!region.allows(needed(opcode))) {
+            return Problem.ACCESS;
+        }
+        if (opcode.isAtomic() && (address & 7) != 0) {
+            return Problem.ALIGNMENT;
+        }
+        return null;
+    }
+
+    private static Access needed(Opcode opcode) {
+        return switch (opcode) {
             case READ, FLUSH -> Access.REMOTE_READ;
             case WRITE, WRITE_WITH_IMM, ATOMIC_WRITE -> Access.REMOTE_WRITE;
             case CAS, FETCH_ADD -> Access.REMOTE_ATOMIC;
             default -> throw new IllegalArgumentException(opcode + " is not one-sided");
         };
-        if (!region.allows(needed)) {
-            return new Check<>(null, Status.REMOTE_ACCESS_ERROR, opcode + " needs " + needed + " on rkey 0x"
-                    + Integer.toHexString(rkey));
-        }
-        if (opcode.isAtomic() && (address & 7) != 0) {
-            return new Check<>(null, Status.REMOTE_INVALID_REQUEST, "atomic address 0x" + Long.toHexString(address)
-                    + " is not 8-byte aligned");
-        }
-        return new Check<>(region, Status.SUCCESS, null);
     }
 }

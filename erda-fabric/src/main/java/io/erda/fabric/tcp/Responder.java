@@ -165,12 +165,16 @@ final class Responder implements Runnable {
     /** The region if the access passes the rkey, range, flag and alignment checks; else refused and null. */
     private TcpRegion checked(Opcode op, long address, long length, int rkey, byte wire, long seq, int payloadToSkip)
             throws IOException {
-        var check = fabric.regionTable().check(op, address, length, rkey);
-        if (!check.ok()) {
-            refuse(wire, seq, payloadToSkip, check.status(), check.detail());
-            return null;
+        TcpRegion region = fabric.regionTable().admit(op, address, length, rkey);
+        if (region != null) {
+            return region;
         }
-        return check.region();
+        var check = fabric.regionTable().check(op, address, length, rkey); // why (or registered a moment ago)
+        if (check.ok()) {
+            return check.region();
+        }
+        refuse(wire, seq, payloadToSkip, check.status(), check.detail());
+        return null;
     }
 
     private void receiveSend(byte wire, long seq) throws IOException, InterruptedException {
