@@ -1,7 +1,9 @@
 package io.erda.ffm.libc;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.erda.ffm.verbs.Errno;
 import java.io.IOException;
@@ -12,18 +14,111 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
-/** {@code sched_setscheduler(2)} for the calling thread (Linux). */
+/**
+ * {@code sched_setscheduler(2)}, {@code setpriority(2)} and {@code sched_setaffinity(2)} / {@code sched_getaffinity(2)}
+ * for the calling thread (Linux: pid 0 is the calling thread, and the nice value is a thread's own).
+ */
 public final class Scheduling {
     /** First in, first out real-time class: runs before every thread of the normal class. */
     public static final int SCHED_FIFO = 1;
     /** errno of a caller without the privilege (root or CAP_SYS_NICE). */
     public static final int EPERM = 1;
+    /** errno of setpriority lowering the nice value without the privilege. */
+    public static final int EACCES = 13;
 
     private static final MethodHandle SCHED_SETSCHEDULER = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().findOrThrow("sched_setscheduler"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Errno.CAPTURE);
 
+    /** Bytes of the kernel's CPU mask we pass: glibc's {@code cpu_set_t}, 1024 CPUs. */
+    private static final int CPU_SET_BYTES = 128;
+
+    private static final MethodHandle SCHED_SETAFFINITY = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().findOrThrow("sched_setaffinity"),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), Errno.CAPTURE);
+    private static final MethodHandle SCHED_GETAFFINITY = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().findOrThrow("sched_getaffinity"),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), Errno.CAPTURE);
+
+    /** {@code setpriority}'s "which" for one process, on Linux one thread. */
+    private static final int PRIO_PROCESS = 0;
+    private static final MethodHandle SETPRIORITY = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().findOrThrow("setpriority"),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Errno.CAPTURE);
+
     private Scheduling() {}
+
+    /**
+     * Sets the calling thread's nice value ({@code setpriority(PRIO_PROCESS, 0, nice)}; Linux keeps it per thread):
+     * 19 is the least CPU share the normal class gives, and a thread of nice 0 that wakes preempts it at once. Raising
+     * it needs no privilege; lowering it does (CAP_SYS_NICE, or RLIMIT_NICE).
+     *
+     * @throws UncheckedIOException if the kernel refuses, naming the value and errno
+     */
+    public static void nice(int nice) {
+        int result;
+        int errno;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Errno.CAPTURE_LAYOUT);
+            result = (int) SETPRIORITY.invokeExact(state, PRIO_PROCESS, 0, nice);
+            errno = Errno.read(state);
+        } catch (Throwable t) {
+            throw new IllegalStateException("setpriority downcall failed", t);
+        }
+        if (result != 0) {
+            throw new UncheckedIOException(new IOException("setpriority(PRIO_PROCESS, 0, " + nice + ") failed: "
+                    + Errno.name(errno) + " (" + Errno.strerror(errno) + ")"
+                    + (errno == EACCES ? "; a lower nice value needs CAP_SYS_NICE" : "")));
+        }
+    }
+
+    /**
+     * The CPUs the calling thread may run on ({@code sched_getaffinity}), ascending.
+     *
+     * @throws UncheckedIOException if the kernel refuses, naming the errno
+     */
+    public static int[] allowedCpus() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mask = arena.allocate(CPU_SET_BYTES);
+            affinity(SCHED_GETAFFINITY, "sched_getaffinity", mask, arena, "mask");
+            return java.util.stream.IntStream.range(0, CPU_SET_BYTES * 8)
+                    .filter(cpu -> (mask.get(JAVA_BYTE, cpu / 8) & (1 << (cpu % 8))) != 0).toArray();
+        }
+    }
+
+    /**
+     * Pins the calling thread to {@code cpu} ({@code sched_setaffinity} with that one CPU).
+     *
+     * @throws UncheckedIOException if the kernel refuses (EINVAL: not a CPU this thread may use), naming CPU and errno
+     */
+    public static void pin(int cpu) {
+        if (cpu < 0 || cpu >= CPU_SET_BYTES * 8) {
+            throw new IllegalArgumentException("cpu " + cpu + " is outside 0 to " + (CPU_SET_BYTES * 8 - 1));
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mask = arena.allocate(CPU_SET_BYTES);
+            mask.set(JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
+            affinity(SCHED_SETAFFINITY, "sched_setaffinity", mask, arena, "cpu " + cpu);
+        }
+    }
+
+    /** {@code call} (set or get affinity) of the calling thread with {@code mask}; {@code what}: the mask, for errors. */
+    private static void affinity(MethodHandle call, String name, MemorySegment mask, Arena arena, String what) {
+        int result;
+        int errno;
+        try {
+            MemorySegment state = arena.allocate(Errno.CAPTURE_LAYOUT);
+            result = (int) call.invokeExact(state, 0, (long) CPU_SET_BYTES, mask);
+            errno = Errno.read(state);
+        } catch (Throwable t) {
+            throw new IllegalStateException(name + " downcall failed", t);
+        }
+        if (result != 0) {
+            throw new UncheckedIOException(new IOException(name + "(0, " + CPU_SET_BYTES + ", "
+                    + what + ") failed: " + Errno.name(errno) + " ("
+                    + Errno.strerror(errno) + ")"));
+        }
+    }
 
     /**
      * Puts the calling thread (pid 0 to the kernel) into {@link #SCHED_FIFO} at {@code priority} (1 to 99).

@@ -46,6 +46,88 @@ class SchedulingTest {
                 .hasMessageContaining("sched_setscheduler(0, SCHED_FIFO, 0) failed: EINVAL");
     }
 
+    /**
+     * Each CPU this thread may use: a thread pinned to it is allowed that CPU alone (the kernel's
+     * Cpus_allowed_list), and runs there; the runner's thread keeps its mask.
+     */
+    @Test
+    void aThreadPinnedToACpuMayRunOnThatCpuAlone() throws Exception {
+        int[] allowed = Scheduling.allowedCpus();
+        assertThat(allowed).as("the CPUs this thread may use").isNotEmpty()
+                .hasSizeLessThanOrEqualTo(Runtime.getRuntime().availableProcessors());
+        for (int cpu : allowed) {
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    Scheduling.pin(cpu);
+                    outcome.set(java.util.List.of(cpusAllowedListOfThisThread(), java.util.Arrays.toString(
+                            Scheduling.allowedCpus()), processorOfThisThread()));
+                } catch (RuntimeException | java.io.IOException e) {
+                    outcome.set(e);
+                }
+            });
+            t.join();
+            assertThat(outcome.get()).as("pinned to %d", cpu)
+                    .isEqualTo(java.util.List.of(Integer.toString(cpu), "[" + cpu + "]", cpu));
+        }
+        assertThat(Scheduling.allowedCpus()).containsExactly(allowed);
+    }
+
+    @Test
+    void aCpuOutsideTheMaskIsRefusedNamingIt() throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                Scheduling.pin(1023); // no machine here has it: EINVAL, no CPU in the mask it may use
+            } catch (RuntimeException e) {
+                thrown.set(e);
+            }
+        });
+        t.join();
+        assertThat(thrown.get()).isInstanceOf(UncheckedIOException.class)
+                .hasMessageContaining("sched_setaffinity(0, 128, cpu 1023) failed: EINVAL");
+        assertThatThrownBy(() -> Scheduling.pin(1024)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cpu 1024 is outside 0 to 1023");
+    }
+
+    private static String cpusAllowedListOfThisThread() throws java.io.IOException {
+        return Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
+                .filter(l -> l.startsWith("Cpus_allowed_list:")).map(l -> l.substring(l.indexOf(':') + 1).trim())
+                .findFirst().orElseThrow();
+    }
+
+    /** Field 39 of /proc/thread-self/stat: the CPU the thread last ran on. */
+    private static int processorOfThisThread() throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Integer.parseInt(after[39 - 3]);
+    }
+
+    /** A thread's nice value is its own: the kernel reports it for that thread, the runner's thread keeps its own. */
+    @Test
+    void aThreadsNiceValueIsSetForThatThreadAlone() throws Exception {
+        int runner = niceOfThisThread();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                Scheduling.nice(19);
+                outcome.set(niceOfThisThread());
+            } catch (RuntimeException | java.io.IOException e) {
+                outcome.set(e);
+            }
+        });
+        t.join();
+        assertThat(outcome.get()).as("nice in /proc/thread-self/stat").isEqualTo(19);
+        assertThat(niceOfThisThread()).isEqualTo(runner);
+    }
+
+    /** Field 19 of /proc/thread-self/stat: the nice value. */
+    private static int niceOfThisThread() throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Integer.parseInt(after[19 - 3]);
+    }
+
     /** Field 41 of /proc/thread-self/stat: the scheduling policy. */
     private static int policyOfThisThread() throws java.io.IOException {
         String stat = Files.readString(Path.of("/proc/thread-self/stat"));
