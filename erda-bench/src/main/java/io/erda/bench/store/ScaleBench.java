@@ -105,7 +105,13 @@ public final class ScaleBench implements Callable<Integer> {
 
     record Result(int keys, String mode, double loadOpsPerSecond, double insertP99Us, double insertP999Us,
                   double insertP9999Us, double insertMaxUs, int stalls, double getMeanUs, double getP50Us, double getP99Us,
-                  double probeMaxUs) { }
+                  double probeMaxUs, double insertMaxWithoutPlatformUs, double insertMaxWithoutPlatformOrPausesUs) { }
+
+    /**
+     * The slowest insert that overlapped no platform hiccup, and the slowest that overlapped neither a hiccup nor a
+     * pause of either JVM (µs): what this machine's own stalls leave of the insert max.
+     */
+    record Attributed(double withoutPlatformUs, double withoutPlatformOrPausesUs) { }
 
     /** A server the bench talks to, and where its pauses come from. */
     private interface BenchServer extends AutoCloseable {
@@ -157,23 +163,27 @@ public final class ScaleBench implements Callable<Integer> {
         System.out.println();
         System.out.println("medians over " + rounds + " round(s); ratios to huge pages " + modes.getFirst() + " of the same key count");
         for (int keys : keyCounts) {
-            double firstGet = median(results, keys, modes.getFirst(), true);
+            double firstGet = median(results, keys, modes.getFirst(), Result::getMeanUs);
             for (String mode : modes) {
-                double get = median(results, keys, mode, true);
-                double max = median(results, keys, mode, false);
+                double get = median(results, keys, mode, Result::getMeanUs);
+                double max = median(results, keys, mode, Result::insertMaxUs);
                 double probe = results.stream().filter(r -> r.keys() == keys && r.mode().equals(mode))
                     .mapToDouble(Result::probeMaxUs).max().orElse(Double.NaN);
                 System.out.printf(Locale.ROOT, "%,d keys, huge pages %s: GET mean %.3f µs (x%.2f), insert max %.1f µs%s%n",
-                    keys, mode, get, get / firstGet, max, Double.isNaN(probe) ? ""
-                        : String.format(Locale.ROOT, " (the hiccup probe's latest wake-up in these loads: %.1f µs)", probe));
+                    keys, mode, get, get / firstGet, max, Double.isNaN(probe) ? "" : String.format(Locale.ROOT,
+                        " (the hiccup probe's latest wake-up in these loads: %.1f µs); without the platform's stalls"
+                            + " %.1f µs, without them or a JVM pause %.1f µs", probe,
+                        median(results, keys, mode, Result::insertMaxWithoutPlatformUs),
+                        median(results, keys, mode, Result::insertMaxWithoutPlatformOrPausesUs)));
             }
         }
         return 0;
     }
 
-    private static double median(List<Result> results, int keys, String mode, boolean get) {
+    private static double median(List<Result> results, int keys, String mode,
+                                 java.util.function.ToDoubleFunction<Result> figure) {
         double[] v = results.stream().filter(r -> r.keys() == keys && r.mode().equals(mode))
-            .mapToDouble(r -> get ? r.getMeanUs() : r.insertMaxUs()).sorted().toArray();
+            .mapToDouble(figure).sorted().toArray();
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
@@ -197,6 +207,7 @@ public final class ScaleBench implements Callable<Integer> {
             List<long[]> stalls = new ArrayList<>(); // {start nanoTime, duration ns, insert}
             long nanosMinusWallNanos = System.nanoTime() - wallMicros() * 1000;
             HiccupProbe probe = hiccupProbe ? new HiccupProbe(stallMicros * 1000) : null;
+            long fastMax = 0; // the slowest insert not in stalls
             long start = System.nanoTime();
             try {
                 for (int i = 0; i < keys; i++) {
@@ -206,6 +217,8 @@ public final class ScaleBench implements Callable<Integer> {
                     inserts.recordValue(t);
                     if (t > stallMicros * 1000) {
                         stalls.add(new long[] {t0, t, i});
+                    } else if (t > fastMax) {
+                        fastMax = t;
                     }
                 }
             } finally {
@@ -219,7 +232,8 @@ public final class ScaleBench implements Callable<Integer> {
             // the validator settles the load first; GC notifications and log lines arrive a little late
             sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
             List<Pauses.Pause> hiccups = probe == null ? List.of() : probe.hiccups();
-            reportStalls(stalls, start, end, server.pauses(), hiccups, nanosMinusWallNanos, loadAfter);
+            Attributed attributed = reportStalls(stalls, fastMax, start, end, server.pauses(), hiccups,
+                nanosMinusWallNanos, loadAfter);
             double probeMaxUs = probe == null ? Double.NaN : reportProbe(probe);
             SplittableRandom random = new SplittableRandom(42);
             timedGets(client, USER, keys, random, Math.min(2.0, getSeconds), null); // warm-up: JIT, client mappings
@@ -230,7 +244,8 @@ public final class ScaleBench implements Callable<Integer> {
             return new Result(keys, mode, keys / loadSeconds, inserts.getValueAtPercentile(99) / 1e3,
                 inserts.getValueAtPercentile(99.9) / 1e3, inserts.getValueAtPercentile(99.99) / 1e3,
                 inserts.getMaxValue() / 1e3, stalls.size(), mean / 1e3, gets.getValueAtPercentile(50) / 1e3,
-                gets.getValueAtPercentile(99) / 1e3, probeMaxUs);
+                gets.getValueAtPercentile(99) / 1e3, probeMaxUs, attributed.withoutPlatformUs(),
+                attributed.withoutPlatformOrPausesUs());
         }
     }
 
@@ -249,27 +264,64 @@ public final class ScaleBench implements Callable<Integer> {
      * the probe saw (the platform), or none; the server's pauses during the load; the slowest inserts, each with its
      * start (since the load began, and wall-clock for JFR or a log) and the pauses and hiccups it overlapped.
      */
-    private void reportStalls(List<long[]> stalls, long start, long end, List<Pauses.Pause> serverPauses,
-                              List<Pauses.Pause> hiccups, long nanosMinusWallNanos, String loadAfter) {
+    /**
+     * What the slow inserts overlapped: {@code withServer} a pause of the server JVM, {@code withClient} (others) one of
+     * the client JVM, {@code withHiccup} (others) a platform hiccup; and the slowest insert that overlapped no hiccup,
+     * and the slowest that overlapped none of the three ({@code fastMax}, the slowest insert not among the stalls, if
+     * none did). Stalls are {start nanoTime, duration ns, insert}.
+     */
+    record StallCauses(int withServer, int withClient, int withHiccup, long maxWithoutPlatformNanos,
+                       long maxWithoutPlatformOrPausesNanos) {
+        static StallCauses of(List<long[]> stalls, long fastMax, List<Pauses.Pause> server, List<Pauses.Pause> client,
+                              List<Pauses.Pause> hiccups) {
+            int withServer = 0;
+            int withClient = 0;
+            int withHiccup = 0;
+            long withoutPlatform = fastMax;
+            long withoutPlatformOrPauses = fastMax;
+            for (long[] st : stalls) {
+                boolean inServerPause = !Pauses.overlapping(server, st[0], st[0] + st[1]).isEmpty();
+                boolean inClientPause = !Pauses.overlapping(client, st[0], st[0] + st[1]).isEmpty();
+                boolean inHiccup = !Pauses.overlapping(hiccups, st[0], st[0] + st[1]).isEmpty();
+                if (inServerPause) {
+                    withServer++;
+                } else if (inClientPause) {
+                    withClient++;
+                } else if (inHiccup) {
+                    withHiccup++;
+                }
+                if (!inHiccup) {
+                    withoutPlatform = Math.max(withoutPlatform, st[1]);
+                    if (!inServerPause && !inClientPause) {
+                        withoutPlatformOrPauses = Math.max(withoutPlatformOrPauses, st[1]);
+                    }
+                }
+            }
+            return new StallCauses(withServer, withClient, withHiccup, withoutPlatform, withoutPlatformOrPauses);
+        }
+    }
+
+    private Attributed reportStalls(List<long[]> stalls, long fastMax, long start, long end,
+                                    List<Pauses.Pause> serverPauses, List<Pauses.Pause> hiccups,
+                                    long nanosMinusWallNanos, String loadAfter) {
         List<Pauses.Pause> client = serverMode.equals("embedded") ? List.of() : clientPauses.seen();
         List<Pauses.Pause> server = serverMode.equals("embedded") ? clientPauses.seen() : serverPauses;
-        int withServer = 0;
-        int withClient = 0;
-        int withHiccup = 0;
-        for (long[] st : stalls) {
-            if (!Pauses.overlapping(server, st[0], st[0] + st[1]).isEmpty()) {
-                withServer++;
-            } else if (!Pauses.overlapping(client, st[0], st[0] + st[1]).isEmpty()) {
-                withClient++;
-            } else if (!Pauses.overlapping(hiccups, st[0], st[0] + st[1]).isEmpty()) {
-                withHiccup++;
-            }
-        }
+        StallCauses causes = StallCauses.of(stalls, fastMax, server, client, hiccups);
+        int withServer = causes.withServer();
+        int withClient = causes.withClient();
+        int withHiccup = causes.withHiccup();
+        long withoutPlatform = causes.maxWithoutPlatformNanos();
+        long withoutPlatformOrPauses = causes.maxWithoutPlatformOrPausesNanos();
         List<Pauses.Pause> during = Pauses.overlapping(server, start, end);
         System.out.printf(Locale.ROOT, "  load average after the load: %s%n  %d inserts > %d µs: %d during a pause of the"
                 + " server JVM, %d (others) during a GC pause of the client JVM, %d (others) during a platform hiccup"
                 + " (the probe woke late), %d during none%n", loadAfter, stalls.size(), stallMicros, withServer, withClient,
             withHiccup, stalls.size() - withServer - withClient - withHiccup);
+        if (hiccupProbe) {
+            System.out.printf(Locale.ROOT, "  insert max without the platform's stalls (the slowest insert that overlapped"
+                    + " no hiccup of the probe): %.1f µs; without them or a pause of either JVM: %.1f µs%n",
+                withoutPlatform / 1e3, withoutPlatformOrPauses / 1e3);
+        }
         System.out.printf(Locale.ROOT, "  server JVM pauses during the load: %d, longest %.1f ms, %.1f ms in all%n", during.size(),
             during.stream().mapToLong(Pauses.Pause::nanos).max().orElse(0) / 1e6,
             during.stream().mapToLong(Pauses.Pause::nanos).sum() / 1e6);
@@ -289,6 +341,7 @@ public final class ScaleBench implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "    +%.6f s (%s, nanoTime %d) insert %d took %.1f µs%s%n", (st[0] - start) / 1e9,
                 java.time.Instant.ofEpochSecond(0, wall), st[0], st[2], st[1] / 1e3, why);
         });
+        return new Attributed(withoutPlatform / 1e3, withoutPlatformOrPauses / 1e3);
     }
 
     private BenchServer startServer(String mode, Path work, long capacity, String name) throws IOException {
