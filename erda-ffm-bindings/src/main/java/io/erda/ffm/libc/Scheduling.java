@@ -15,16 +15,14 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /**
- * {@code sched_setscheduler(2)}, {@code setpriority(2)} and {@code sched_setaffinity(2)} / {@code sched_getaffinity(2)}
- * for the calling thread (Linux: pid 0 is the calling thread, and the nice value is a thread's own).
+ * {@code sched_setscheduler(2)} and {@code sched_setaffinity(2)} / {@code sched_getaffinity(2)} for the calling thread
+ * (Linux: pid 0 is the calling thread).
  */
 public final class Scheduling {
     /** First in, first out real-time class: runs before every thread of the normal class. */
     public static final int SCHED_FIFO = 1;
     /** errno of a caller without the privilege (root or CAP_SYS_NICE). */
     public static final int EPERM = 1;
-    /** errno of setpriority lowering the nice value without the privilege. */
-    public static final int EACCES = 13;
 
     private static final MethodHandle SCHED_SETSCHEDULER = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().findOrThrow("sched_setscheduler"),
@@ -40,37 +38,7 @@ public final class Scheduling {
             Linker.nativeLinker().defaultLookup().findOrThrow("sched_getaffinity"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), Errno.CAPTURE);
 
-    /** {@code setpriority}'s "which" for one process, on Linux one thread. */
-    private static final int PRIO_PROCESS = 0;
-    private static final MethodHandle SETPRIORITY = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().findOrThrow("setpriority"),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Errno.CAPTURE);
-
     private Scheduling() {}
-
-    /**
-     * Sets the calling thread's nice value ({@code setpriority(PRIO_PROCESS, 0, nice)}; Linux keeps it per thread):
-     * 19 is the least CPU share the normal class gives, and a thread of nice 0 that wakes preempts it at once. Raising
-     * it needs no privilege; lowering it does (CAP_SYS_NICE, or RLIMIT_NICE).
-     *
-     * @throws UncheckedIOException if the kernel refuses, naming the value and errno
-     */
-    public static void nice(int nice) {
-        int result;
-        int errno;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Errno.CAPTURE_LAYOUT);
-            result = (int) SETPRIORITY.invokeExact(state, PRIO_PROCESS, 0, nice);
-            errno = Errno.read(state);
-        } catch (Throwable t) {
-            throw new IllegalStateException("setpriority downcall failed", t);
-        }
-        if (result != 0) {
-            throw new UncheckedIOException(new IOException("setpriority(PRIO_PROCESS, 0, " + nice + ") failed: "
-                    + Errno.name(errno) + " (" + Errno.strerror(errno) + ")"
-                    + (errno == EACCES ? "; a lower nice value needs CAP_SYS_NICE" : "")));
-        }
-    }
 
     /**
      * The CPUs the calling thread may run on ({@code sched_getaffinity}), ascending.

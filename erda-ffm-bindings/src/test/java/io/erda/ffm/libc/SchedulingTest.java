@@ -103,31 +103,6 @@ class SchedulingTest {
         return Integer.parseInt(after[39 - 3]);
     }
 
-    /** A thread's nice value is its own: the kernel reports it for that thread, the runner's thread keeps its own. */
-    @Test
-    void aThreadsNiceValueIsSetForThatThreadAlone() throws Exception {
-        int runner = niceOfThisThread();
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().start(() -> {
-            try {
-                Scheduling.nice(19);
-                outcome.set(niceOfThisThread());
-            } catch (RuntimeException | java.io.IOException e) {
-                outcome.set(e);
-            }
-        });
-        t.join();
-        assertThat(outcome.get()).as("nice in /proc/thread-self/stat").isEqualTo(19);
-        assertThat(niceOfThisThread()).isEqualTo(runner);
-    }
-
-    /** Field 19 of /proc/thread-self/stat: the nice value. */
-    private static int niceOfThisThread() throws java.io.IOException {
-        String stat = Files.readString(Path.of("/proc/thread-self/stat"));
-        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Integer.parseInt(after[19 - 3]);
-    }
-
     /** Field 41 of /proc/thread-self/stat: the scheduling policy. */
     private static int policyOfThisThread() throws java.io.IOException {
         String stat = Files.readString(Path.of("/proc/thread-self/stat"));
