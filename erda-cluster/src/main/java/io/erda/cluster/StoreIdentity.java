@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
  * the shard map records it, so the coordinator re-adopts a lost shard's last primary only on the very store that held
  * the shard: a wiped or replaced directory has a new store and so a new identity, which matches nothing recorded.
  *
- * <p>Made after the store: a crash between the two leaves a store without the file, which then gets a fresh identity
- * (safe: a fresh one matches nothing, and a store that never registered was never recorded). A file beside no store
+ * <p>Made after the store, written and forced under a temporary name, renamed, and the directory forced before the
+ * member registers it: a crash before that leaves a store without the file, which then gets a fresh identity (safe:
+ * a fresh one matches nothing, and a store that never registered was never recorded). A file beside no store
  * (the store's files deleted, the file left) is replaced.
  */
 final class StoreIdentity {
@@ -59,6 +60,9 @@ final class StoreIdentity {
                 channel.force(true);
             }
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            // the name too, before the member registers the identity: a crash that lost the rename would bring the
+            // store back with a fresh identity, and the shards it was last primary of would stay lost
+            io.erda.core.pm.PmRegion.forceDirectory(file);
             return id;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read or write the store identity " + file, e);

@@ -121,9 +121,10 @@ public final class PmRegion implements AutoCloseable {
     /**
      * Persists a new name in {@code path}'s directory (fsync of the directory). Not interruptible: a file channel
      * closes on its thread's interrupt, and a server closing its cleaner or preparer mid-rename must not leave a name
-     * half made (the interrupt stays set for the caller).
+     * half made (the interrupt stays set for the caller). Also for other files of a store's directory that must
+     * survive a crash under their new name (the cluster's store identity).
      */
-    private static void forceDirectory(Path path) throws IOException {
+    public static void forceDirectory(Path path) throws IOException {
         Path dir = path.toAbsolutePath().getParent();
         boolean interrupted = Thread.interrupted();
         try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
