@@ -38,6 +38,44 @@ class PmRegionTest {
         }
     }
 
+    /**
+     * persist writes back (msync) where a device is behind the file, and is a fence only where the file lives in memory
+     * (tmpfs: msync has nothing to write there); data persisted either way is what the file reads.
+     */
+    @Test
+    void persistWritesBackOnADiskFileSystemAndNotOnTmpfs() throws IOException {
+        Path shm = Path.of("/dev/shm");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm) && Files.getFileStore(shm).type()
+                .equals("tmpfs") && !Files.getFileStore(dir).type().equals("tmpfs"), "needs /dev/shm on tmpfs and the "
+                + "temporary directory on another file system (here: " + Files.getFileStore(dir).type() + ")");
+        Path memoryDir = Files.createTempDirectory(shm, "pmregion-test-");
+        try {
+            for (Path where : new Path[] {dir, memoryDir}) {
+                try (PmRegion region = PmRegion.create(where.resolve("w.pm"), PmFileHeader.KIND_LOG_REGION, 64 * 1024,
+                        new long[] {7, 3}, WriteLatencyModel.OFF)) {
+                    assertThat(region.writesBack()).as("%s (%s)", where, Files.getFileStore(where).type())
+                            .isEqualTo(where == dir);
+                    region.setLongRelease(256, 0x0102_0304_0506_0708L);
+                    region.persist(256, 8);
+                    region.setMutableWord(0, 99);
+                    ByteBuffer buffer = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                    try (FileChannel channel = FileChannel.open(region.path(), StandardOpenOption.READ)) {
+                        channel.read(buffer, region.dataFileOffset() + 256);
+                    }
+                    assertThat(buffer.getLong(0)).isEqualTo(0x0102_0304_0506_0708L);
+                    assertThat(region.mutableWord(0)).isEqualTo(99);
+                }
+            }
+        } finally {
+            try (var files = Files.list(memoryDir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+            Files.delete(memoryDir);
+        }
+    }
+
     @Test
     void reopenedRegionKeepsDataAndGeometry() {
         try (PmRegion region = create("r.pm")) {

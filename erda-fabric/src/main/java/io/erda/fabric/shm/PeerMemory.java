@@ -44,9 +44,14 @@ final class PeerMemory implements AutoCloseable {
     private RegionTable<ExportedRegion> table = new RegionTable<>(0);
     private long generation = -1;
 
-    /** @param mirror the durable mirror's mapping, or null; {@code mirrorLock} its lock word */
+    /**
+     * @param mirror    the durable mirror's mapping, or null; {@code mirrorLock} its lock word
+     * @param writeBack whether a FLUSH has anything to write back: false for a file that lives in memory only (tmpfs,
+     *                  ramfs, hugetlbfs), where msync writes nothing and a FLUSH is a fence (0.4 µs of syscall saved
+     *                  on every shm PUT's persist; the target's {@code PmRegion} does the same)
+     */
     private record Mapping(ExportedRegion region, MemorySegment memory, MemorySegment mirror, MemorySegment mirrorLock,
-                           Arena arena) {
+                           Arena arena, boolean writeBack) {
         void mirror(long offset, long length) {
             if (mirror != null) {
                 DurableMirror.copyLocked(memory, mirror, mirrorLock, offset, length);
@@ -140,8 +145,10 @@ final class PeerMemory implements AutoCloseable {
                 written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
             }
             case FLUSH -> {
-                if (wr.length() > 0) {
+                if (wr.length() > 0 && m.writeBack()) {
                     remote.asSlice(offset, wr.length()).force();
+                } else {
+                    VarHandle.fullFence(); // a memory-only file: nothing to write back (Mapping)
                 }
             }
             default -> throw new IllegalArgumentException(wr.opcode() + " is not one-sided");
@@ -196,7 +203,7 @@ final class PeerMemory implements AutoCloseable {
                     : mapFile(region.mirrorFile(), region.mirrorOffset(), region.length(), arena);
             MemorySegment lock = region.mirrorFile() == null ? null
                     : mapFile(region.mirrorFile(), region.mirrorLockOffset(), Long.BYTES, arena);
-            m = new Mapping(region, memory, mirror, lock, arena);
+            m = new Mapping(region, memory, mirror, lock, arena, writeBack(region.file()));
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw new FabricException("cannot map " + region.file() + " [" + region.fileOffset() + ", +" + region.length()
@@ -205,6 +212,18 @@ final class PeerMemory implements AutoCloseable {
         }
         mappings.put(region.rkey(), m);
         return m;
+    }
+
+    /** File system types whose files live in memory only: msync has nothing to write back. */
+    private static final java.util.Set<String> MEMORY_ONLY = java.util.Set.of("tmpfs", "ramfs", "hugetlbfs");
+
+    /** Whether msync of a mapping of {@code file} writes anything back (unknown: yes). */
+    private static boolean writeBack(Path file) {
+        try {
+            return !MEMORY_ONLY.contains(java.nio.file.Files.getFileStore(file).type());
+        } catch (IOException e) {
+            return true;
+        }
     }
 
     private static MemorySegment mapFile(Path file, long offset, long length, Arena arena) throws IOException {
