@@ -252,7 +252,7 @@ final class YcsbProcess {
     }
 
     /** Waits for every process; ends them all once one fails or the time is up. */
-    private static void awaitAll(String label, List<Process> processes, Duration timeout, List<Path> errs) throws FailedRun {
+    static void awaitAll(String label, List<Process> processes, Duration timeout, List<Path> errs) throws FailedRun {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             while (true) {
@@ -280,7 +280,12 @@ final class YcsbProcess {
                     }
                     throw new FailedRun("YCSB " + label + " did not finish within " + timeout.toSeconds() + " s (see " + errs.getFirst() + ")");
                 }
-                processes.stream().filter(Process::isAlive).findFirst().orElseThrow().waitFor(50, TimeUnit.MILLISECONDS);
+                // one that was alive above may have ended since: then look again at once (orElseThrow here failed a
+                // whole comparison with NoSuchElementException when the last process exited in between)
+                Process alive = processes.stream().filter(Process::isAlive).findFirst().orElse(null);
+                if (alive != null) {
+                    alive.waitFor(50, TimeUnit.MILLISECONDS);
+                }
             }
         } catch (InterruptedException e) {
             processes.forEach(Process::destroyForcibly);
