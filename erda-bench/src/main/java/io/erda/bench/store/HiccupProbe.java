@@ -187,15 +187,20 @@ final class HiccupProbe implements AutoCloseable {
 
         @Override
         public void run() {
-            if (cpu >= 0) {
-                try {
-                    io.erda.ffm.libc.Scheduling.pin(cpu);
-                } catch (java.io.UncheckedIOException e) {
-                    pinRefused = e.getMessage();
+            try {
+                if (cpu >= 0) {
+                    try {
+                        io.erda.ffm.libc.Scheduling.pin(cpu);
+                    } catch (java.io.UncheckedIOException e) {
+                        pinRefused = e.getMessage();
+                    }
                 }
+                scheduling = realtime();
+            } catch (RuntimeException e) { // whatever else: the probe still starts and says so
+                scheduling = "unknown scheduling (" + e + ")";
+            } finally {
+                started.countDown(); // main waits for every thread: never for one that failed to set up
             }
-            scheduling = realtime();
-            started.countDown();
             long next = System.nanoTime() + PERIOD_NANOS;
             while (!stop) {
                 long now;
