@@ -5,9 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.erda.ffm.verbs.Errno;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -41,20 +39,9 @@ public final class MemoryAdvice {
             throw new IllegalArgumentException("madvise range at 0x" + Long.toHexString(segment.address())
                     + " does not start on a " + PAGE + "-byte page");
         }
-        int result;
-        int errno;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Errno.CAPTURE_LAYOUT);
-            result = (int) MADVISE.invokeExact(state, MemorySegment.ofAddress(segment.address()), segment.byteSize(), advice);
-            errno = Errno.read(state);
-        } catch (Throwable t) {
-            throw new IllegalStateException("madvise downcall failed", t);
-        }
-        if (result != 0) {
-            throw new UncheckedIOException(new IOException("madvise(0x" + Long.toHexString(segment.address()) + ", "
-                    + segment.byteSize() + ", " + name(advice) + ") failed: " + Errno.name(errno) + " ("
-                    + Errno.strerror(errno) + ")"));
-        }
+        LibcCall.run("madvise", () -> "madvise(0x" + Long.toHexString(segment.address()) + ", " + segment.byteSize()
+                + ", " + name(advice) + ")", state -> (int) MADVISE.invokeExact(state,
+                MemorySegment.ofAddress(segment.address()), segment.byteSize(), advice), errno -> "");
     }
 
     private static String name(int advice) {

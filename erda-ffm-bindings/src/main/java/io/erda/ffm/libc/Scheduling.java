@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.erda.ffm.verbs.Errno;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -21,8 +20,6 @@ import java.lang.invoke.MethodHandle;
 public final class Scheduling {
     /** First in, first out real-time class: runs before every thread of the normal class. */
     public static final int SCHED_FIFO = 1;
-    /** errno of a caller without the privilege (root or CAP_SYS_NICE). */
-    public static final int EPERM = 1;
 
     private static final MethodHandle SCHED_SETSCHEDULER = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().findOrThrow("sched_setscheduler"),
@@ -48,7 +45,7 @@ public final class Scheduling {
     public static int[] allowedCpus() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(CPU_SET_BYTES);
-            affinity(SCHED_GETAFFINITY, "sched_getaffinity", mask, arena, "mask");
+            affinity(SCHED_GETAFFINITY, "sched_getaffinity", mask, "mask");
             return java.util.stream.IntStream.range(0, CPU_SET_BYTES * 8)
                     .filter(cpu -> (mask.get(JAVA_BYTE, cpu / 8) & (1 << (cpu % 8))) != 0).toArray();
         }
@@ -66,50 +63,29 @@ public final class Scheduling {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(CPU_SET_BYTES);
             mask.set(JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
-            affinity(SCHED_SETAFFINITY, "sched_setaffinity", mask, arena, "cpu " + cpu);
+            affinity(SCHED_SETAFFINITY, "sched_setaffinity", mask, "cpu " + cpu);
         }
     }
 
     /** {@code call} (set or get affinity) of the calling thread with {@code mask}; {@code what}: the mask, for errors. */
-    private static void affinity(MethodHandle call, String name, MemorySegment mask, Arena arena, String what) {
-        int result;
-        int errno;
-        try {
-            MemorySegment state = arena.allocate(Errno.CAPTURE_LAYOUT);
-            result = (int) call.invokeExact(state, 0, (long) CPU_SET_BYTES, mask);
-            errno = Errno.read(state);
-        } catch (Throwable t) {
-            throw new IllegalStateException(name + " downcall failed", t);
-        }
-        if (result != 0) {
-            throw new UncheckedIOException(new IOException(name + "(0, " + CPU_SET_BYTES + ", "
-                    + what + ") failed: " + Errno.name(errno) + " ("
-                    + Errno.strerror(errno) + ")"));
-        }
+    private static void affinity(MethodHandle call, String name, MemorySegment mask, String what) {
+        LibcCall.run(name, () -> name + "(0, " + CPU_SET_BYTES + ", " + what + ")",
+                state -> (int) call.invokeExact(state, 0, (long) CPU_SET_BYTES, mask), errno -> "");
     }
 
     /**
      * Puts the calling thread (pid 0 to the kernel) into {@link #SCHED_FIFO} at {@code priority} (1 to 99).
      *
-     * @throws UncheckedIOException if the kernel refuses, naming priority and errno ({@link #EPERM} without the
-     *                              privilege)
+     * @throws UncheckedIOException if the kernel refuses, naming priority and errno ({@link Errno#EPERM} without
+     *                              the privilege)
      */
     public static void fifo(int priority) {
-        int result;
-        int errno;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Errno.CAPTURE_LAYOUT);
             MemorySegment param = arena.allocate(JAVA_INT); // struct sched_param { int sched_priority; }
             param.set(JAVA_INT, 0, priority);
-            result = (int) SCHED_SETSCHEDULER.invokeExact(state, 0, SCHED_FIFO, param);
-            errno = Errno.read(state);
-        } catch (Throwable t) {
-            throw new IllegalStateException("sched_setscheduler downcall failed", t);
-        }
-        if (result != 0) {
-            throw new UncheckedIOException(new IOException("sched_setscheduler(0, SCHED_FIFO, " + priority + ") failed: "
-                    + Errno.name(errno) + " (" + Errno.strerror(errno) + ")"
-                    + (errno == EPERM ? "; it needs root or CAP_SYS_NICE" : "")));
+            LibcCall.run("sched_setscheduler", () -> "sched_setscheduler(0, SCHED_FIFO, " + priority + ")",
+                    state -> (int) SCHED_SETSCHEDULER.invokeExact(state, 0, SCHED_FIFO, param),
+                    errno -> errno == Errno.EPERM ? "; it needs root or CAP_SYS_NICE" : "");
         }
     }
 }
