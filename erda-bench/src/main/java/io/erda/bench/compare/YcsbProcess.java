@@ -256,16 +256,16 @@ final class YcsbProcess {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             while (true) {
-                boolean running = false;
+                Process alive = null; // the one to wait on next
                 boolean failed = false;
                 for (Process p : processes) {
-                    if (p.isAlive()) {
-                        running = true;
-                    } else if (p.exitValue() != 0) {
-                        failed = true;
+                    if (!p.isAlive()) {
+                        failed |= p.exitValue() != 0;
+                    } else if (alive == null) {
+                        alive = p;
                     }
                 }
-                if (!running) {
+                if (alive == null) {
                     return;
                 }
                 if (failed) {
@@ -280,12 +280,9 @@ final class YcsbProcess {
                     }
                     throw new FailedRun("YCSB " + label + " did not finish within " + timeout.toSeconds() + " s (see " + errs.getFirst() + ")");
                 }
-                // one that was alive above may have ended since: then look again at once (orElseThrow here failed a
-                // whole comparison with NoSuchElementException when the last process exited in between)
-                Process alive = processes.stream().filter(Process::isAlive).findFirst().orElse(null);
-                if (alive != null) {
-                    alive.waitFor(50, TimeUnit.MILLISECONDS);
-                }
+                // the one seen alive above, even if it has ended since: waitFor then returns at once (a second look for
+                // "the first alive process" failed a whole comparison when the last one exited in between)
+                alive.waitFor(50, TimeUnit.MILLISECONDS);
             }
         } catch (InterruptedException e) {
             processes.forEach(Process::destroyForcibly);
