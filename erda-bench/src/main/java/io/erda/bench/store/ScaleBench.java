@@ -98,20 +98,14 @@ public final class ScaleBench implements Callable<Integer> {
     Path thpDir;
 
     @Option(names = "--hiccup-probe", negatable = true, defaultValue = "true", fallbackValue = "true",
-        description = "during each load, a thread at real-time priority (SCHED_FIFO, if permitted) that wakes every"
-        + " millisecond and records how late: what the platform itself stalls, beside the inserts (default: on;"
+        description = "during each load, a thread per CPU at real-time priority (SCHED_FIFO, if permitted) that wakes"
+        + " every millisecond and records how late: what the platform itself stalls, beside the inserts (default: on;"
         + " --no-hiccup-probe: off)")
     boolean hiccupProbe;
 
     record Result(int keys, String mode, double loadOpsPerSecond, double insertP99Us, double insertP999Us,
                   double insertP9999Us, double insertMaxUs, int stalls, double getMeanUs, double getP50Us, double getP99Us,
                   double probeMaxUs, double insertMaxWithoutPlatformUs, double insertMaxWithoutPlatformOrPausesUs) { }
-
-    /**
-     * The slowest insert that overlapped no platform hiccup, and the slowest that overlapped neither a hiccup nor a
-     * pause of either JVM (µs): what this machine's own stalls leave of the insert max.
-     */
-    record Attributed(double withoutPlatformUs, double withoutPlatformOrPausesUs) { }
 
     /** A server the bench talks to, and where its pauses come from. */
     private interface BenchServer extends AutoCloseable {
@@ -232,7 +226,7 @@ public final class ScaleBench implements Callable<Integer> {
             // the validator settles the load first; GC notifications and log lines arrive a little late
             sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
             List<Pauses.Pause> hiccups = probe == null ? List.of() : probe.hiccups();
-            Attributed attributed = reportStalls(stalls, fastMax, start, end, server.pauses(), hiccups,
+            StallCauses causes = reportStalls(stalls, fastMax, start, end, server.pauses(), hiccups,
                 nanosMinusWallNanos, loadAfter);
             double probeMaxUs = probe == null ? Double.NaN : reportProbe(probe);
             SplittableRandom random = new SplittableRandom(42);
@@ -244,8 +238,8 @@ public final class ScaleBench implements Callable<Integer> {
             return new Result(keys, mode, keys / loadSeconds, inserts.getValueAtPercentile(99) / 1e3,
                 inserts.getValueAtPercentile(99.9) / 1e3, inserts.getValueAtPercentile(99.99) / 1e3,
                 inserts.getMaxValue() / 1e3, stalls.size(), mean / 1e3, gets.getValueAtPercentile(50) / 1e3,
-                gets.getValueAtPercentile(99) / 1e3, probeMaxUs, attributed.withoutPlatformUs(),
-                attributed.withoutPlatformOrPausesUs());
+                gets.getValueAtPercentile(99) / 1e3, probeMaxUs, causes.maxWithoutPlatformNanos() / 1e3,
+                causes.maxWithoutPlatformOrPausesNanos() / 1e3);
         }
     }
 
@@ -259,11 +253,6 @@ public final class ScaleBench implements Callable<Integer> {
         return late.maxMicros();
     }
 
-    /**
-     * The inserts slower than --stall-micros: how many overlapped a pause of the server JVM, of this JVM, a hiccup
-     * the probe saw (the platform), or none; the server's pauses during the load; the slowest inserts, each with its
-     * start (since the load began, and wall-clock for JFR or a log) and the pauses and hiccups it overlapped.
-     */
     /**
      * What the slow inserts overlapped: {@code withServer} a pause of the server JVM, {@code withClient} (others) one of
      * the client JVM, {@code withHiccup} (others) a platform hiccup; and the slowest insert that overlapped no hiccup,
@@ -301,26 +290,28 @@ public final class ScaleBench implements Callable<Integer> {
         }
     }
 
-    private Attributed reportStalls(List<long[]> stalls, long fastMax, long start, long end,
+    /**
+     * Prints the inserts slower than --stall-micros: how many overlapped a pause of the server JVM, of this JVM, a
+     * hiccup the probe saw (the platform), or none; the insert max without them; the server's pauses during the load;
+     * the slowest inserts, each with its start (since the load began, and wall-clock for JFR or a log) and the pauses
+     * and hiccups it overlapped. Returns what they overlapped.
+     */
+    private StallCauses reportStalls(List<long[]> stalls, long fastMax, long start, long end,
                                     List<Pauses.Pause> serverPauses, List<Pauses.Pause> hiccups,
                                     long nanosMinusWallNanos, String loadAfter) {
         List<Pauses.Pause> client = serverMode.equals("embedded") ? List.of() : clientPauses.seen();
         List<Pauses.Pause> server = serverMode.equals("embedded") ? clientPauses.seen() : serverPauses;
         StallCauses causes = StallCauses.of(stalls, fastMax, server, client, hiccups);
-        int withServer = causes.withServer();
-        int withClient = causes.withClient();
-        int withHiccup = causes.withHiccup();
-        long withoutPlatform = causes.maxWithoutPlatformNanos();
-        long withoutPlatformOrPauses = causes.maxWithoutPlatformOrPausesNanos();
         List<Pauses.Pause> during = Pauses.overlapping(server, start, end);
         System.out.printf(Locale.ROOT, "  load average after the load: %s%n  %d inserts > %d µs: %d during a pause of the"
                 + " server JVM, %d (others) during a GC pause of the client JVM, %d (others) during a platform hiccup"
-                + " (the probe woke late), %d during none%n", loadAfter, stalls.size(), stallMicros, withServer, withClient,
-            withHiccup, stalls.size() - withServer - withClient - withHiccup);
+                + " (the probe woke late), %d during none%n", loadAfter, stalls.size(), stallMicros, causes.withServer(),
+            causes.withClient(), causes.withHiccup(),
+            stalls.size() - causes.withServer() - causes.withClient() - causes.withHiccup());
         if (hiccupProbe) {
             System.out.printf(Locale.ROOT, "  insert max without the platform's stalls (the slowest insert that overlapped"
                     + " no hiccup of the probe): %.1f µs; without them or a pause of either JVM: %.1f µs%n",
-                withoutPlatform / 1e3, withoutPlatformOrPauses / 1e3);
+                causes.maxWithoutPlatformNanos() / 1e3, causes.maxWithoutPlatformOrPausesNanos() / 1e3);
         }
         System.out.printf(Locale.ROOT, "  server JVM pauses during the load: %d, longest %.1f ms, %.1f ms in all%n", during.size(),
             during.stream().mapToLong(Pauses.Pause::nanos).max().orElse(0) / 1e6,
@@ -341,7 +332,7 @@ public final class ScaleBench implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "    +%.6f s (%s, nanoTime %d) insert %d took %.1f µs%s%n", (st[0] - start) / 1e9,
                 java.time.Instant.ofEpochSecond(0, wall), st[0], st[2], st[1] / 1e3, why);
         });
-        return new Attributed(withoutPlatform / 1e3, withoutPlatformOrPauses / 1e3);
+        return causes;
     }
 
     private BenchServer startServer(String mode, Path work, long capacity, String name) throws IOException {
