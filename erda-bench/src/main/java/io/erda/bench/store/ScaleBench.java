@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
  * their leases (the JIT compiles both sides' paths, the lease validator's too), then loads N keys single-threaded, each insert timed into an HdrHistogram (p99, p99.9, p99.99, max); the slowest
  * are listed with their time since the load began and the pauses that overlapped them: the server JVM's safepoints
  * and allocation stalls, read from its {@code -Xlog} (stamped with System.nanoTime, the same clock as the client's),
- * and this JVM's GC pauses. Then random GETs for {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
+ * and this JVM's safepoints, which it logs itself the same way ({@code VM.log}). Then random GETs for {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
  * key count and mode run in turn, {@code --rounds} times; the last lines are each mode's GET mean and insert max as
  * medians over the rounds. Each run prints the machine's load average (other processes' CPU shows as stalls), and
  * during each load a {@link HiccupProbe} at real-time priority records what the platform itself stalls (a vCPU the
@@ -125,8 +125,8 @@ public final class ScaleBench implements Callable<Integer> {
         System.exit(new CommandLine(new ScaleBench()).execute(args));
     }
 
-    /** GC pauses of this JVM (the client's, and the server's too with --server embedded), for its whole life. */
-    private final Pauses clientPauses = Pauses.listen();
+    /** This JVM's pauses (the client's, and the server's too with --server embedded), logged while it runs. */
+    private Pauses.SelfLog clientPauses;
 
     @Override
     public Integer call() throws Exception {
@@ -135,6 +135,14 @@ public final class ScaleBench implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--server " + serverMode + " is neither process nor embedded");
         }
         Path base = dir != null ? dir : Path.of("/dev/shm");
+        Files.createDirectories(out);
+        try (Pauses.SelfLog log = Pauses.logThisJvm(out.toAbsolutePath().resolve("client-pauses.log"))) {
+            clientPauses = log;
+            return runAll(base);
+        }
+    }
+
+    private int runAll(Path base) throws IOException {
         List<Result> results = new ArrayList<>();
         int run = 0;
         for (int round = 1; round <= rounds; round++) {
@@ -223,7 +231,7 @@ public final class ScaleBench implements Callable<Integer> {
             long end = System.nanoTime();
             double loadSeconds = (end - start) / 1e9;
             String loadAfter = loadAverage();
-            // the validator settles the load first; GC notifications and log lines arrive a little late
+            // the validator settles the load first; log lines arrive a little late
             sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
             List<Pauses.Pause> hiccups = probe == null ? List.of() : probe.hiccups();
             StallCauses causes = reportStalls(stalls, fastMax, start, end, server.pauses(), hiccups,
@@ -299,12 +307,12 @@ public final class ScaleBench implements Callable<Integer> {
     private StallCauses reportStalls(List<long[]> stalls, long fastMax, long start, long end,
                                     List<Pauses.Pause> serverPauses, List<Pauses.Pause> hiccups,
                                     long nanosMinusWallNanos, String loadAfter) {
-        List<Pauses.Pause> client = serverMode.equals("embedded") ? List.of() : clientPauses.seen();
-        List<Pauses.Pause> server = serverMode.equals("embedded") ? clientPauses.seen() : serverPauses;
+        List<Pauses.Pause> client = serverMode.equals("embedded") ? List.of() : clientPauses.pauses();
+        List<Pauses.Pause> server = serverMode.equals("embedded") ? clientPauses.pauses() : serverPauses;
         StallCauses causes = StallCauses.of(stalls, fastMax, server, client, hiccups);
         List<Pauses.Pause> during = Pauses.overlapping(server, start, end);
         System.out.printf(Locale.ROOT, "  load average after the load: %s%n  %d inserts > %d µs: %d during a pause of the"
-                + " server JVM, %d (others) during a GC pause of the client JVM, %d (others) during a platform hiccup"
+                + " server JVM, %d (others) during a pause of the client JVM, %d (others) during a platform hiccup"
                 + " (the probe woke late), %d during none%n", loadAfter, stalls.size(), stallMicros, causes.withServer(),
             causes.withClient(), causes.withHiccup(),
             stalls.size() - causes.withServer() - causes.withClient() - causes.withHiccup());
@@ -348,7 +356,7 @@ public final class ScaleBench implements Callable<Integer> {
                 }
 
                 public List<Pauses.Pause> pauses() {
-                    return clientPauses.seen();
+                    return clientPauses.pauses();
                 }
 
                 public String describe() {

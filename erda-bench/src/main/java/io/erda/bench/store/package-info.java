@@ -7,13 +7,13 @@
  * measurement, NVM bytes per create, update and delete for all three protocols on shm, next to what the layouts should
  * write and the paper's formula) and {@link ScaleBench} (scripts/scale-bench: a load of millions of keys against an
  * {@code erda-server} process, its slowest inserts lined up with the server JVM's safepoints and allocation stalls
- * ({@code Pauses}, from its -Xlog) and this JVM's GC pauses, then GET mean, with the server's {@code --huge-pages}
+ * ({@code Pauses}, from its -Xlog) and this JVM's own, logged the same way, then GET mean, with the server's {@code --huge-pages}
  * modes side by side).
  *
  * <p>Depends on erda-server ({@code RequestServer}, {@code ServerConfig}), erda-client, erda-protocol
  * ({@code PersistenceMethod}), {@code io.erda.bench.backend} ({@code StatsText}, {@code ScratchDirectory},
  * {@code ServerProcess}, {@code ServerSettings}),
  * {@code io.erda.bench.fabric} ({@code FabricPair}), HdrHistogram, picocli and the JDK
- * ({@code jdk.management} for GC notifications).
+ * ({@code java.management}: the diagnostic command that makes this JVM log its pauses).
  */
 package io.erda.bench.store;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The server JVM's pauses as {@link Pauses} reads them from the log its option makes a JVM of this JDK write. */
+/** A JVM's pauses as {@link Pauses} reads them from the log its option (or, for this JVM, VM.log) makes a JVM write. */
 class PausesTest {
     @TempDir
     Path dir;
@@ -34,6 +34,26 @@ class PausesTest {
             assertThat(x.startNanos()).isBetween(before, after); // CLOCK_MONOTONIC: one clock for both processes
             assertThat(x.nanos()).isPositive();
         });
+    }
+
+    @Test
+    void thisJvmLogsItsOwnPausesUntilTheLogIsClosed() throws Exception {
+        Path log = dir.resolve("self.log");
+        long before = System.nanoTime();
+        List<Pauses.Pause> logged;
+        try (Pauses.SelfLog self = Pauses.logThisJvm(log)) {
+            System.gc();
+            System.gc();
+            logged = self.pauses();
+        }
+        long after = System.nanoTime();
+        assertThat(logged).as(Files.readString(log)).hasSizeGreaterThanOrEqualTo(2).allSatisfy(x -> {
+            assertThat(x.startNanos()).isBetween(before, after);
+            assertThat(x.nanos()).isPositive();
+        });
+
+        System.gc(); // after close: not logged
+        assertThat(Pauses.read(log)).hasSameSizeAs(logged);
     }
 
     @Test
