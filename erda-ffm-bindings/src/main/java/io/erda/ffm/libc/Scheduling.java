@@ -14,8 +14,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /**
- * {@code sched_setscheduler(2)} and {@code sched_setaffinity(2)} / {@code sched_getaffinity(2)} for the calling thread
- * (Linux: pid 0 is the calling thread).
+ * {@code sched_setscheduler(2)}, {@code setpriority(2)} and {@code sched_setaffinity(2)} / {@code sched_getaffinity(2)}
+ * for the calling thread (Linux: pid 0 is the calling thread, and the nice value is a thread's own).
  */
 public final class Scheduling {
     /** First in, first out real-time class: runs before every thread of the normal class. */
@@ -35,7 +35,28 @@ public final class Scheduling {
             Linker.nativeLinker().defaultLookup().findOrThrow("sched_getaffinity"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), Errno.CAPTURE);
 
+    /** {@code setpriority}'s "which" for one process, on Linux one thread. */
+    private static final int PRIO_PROCESS = 0;
+    /** errno of setpriority lowering the nice value without the privilege. */
+    private static final int EACCES = 13;
+    private static final MethodHandle SETPRIORITY = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().findOrThrow("setpriority"),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Errno.CAPTURE);
+
     private Scheduling() {}
+
+    /**
+     * Sets the calling thread's nice value ({@code setpriority(PRIO_PROCESS, 0, nice)}; Linux keeps it per thread), -20
+     * to 19. A thread above 0 gets a smaller share of a contended CPU, and a thread of nice 0 that wakes preempts it.
+     * Raising it needs no privilege; lowering it does (CAP_SYS_NICE, or RLIMIT_NICE).
+     *
+     * @throws UncheckedIOException if the kernel refuses, naming the value and errno
+     */
+    public static void nice(int nice) {
+        LibcCall.run("setpriority", () -> "setpriority(PRIO_PROCESS, 0, " + nice + ")",
+                state -> (int) SETPRIORITY.invokeExact(state, PRIO_PROCESS, 0, nice),
+                errno -> errno == EACCES ? "; a lower nice value needs CAP_SYS_NICE" : "");
+    }
 
     /**
      * The CPUs the calling thread may run on ({@code sched_getaffinity}), ascending.

@@ -9,7 +9,10 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** {@code sched_setscheduler(2)} through {@link Scheduling}, on threads of their own (the runner's stays normal). */
+/**
+ * {@code sched_setscheduler(2)}, {@code setpriority(2)} and the affinity calls through {@link Scheduling}, on threads of
+ * their own (the runner's stays as it was).
+ */
 class SchedulingTest {
     @Test
     void aThreadGoesIntoTheFifoClassAsTheKernelReportsOrIsToldItLacksThePrivilege() throws Exception {
@@ -101,6 +104,53 @@ class SchedulingTest {
         String stat = Files.readString(Path.of("/proc/thread-self/stat"));
         String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return Integer.parseInt(after[39 - 3]);
+    }
+
+    /** A thread's nice value is its own: the kernel reports it for that thread, the runner's thread keeps its own. */
+    @Test
+    void aThreadsNiceValueIsSetForThatThreadAlone() throws Exception {
+        int runner = niceOfThisThread();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                Scheduling.nice(10);
+                outcome.set(niceOfThisThread());
+            } catch (RuntimeException | java.io.IOException e) {
+                outcome.set(e);
+            }
+        });
+        t.join();
+        assertThat(outcome.get()).as("nice in /proc/thread-self/stat").isEqualTo(10);
+        assertThat(niceOfThisThread()).isEqualTo(runner);
+    }
+
+    /** Lowering a thread's nice value below its own is refused without the privilege, naming value and errno. */
+    @Test
+    void aLowerNiceValueIsRefusedWithoutThePrivilegeOrTakes() throws Exception {
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                Scheduling.nice(19);
+                Scheduling.nice(5);
+                outcome.set(niceOfThisThread());
+            } catch (RuntimeException | java.io.IOException e) {
+                outcome.set(e);
+            }
+        });
+        t.join();
+        if (outcome.get() instanceof UncheckedIOException refused) {
+            assertThat(refused).hasMessageContaining("setpriority(PRIO_PROCESS, 0, 5) failed: EACCES")
+                    .hasMessageContaining("CAP_SYS_NICE");
+        } else {
+            assertThat(outcome.get()).as("nice of a privileged thread").isEqualTo(5);
+        }
+    }
+
+    /** Field 19 of /proc/thread-self/stat: the nice value. */
+    private static int niceOfThisThread() throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Integer.parseInt(after[19 - 3]);
     }
 
     /** Field 41 of /proc/thread-self/stat: the scheduling policy. */
