@@ -8,8 +8,8 @@ import java.lang.foreign.ValueLayout;
  * A key with its XXH3 hash, computed once: what a client routes and compares by, and what the server's maps of
  * pending writes are keyed by (equality is by content, so keys from different buffers meet).
  *
- * <p>{@link #of} wraps the caller's bytes for the duration of one call (no copy when they already are a whole heap
- * array); {@link #copyOf} takes a heap copy for keys that outlive the buffer they arrived in (a receive slot, the
+ * <p>{@link #of} wraps the caller's bytes for the duration of one call (never copied: the hash reads them where they
+ * lie); {@link #copyOf} takes a heap copy for keys that outlive the buffer they arrived in (a receive slot, the
  * log).
  */
 public record Key(MemorySegment bytes, long hash) {
@@ -17,14 +17,13 @@ public record Key(MemorySegment bytes, long hash) {
     /** The caller's key, not copied: valid while the caller keeps it unchanged. Checks the length first. */
     public static Key of(MemorySegment bytes) {
         ObjectLayout.checkKeyLength((int) Math.min(bytes.byteSize(), Integer.MAX_VALUE)); // no wrap for huge segments
-        byte[] array = bytes.heapBase().orElse(null) instanceof byte[] b && bytes.address() == 0
-                && b.length == bytes.byteSize() ? b : bytes.toArray(ValueLayout.JAVA_BYTE);
-        return new Key(bytes, KeyHash.hash(array));
+        return new Key(bytes, KeyHash.hash(bytes));
     }
 
     /** A heap copy of {@code bytes}, independent of the memory they came from. */
     public static Key copyOf(MemorySegment bytes) {
-        byte[] copy = bytes.toArray(ValueLayout.JAVA_BYTE);
+        byte[] copy = new byte[Math.toIntExact(bytes.byteSize())];
+        MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, 0, copy, 0, copy.length); // no segment wraps the array for it
         return new Key(MemorySegment.ofArray(copy), KeyHash.hash(copy));
     }
 

@@ -1,7 +1,9 @@
 package io.erda.core.hash;
 
+import com.dynatrace.hash4j.hashing.ByteAccess;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
+import java.lang.foreign.MemorySegment;
 
 /**
  * Key hashing shared by clients and server, which must agree bit for bit: XXH3-64 of the key bytes,
@@ -11,6 +13,7 @@ import com.dynatrace.hash4j.hashing.Hashing;
  */
 public final class KeyHash {
     private static final Hasher64 XXH3 = Hashing.xxh3_64();
+    private static final ByteAccess<MemorySegment> SEGMENT = ByteAccess.forMemorySegment(MemorySegment.class);
     private static final long GOLDEN = 0x9E37_79B9_7F4A_7C15L;
     /** Another odd multiplier (MurmurHash3's fmix64 constant), so shard and head are not the same mix. */
     private static final long SHARD_MIX = 0xC4CE_B9FE_1A85_EC53L;
@@ -21,6 +24,11 @@ public final class KeyHash {
     /** 64-bit XXH3 of the key. */
     public static long hash(byte[] key) {
         return XXH3.hashBytesToLong(key);
+    }
+
+    /** 64-bit XXH3 of the key in {@code key}, read where it lies (heap or native), nothing copied or allocated. */
+    public static long hash(MemorySegment key) {
+        return XXH3.hashBytesToLong(key, 0, key.byteSize(), SEGMENT);
     }
 
     /** 64-bit XXH3 of {@code key[offset, offset+length)}. */
