@@ -63,6 +63,8 @@ final class Connection implements AutoCloseable {
     private final LocalBuffer send;
     private final LocalBuffer receive;
     private final int slotSize;
+    /** Each receive slot's posting, made once (reposted after every reply). */
+    private final RecvRequest[] receiveRequests;
     /** READ destination (windows, versions, objects). */
     final LocalBuffer reads;
     /** Objects being written. */
@@ -86,13 +88,15 @@ final class Connection implements AutoCloseable {
         LocalBuffer rd = null;
         LocalBuffer w = null;
         SyncEndpoint se = null;
+        RecvRequest[] posts = new RecvRequest[receiveSlots];
         try {
             s = new LocalBuffer(fabric, SEND_BUFFER);
             r = new LocalBuffer(fabric, (long) slotSize * receiveSlots);
             rd = new LocalBuffer(fabric, 4096);
             w = new LocalBuffer(fabric, 4096);
             for (int slot = 0; slot < receiveSlots; slot++) {
-                endpoint.postRecv(new RecvRequest(slot, r.region(), (long) slot * slotSize, slotSize));
+                posts[slot] = new RecvRequest(slot, r.region(), (long) slot * slotSize, slotSize);
+                endpoint.postRecv(posts[slot]);
             }
             endpoint.connect(options.uri(), new ConnectData(options.protocol().code()).encode());
             se = new SyncEndpoint(endpoint, options.operationTimeout());
@@ -105,6 +109,7 @@ final class Connection implements AutoCloseable {
         this.reads = rd;
         this.writes = w;
         this.sync = se;
+        this.receiveRequests = posts;
         try {
             this.view = new StoreView(call(MessageType.HELLO, (seg, off) -> 0,
                     reply -> StoreInfo.decode(reply.expect(MessageType.HELLO_REPLY).body(), 0, (int) reply.body().byteSize())));
@@ -177,7 +182,7 @@ final class Connection implements AutoCloseable {
             } catch (WireFormatException e) {
                 throw new ErdaException(WireStatus.INTERNAL, "malformed reply to " + type + ": " + e.getMessage(), e);
             } finally {
-                endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
+                endpoint.postRecv(receiveRequests[slot]);
             }
         }
     }
@@ -238,7 +243,7 @@ final class Connection implements AutoCloseable {
             } catch (WireFormatException e) {
                 throw new ErdaException(WireStatus.INTERNAL, "malformed HEAD_STATE: " + e.getMessage(), e);
             } finally {
-                endpoint.postRecv(new RecvRequest(slot, receive.region(), offset, slotSize));
+                endpoint.postRecv(receiveRequests[slot]);
             }
         }
         if (headStatesProcessed != headStatesAcknowledged) {

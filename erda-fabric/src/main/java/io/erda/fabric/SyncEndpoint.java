@@ -88,7 +88,7 @@ public final class SyncEndpoint implements AutoCloseable {
      * #failedSend()} finds it for a caller whose receive failed, and a later call here throws it.
      */
     public synchronized void sendUnsignaled(MemoryRegion local, long localOffset, int length) {
-        endpoint.post(WorkRequest.send(nextWrId++, local, localOffset, length).unsignaled());
+        endpoint.post(WorkRequest.unsignaledSend(nextWrId++, local, localOffset, length));
     }
 
     /**

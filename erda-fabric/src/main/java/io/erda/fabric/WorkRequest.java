@@ -65,6 +65,11 @@ public record WorkRequest(long wrId, Opcode opcode, boolean signaled, MemoryRegi
         return new WorkRequest(wrId, Opcode.SEND, true, local, localOffset, length, 0, 0, 0, 0, 0);
     }
 
+    /** A SEND that completes only if it fails (one object, where {@code send(...).unsignaled()} makes two). */
+    public static WorkRequest unsignaledSend(long wrId, MemoryRegion local, long localOffset, int length) {
+        return new WorkRequest(wrId, Opcode.SEND, false, local, localOffset, length, 0, 0, 0, 0, 0);
+    }
+
     public static WorkRequest compareAndSwap(long wrId, MemoryRegion result, long resultOffset, long remoteAddress, int rkey,
                                              long expected, long newValue) {
         return new WorkRequest(wrId, Opcode.CAS, true, result, resultOffset, ATOMIC_LENGTH, remoteAddress, rkey, expected, newValue, 0);

@@ -52,6 +52,9 @@ public final class Connection implements AutoCloseable {
     private final boolean[] replyBusy;
     /** Holders of each receive slot (dispatcher, handler); the slot is posted again when the count drops to 0. */
     private final AtomicIntegerArray holds;
+    /** Each receive slot's posting and bytes, made once: a request allocates neither. */
+    private final RecvRequest[] receiveRequests;
+    private final MemorySegment[] receivedSlots;
     private final Map<Long, Arena> oversized = new HashMap<>();
     private final Map<Long, MemoryRegion> oversizedRegions = new HashMap<>();
     private long nextOversized = OVERSIZED_WR_BASE;
@@ -75,6 +78,12 @@ public final class Connection implements AutoCloseable {
         this.replies = fabric.registerLocal(arena.allocate((long) slots * slotSize, 64));
         this.replyBusy = new boolean[slots];
         this.holds = new AtomicIntegerArray(slots);
+        this.receiveRequests = new RecvRequest[slots];
+        this.receivedSlots = new MemorySegment[slots];
+        for (int slot = 0; slot < slots; slot++) {
+            receiveRequests[slot] = new RecvRequest(slot, receives.region(), receives.offset(slot), receives.size());
+            receivedSlots[slot] = receives.region().segment().asSlice(receives.offset(slot), receives.size());
+        }
         this.handler = handler.apply(this);
     }
 
@@ -94,7 +103,7 @@ public final class Connection implements AutoCloseable {
 
     /** The bytes received into receive slot {@code slot}. */
     MemorySegment received(int slot) {
-        return receives.region().segment().asSlice(receives.offset(slot), receives.size());
+        return receivedSlots[slot];
     }
 
     /** The dispatcher is done with receive slot {@code slot}: posted again unless a handler retained it. */
@@ -121,7 +130,7 @@ public final class Connection implements AutoCloseable {
 
     private void post(int slot) {
         holds.set(slot, 1); // the dispatcher's, for the message that will arrive in it
-        endpoint.postRecv(new RecvRequest(slot, receives.region(), receives.offset(slot), receives.size()));
+        endpoint.postRecv(receiveRequests[slot]);
     }
 
     synchronized boolean replySlotFree(int slot) {

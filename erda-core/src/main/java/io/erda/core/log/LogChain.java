@@ -54,6 +54,11 @@ public final class LogChain {
         return List.copyOf(regions);
     }
 
+    /** The region at {@code position} in chain order (a reservation's, without copying the list as {@link #regions}). */
+    public PmRegion region(int position) {
+        return regions.get(position);
+    }
+
     /** Slots of the regions, in chain order. */
     public List<Integer> slots() {
         return List.copyOf(slots);

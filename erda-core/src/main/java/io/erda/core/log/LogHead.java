@@ -273,7 +273,7 @@ public final class LogHead implements AutoCloseable {
         if (offset == geometry.segmentStart(offset)) {
             offset += LogGeometry.SEGMENT_HEADER_LENGTH;
         }
-        PmRegion region = chain.regions().get(LogAddress.regionIndexForOffset(offset, regionSize));
+        PmRegion region = chain.region(LogAddress.regionIndexForOffset(offset, regionSize));
         long end = LogAddress.offsetInRegion(offset, regionSize) + objectLength;
         if (end > highWater(region)) {
             long granule = geometry.highWaterGranule();
