@@ -16,37 +16,26 @@ import org.junit.jupiter.api.Test;
 class SchedulingTest {
     @Test
     void aThreadGoesIntoTheFifoClassAsTheKernelReportsOrIsToldItLacksThePrivilege() throws Exception {
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().start(() -> {
-            try {
-                Scheduling.fifo(1);
-                outcome.set(policyOfThisThread());
-            } catch (UncheckedIOException | java.io.IOException e) {
-                outcome.set(e);
-            }
+        Object outcome = onAThreadOfItsOwn(() -> {
+            Scheduling.fifo(1);
+            return policyOfThisThread();
         });
-        t.join();
-        if (outcome.get() instanceof UncheckedIOException refused) {
+        if (outcome instanceof UncheckedIOException refused) {
             assertThat(refused).hasMessageContaining("sched_setscheduler(0, SCHED_FIFO, 1) failed: EPERM")
                     .hasMessageContaining("CAP_SYS_NICE");
         } else {
-            assertThat(outcome.get()).as("policy in /proc/thread-self/stat").isEqualTo(Scheduling.SCHED_FIFO);
+            assertThat(outcome).as("policy in /proc/thread-self/stat").isEqualTo(Scheduling.SCHED_FIFO);
         }
     }
 
     @Test
     void aPriorityOutsideTheRealTimeRangeIsRefusedNamingItAndTheErrno() throws Exception {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().start(() -> {
-            try {
-                Scheduling.fifo(0); // SCHED_FIFO takes 1 to 99: EINVAL before any privilege check
-            } catch (RuntimeException e) {
-                thrown.set(e);
-            }
+        Object thrown = onAThreadOfItsOwn(() -> {
+            Scheduling.fifo(0); // SCHED_FIFO takes 1 to 99: EINVAL before any privilege check
+            return "no exception";
         });
-        t.join();
-        assertThat(thrown.get()).isInstanceOf(UncheckedIOException.class)
-                .hasMessageContaining("sched_setscheduler(0, SCHED_FIFO, 0) failed: EINVAL");
+        assertThat(thrown).isInstanceOfSatisfying(UncheckedIOException.class,
+                e -> assertThat(e).hasMessageContaining("sched_setscheduler(0, SCHED_FIFO, 0) failed: EINVAL"));
     }
 
     /**
@@ -59,18 +48,12 @@ class SchedulingTest {
         assertThat(allowed).as("the CPUs this thread may use").isNotEmpty()
                 .hasSizeLessThanOrEqualTo(Runtime.getRuntime().availableProcessors());
         for (int cpu : allowed) {
-            AtomicReference<Object> outcome = new AtomicReference<>();
-            Thread t = Thread.ofPlatform().start(() -> {
-                try {
-                    Scheduling.pin(cpu);
-                    outcome.set(java.util.List.of(cpusAllowedListOfThisThread(), java.util.Arrays.toString(
-                            Scheduling.allowedCpus()), processorOfThisThread()));
-                } catch (RuntimeException | java.io.IOException e) {
-                    outcome.set(e);
-                }
+            Object outcome = onAThreadOfItsOwn(() -> {
+                Scheduling.pin(cpu);
+                return java.util.List.of(cpusAllowedListOfThisThread(), java.util.Arrays.toString(
+                        Scheduling.allowedCpus()), processorOfThisThread());
             });
-            t.join();
-            assertThat(outcome.get()).as("pinned to %d", cpu)
+            assertThat(outcome).as("pinned to %d", cpu)
                     .isEqualTo(java.util.List.of(Integer.toString(cpu), "[" + cpu + "]", cpu));
         }
         assertThat(Scheduling.allowedCpus()).containsExactly(allowed);
@@ -78,17 +61,12 @@ class SchedulingTest {
 
     @Test
     void aCpuOutsideTheMaskIsRefusedNamingIt() throws Exception {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().start(() -> {
-            try {
-                Scheduling.pin(1023); // no machine here has it: EINVAL, no CPU in the mask it may use
-            } catch (RuntimeException e) {
-                thrown.set(e);
-            }
+        Object thrown = onAThreadOfItsOwn(() -> {
+            Scheduling.pin(1023); // no machine here has it: EINVAL, no CPU in the mask it may use
+            return "no exception";
         });
-        t.join();
-        assertThat(thrown.get()).isInstanceOf(UncheckedIOException.class)
-                .hasMessageContaining("sched_setaffinity(0, 128, cpu 1023) failed: EINVAL");
+        assertThat(thrown).isInstanceOfSatisfying(UncheckedIOException.class,
+                e -> assertThat(e).hasMessageContaining("sched_setaffinity(0, 128, cpu 1023) failed: EINVAL"));
         assertThatThrownBy(() -> Scheduling.pin(1024)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cpu 1024 is outside 0 to 1023");
     }
@@ -101,62 +79,65 @@ class SchedulingTest {
 
     /** Field 39 of /proc/thread-self/stat: the CPU the thread last ran on. */
     private static int processorOfThisThread() throws java.io.IOException {
-        String stat = Files.readString(Path.of("/proc/thread-self/stat"));
-        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Integer.parseInt(after[39 - 3]);
+        return statField(39);
     }
 
     /** A thread's nice value is its own: the kernel reports it for that thread, the runner's thread keeps its own. */
     @Test
     void aThreadsNiceValueIsSetForThatThreadAlone() throws Exception {
         int runner = niceOfThisThread();
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().start(() -> {
-            try {
-                Scheduling.nice(10);
-                outcome.set(niceOfThisThread());
-            } catch (RuntimeException | java.io.IOException e) {
-                outcome.set(e);
-            }
+        Object outcome = onAThreadOfItsOwn(() -> {
+            Scheduling.nice(10);
+            return niceOfThisThread();
         });
-        t.join();
-        assertThat(outcome.get()).as("nice in /proc/thread-self/stat").isEqualTo(10);
+        assertThat(outcome).as("nice in /proc/thread-self/stat").isEqualTo(10);
         assertThat(niceOfThisThread()).isEqualTo(runner);
     }
 
     /** Lowering a thread's nice value below its own is refused without the privilege, naming value and errno. */
     @Test
     void aLowerNiceValueIsRefusedWithoutThePrivilegeOrTakes() throws Exception {
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().start(() -> {
-            try {
-                Scheduling.nice(19);
-                Scheduling.nice(5);
-                outcome.set(niceOfThisThread());
-            } catch (RuntimeException | java.io.IOException e) {
-                outcome.set(e);
-            }
+        Object outcome = onAThreadOfItsOwn(() -> {
+            Scheduling.nice(19);
+            Scheduling.nice(5);
+            return niceOfThisThread();
         });
-        t.join();
-        if (outcome.get() instanceof UncheckedIOException refused) {
+        if (outcome instanceof UncheckedIOException refused) {
             assertThat(refused).hasMessageContaining("setpriority(PRIO_PROCESS, 0, 5) failed: EACCES")
                     .hasMessageContaining("CAP_SYS_NICE");
         } else {
-            assertThat(outcome.get()).as("nice of a privileged thread").isEqualTo(5);
+            assertThat(outcome).as("nice of a privileged thread").isEqualTo(5);
         }
     }
 
     /** Field 19 of /proc/thread-self/stat: the nice value. */
     private static int niceOfThisThread() throws java.io.IOException {
-        String stat = Files.readString(Path.of("/proc/thread-self/stat"));
-        String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Integer.parseInt(after[19 - 3]);
+        return statField(19);
     }
 
     /** Field 41 of /proc/thread-self/stat: the scheduling policy. */
     private static int policyOfThisThread() throws java.io.IOException {
+        return statField(41);
+    }
+
+    /** Field {@code n} (man 5 proc, from 1) of this thread's /proc/thread-self/stat, a number. */
+    private static int statField(int n) throws java.io.IOException {
         String stat = Files.readString(Path.of("/proc/thread-self/stat"));
         String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from 3 (state) on
-        return Integer.parseInt(after[41 - 3]);
+        return Integer.parseInt(after[n - 3]);
+    }
+
+    /** Runs {@code work} on a platform thread of its own; returns its result, or what it threw. */
+    private static Object onAThreadOfItsOwn(java.util.concurrent.Callable<Object> work) throws InterruptedException {
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                outcome.set(work.call());
+            } catch (Exception e) {
+                outcome.set(e);
+            }
+        });
+        t.join();
+        return outcome.get();
     }
 }
