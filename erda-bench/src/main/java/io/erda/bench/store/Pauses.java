@@ -17,10 +17,10 @@ import javax.management.ObjectName;
  * Pauses of a JVM on the {@link System#nanoTime()} clock, which on Linux is CLOCK_MONOTONIC and so the same in every
  * process of the host: a server process's pauses line up with the client's insert times to the nanosecond.
  *
- * <p>Read from a log a JVM writes ({@link #logOption} for a server process, {@link #logThisJvm} for this one): every safepoint (each stop-the-world GC pause, and
- * any other operation that stops the Java threads: deoptimisation, code cache sweeps, thread dumps), logged when it
- * ends with its total time including the time to reach it; and every ZGC allocation stall (a thread waiting for
- * memory, which is no safepoint).
+ * <p>Read from a log a JVM writes ({@link #logOption} for a server process, {@link #logThisJvm} for this one):
+ * every safepoint (each stop-the-world GC pause, and any other operation that stops the Java threads:
+ * deoptimisation, code cache sweeps, thread dumps), logged when it ends with its total time including the time to
+ * reach it; and every ZGC allocation stall (a thread waiting for memory, which is no safepoint).
  */
 final class Pauses {
     /** A pause: it began at {@code startNanos} (System.nanoTime) and lasted {@code nanos}. */

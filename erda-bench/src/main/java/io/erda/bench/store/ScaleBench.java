@@ -32,7 +32,8 @@ import picocli.CommandLine.Option;
  * their leases (the JIT compiles both sides' paths, the lease validator's too), then loads N keys single-threaded, each insert timed into an HdrHistogram (p99, p99.9, p99.99, max); the slowest
  * are listed with their time since the load began and the pauses that overlapped them: the server JVM's safepoints
  * and allocation stalls, read from its {@code -Xlog} (stamped with System.nanoTime, the same clock as the client's),
- * and this JVM's safepoints, which it logs itself the same way ({@code VM.log}). Then random GETs for {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
+ * and this JVM's safepoints, which it logs itself the same way ({@code VM.log}). Then random GETs for
+ * {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
  * key count and mode run in turn, {@code --rounds} times; the last lines are each mode's GET mean and insert max as
  * medians over the rounds. Each run prints the machine's load average (other processes' CPU shows as stalls), and
  * during each load a {@link HiccupProbe} at real-time priority records what the platform itself stalls (a vCPU the
