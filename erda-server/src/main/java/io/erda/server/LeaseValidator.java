@@ -41,8 +41,9 @@ final class LeaseValidator {
     void run() {
         try {
             Scheduling.nice(NICE);
-        } catch (RuntimeException e) { // raising a nice value needs no privilege; a seccomp profile may still refuse it
-            LOG.log(Level.WARNING, "the lease validator stays at the workers' priority: " + e.getMessage());
+        } catch (RuntimeException | LinkageError e) { // raising a nice value needs no privilege; a seccomp profile
+            // may still refuse it, or a libc without setpriority: the validator must run either way
+            LOG.log(Level.WARNING, "the lease validator stays at the workers' priority: " + e);
         }
         long period = leases.leaseNanos() / SETTLE_PERIOD_DIVISOR;
         while (running) {

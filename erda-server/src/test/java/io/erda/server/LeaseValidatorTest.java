@@ -240,4 +240,39 @@ class LeaseValidatorTest {
         settleAfterEveryLease();
         assertThat(TestStores.get(store, "k")).isEqualTo("three");
     }
+
+    /** The validator's thread runs at nice {@link LeaseValidator#NICE}, as the kernel reports it for that thread. */
+    @Test
+    void theValidatorRunsAtItsNiceValue() throws Exception {
+        open(LEASE);
+        LeaseValidator validator = new LeaseValidator(store.leases(), new StoreStats());
+        Thread t = Thread.ofPlatform().name("validator-nice").start(validator::run);
+        try {
+            int nice = Integer.MIN_VALUE;
+            for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline; Thread.sleep(10)) {
+                nice = niceOfThread("validator-nice");
+                if (nice == LeaseValidator.NICE) {
+                    break;
+                }
+            }
+            assertThat(nice).as("nice of the validator thread (/proc/self/task/*/stat)").isEqualTo(LeaseValidator.NICE);
+        } finally {
+            validator.stop();
+            t.interrupt();
+            t.join();
+        }
+    }
+
+    /** Field 19 (nice) of the stat of this process's thread named {@code name}, or MIN_VALUE if none has it yet. */
+    private static int niceOfThread(String name) throws java.io.IOException {
+        try (var tasks = java.nio.file.Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                if (java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name)) {
+                    String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                    return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[19 - 3]);
+                }
+            }
+        }
+        return Integer.MIN_VALUE;
+    }
 }
