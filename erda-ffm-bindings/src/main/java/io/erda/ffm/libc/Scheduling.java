@@ -37,8 +37,6 @@ public final class Scheduling {
 
     /** {@code setpriority}'s "which" for one process, on Linux one thread. */
     private static final int PRIO_PROCESS = 0;
-    /** errno of setpriority lowering the nice value without the privilege. */
-    private static final int EACCES = 13;
     private static final MethodHandle SETPRIORITY = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().findOrThrow("setpriority"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Errno.CAPTURE);
@@ -55,7 +53,7 @@ public final class Scheduling {
     public static void nice(int nice) {
         LibcCall.run("setpriority", () -> "setpriority(PRIO_PROCESS, 0, " + nice + ")",
                 state -> (int) SETPRIORITY.invokeExact(state, PRIO_PROCESS, 0, nice),
-                errno -> errno == EACCES ? "; a lower nice value needs CAP_SYS_NICE" : "");
+                errno -> errno == Errno.EACCES ? "; a lower nice value needs CAP_SYS_NICE" : "");
     }
 
     /**

@@ -20,12 +20,8 @@ class SchedulingTest {
             Scheduling.fifo(1);
             return policyOfThisThread();
         });
-        if (outcome instanceof UncheckedIOException refused) {
-            assertThat(refused).hasMessageContaining("sched_setscheduler(0, SCHED_FIFO, 1) failed: EPERM")
-                    .hasMessageContaining("CAP_SYS_NICE");
-        } else {
-            assertThat(outcome).as("policy in /proc/thread-self/stat").isEqualTo(Scheduling.SCHED_FIFO);
-        }
+        assertTakenOrRefusedForLackOfPrivilege(outcome, "policy in /proc/thread-self/stat", Scheduling.SCHED_FIFO,
+                "sched_setscheduler(0, SCHED_FIFO, 1) failed: EPERM");
     }
 
     @Test
@@ -102,11 +98,19 @@ class SchedulingTest {
             Scheduling.nice(5);
             return niceOfThisThread();
         });
+        assertTakenOrRefusedForLackOfPrivilege(outcome, "nice of a privileged thread", 5,
+                "setpriority(PRIO_PROCESS, 0, 5) failed: EACCES");
+    }
+
+    /**
+     * A call that needs CAP_SYS_NICE: on a privileged runner it took ({@code outcome} is what the kernel reports,
+     * {@code taken}); without the privilege it was refused with {@code refusal}, naming CAP_SYS_NICE.
+     */
+    private static void assertTakenOrRefusedForLackOfPrivilege(Object outcome, String what, Object taken, String refusal) {
         if (outcome instanceof UncheckedIOException refused) {
-            assertThat(refused).hasMessageContaining("setpriority(PRIO_PROCESS, 0, 5) failed: EACCES")
-                    .hasMessageContaining("CAP_SYS_NICE");
+            assertThat(refused).hasMessageContaining(refusal).hasMessageContaining("CAP_SYS_NICE");
         } else {
-            assertThat(outcome).as("nice of a privileged thread").isEqualTo(5);
+            assertThat(outcome).as(what).isEqualTo(taken);
         }
     }
 
