@@ -15,7 +15,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -43,9 +42,13 @@ final class SimulatedServer implements CleaningHost {
     final HopscotchTable table;
     final ReentrantLock lock = new ReentrantLock();
     private final AtomicLong versions = new AtomicLong();
-    /** Pending reservations: chain offset (with head in the high bits) -> issue time. */
-    private final ConcurrentSkipListMap<Long, Long> pending = new ConcurrentSkipListMap<>();
-    private final ConcurrentHashMap<String, Long> pendingByKey = new ConcurrentHashMap<>();
+    /**
+     * Pending reservations (reserved and flipped, not yet written): chain offset (with head in the high bits) -> key
+     * and issue time. Added before the flip and removed after the write, so whoever reads a word finds its current
+     * offset here or its object complete: checked in that order (pending first), as the server's {@code KeyEntries}
+     * does.
+     */
+    private final ConcurrentSkipListMap<Long, Pending> pending = new ConcurrentSkipListMap<>();
     final AtomicReference<Boolean> crashed = new AtomicReference<>(false);
     volatile int headStateChanges;
     volatile int regionsAdded;
@@ -81,9 +84,12 @@ final class SimulatedServer implements CleaningHost {
     public void retiring(int headId, List<PmRegion> regions) {
     }
 
+    private record Pending(String key, long issuedNanos) {
+    }
+
     @Override
     public void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException {
-        while (pending.values().stream().anyMatch(issued -> issued < issuedBeforeNanos)) {
+        while (pending.values().stream().anyMatch(p -> p.issuedNanos() < issuedBeforeNanos)) {
             Thread.sleep(1);
         }
     }
@@ -118,13 +124,12 @@ final class SimulatedServer implements CleaningHost {
             length = ObjectLayout.length(k.length, delete ? 0 : valueLength(version));
             offset = head.reserve(length);
             long units = LogAddress.unitsForBytes(offset);
+            pending.put(pendingKey(headId, offset), new Pending(key, System.nanoTime())); // before any reader sees the flip
             if (position >= 0) {
                 table.updateAtomicWord(position, AtomicWord.withNewVersion(table.atomicWord(position), units));
             } else {
                 table.insert(hash, headId, AtomicWord.initial(units));
             }
-            pending.put(pendingKey(headId, offset), System.nanoTime());
-            pendingByKey.put(key, units);
         } finally {
             lock.unlock();
         }
@@ -140,8 +145,7 @@ final class SimulatedServer implements CleaningHost {
             at.region().persist(at.offsetInRegion(), length);
         } finally {
             if (!crashed.get()) {
-                pending.remove(pendingKey(headId, offset));
-                pendingByKey.remove(key, LogAddress.unitsForBytes(offset));
+                pending.remove(pendingKey(headId, offset)); // after the write: the object is complete once it is gone
             }
         }
         return version;
@@ -158,13 +162,17 @@ final class SimulatedServer implements CleaningHost {
         LogHead head = store.head(headId);
         MemorySegment expected = MemorySegment.ofArray(k);
         ObjectFlyweight object = new ObjectFlyweight();
-        int position = table.lookup(hash, (p, word, h) -> h == headId
-                && (holds(head, AtomicWord.current(word), expected, object) || holds(head, AtomicWord.previous(word), expected, object)
-                || pendingByKey.getOrDefault(key, -1L) == AtomicWord.current(word)));
+        long[] matched = new long[1];
+        int position = table.lookup(hash, (p, word, h) -> {
+            matched[0] = word;
+            return h == headId && owns(key, head, word, expected, object);
+        });
         if (position < 0) {
             return 0;
         }
-        long word = table.atomicWord(position);
+        // the word the entry had when it was matched, as a client uses the window it READ: read again, the bucket
+        // may hold another entry by now (a removal and an insert), whose offsets mean nothing in this key's head
+        long word = matched[0];
         for (long units : new long[] {AtomicWord.current(word), AtomicWord.previous(word)}) {
             if (holds(head, units, expected, object)) {
                 if (object.isTombstone()) {
@@ -195,10 +203,21 @@ final class SimulatedServer implements CleaningHost {
         LogHead head = store.head(headId);
         MemorySegment expected = MemorySegment.ofArray(bytes(key));
         ObjectFlyweight object = new ObjectFlyweight();
-        return table.lookup(hash, (p, word, h) -> h == headId
-                && (holds(head, AtomicWord.current(word), expected, object)
-                || pendingByKey.getOrDefault(key, -1L) == AtomicWord.current(word)
-                || holds(head, AtomicWord.previous(word), expected, object)));
+        return table.lookup(hash, (p, word, h) -> h == headId && owns(key, head, word, expected, object));
+    }
+
+    /**
+     * Whether an entry of {@code head} with {@code word} is {@code key}'s: its current offset is a pending
+     * reservation of the key, or its current or previous object is complete with the key. The pending check comes
+     * first: a write completing between an object check and a later pending check would be seen as neither (its
+     * object read before it was written, its reservation gone after), and a PUT would insert a second entry for
+     * the key (a GET would report it absent).
+     */
+    private boolean owns(String key, LogHead head, long word, MemorySegment expected, ObjectFlyweight object) {
+        Pending p = pending.get(pendingKey(head.headId(), LogAddress.bytesForUnits(AtomicWord.current(word))));
+        return p != null && p.key().equals(key)
+                || holds(head, AtomicWord.current(word), expected, object)
+                || holds(head, AtomicWord.previous(word), expected, object);
     }
 
     /**
