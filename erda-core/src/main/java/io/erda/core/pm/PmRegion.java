@@ -207,9 +207,27 @@ public final class PmRegion implements AutoCloseable {
         }
     }
 
-    /** Maps the file at {@code file}; the region is known by {@code name} (where {@link #create} publishes it). */
+    /**
+     * Maps the file at {@code file}; the region is known by {@code name} (where {@link #create} publishes it). Not
+     * interruptible, as {@link #forceDirectory}: a file channel closes when a thread with its interrupt set uses it,
+     * and the JVM leaves a thread interrupted now and then when another thread closes a shared arena (a retired
+     * region's) while this one reads a segment of it; the PUT that then made a region failed "cannot map" (first
+     * the MAP_SYNC attempt, then the plain map on the closed channel). The interrupt stays set for the caller.
+     */
     private static PmRegion map(Path file, Path name, long fileLength, WriteLatencyModel latency, MappingAdvice advice,
                                 StandardOpenOption... extra) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return mapChannel(file, name, fileLength, latency, advice, extra);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static PmRegion mapChannel(Path file, Path name, long fileLength, WriteLatencyModel latency,
+                                       MappingAdvice advice, StandardOpenOption... extra) {
         Arena arena = Arena.ofShared();
         try (FileChannel channel = openChannel(file, extra)) {
             if (extra.length > 0) {

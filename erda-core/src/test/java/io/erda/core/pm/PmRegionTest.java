@@ -39,6 +39,27 @@ class PmRegionTest {
     }
 
     /**
+     * A thread whose interrupt is pending (the JVM sets one now and then: a shared arena closed while the thread read
+     * a segment of it) still creates and opens regions, and keeps its interrupt.
+     */
+    @Test
+    void aPendingInterruptNeitherFailsCreateAndOpenNorIsLost() {
+        Thread.currentThread().interrupt();
+        try {
+            try (PmRegion made = create("interrupted.pm")) {
+                made.setLongRelease(0, 42);
+                made.persist(0, 8);
+            }
+            try (PmRegion opened = PmRegion.open(dir.resolve("interrupted.pm"), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
+                assertThat(opened.data().get(ValueLayout.JAVA_LONG_UNALIGNED, 0)).isEqualTo(42);
+            }
+            assertThat(Thread.currentThread().isInterrupted()).as("the caller's interrupt is kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    /**
      * persist writes back (msync) where a device is behind the file, and is a fence only where the file lives in memory
      * (tmpfs: msync has nothing to write there); data persisted either way is what the file reads.
      */
