@@ -40,8 +40,27 @@ public final class FrameChannel implements AutoCloseable {
         return channel;
     }
 
-    /** Writes the header and then {@code payload} (may be null); the caller serialises writers. */
+    /**
+     * Writes the header and then {@code payload} (may be null); the caller serialises writers.
+     *
+     * <p>An interrupt pending on the calling thread does not close the socket: a socket channel closes when a thread
+     * with its interrupt set writes to it, and the connection is shared (a server worker's replies to many requests,
+     * a client's threads). The JVM itself leaves a thread interrupted now and then (closing a shared arena while the
+     * thread reads a segment of it), and a server worker's next reply then reset its client's connection. The
+     * interrupt stays set for the caller; one that arrives while the write blocks still closes the socket.
+     */
     public void write(FrameHeader header, ByteBuffer payload) throws IOException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            writeFrame(header, payload);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void writeFrame(FrameHeader header, ByteBuffer payload) throws IOException {
         ByteBuffer h = header.buffer().clear();
         if (payload == null || !payload.hasRemaining()) {
             while (h.hasRemaining()) {
