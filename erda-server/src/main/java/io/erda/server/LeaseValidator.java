@@ -59,7 +59,7 @@ final class LeaseValidator {
                 }
                 leases.awaitReservation(wait < 0 ? wait : Math.max(wait, period));
             } catch (InterruptedException e) {
-                return;
+                continue; // stop() clears running first; an interrupt alone is not a stop (RequestServer.workLoop)
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "lease validation failed", e);
             }

