@@ -161,9 +161,27 @@ public final class PmRegion implements AutoCloseable {
      */
     public static void forceDirectory(Path path) throws IOException {
         Path dir = path.toAbsolutePath().getParent();
+        uninterruptibly(() -> {
+            try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+                channel.force(true);
+            }
+            return null;
+        });
+    }
+
+    /** A call that uses a file channel, for {@link #uninterruptibly}. */
+    private interface ChannelCall<T, X extends Exception> {
+        T call() throws X;
+    }
+
+    /**
+     * Runs {@code call} with this thread's interrupt cleared and sets it again afterwards if it was set: a file
+     * channel closes when a thread with its interrupt set uses it (an interrupt arriving during the call still does).
+     */
+    private static <T, X extends Exception> T uninterruptibly(ChannelCall<T, X> call) throws X {
         boolean interrupted = Thread.interrupted();
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
+        try {
+            return call.call();
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -216,14 +234,7 @@ public final class PmRegion implements AutoCloseable {
      */
     private static PmRegion map(Path file, Path name, long fileLength, WriteLatencyModel latency, MappingAdvice advice,
                                 StandardOpenOption... extra) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return mapChannel(file, name, fileLength, latency, advice, extra);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return uninterruptibly(() -> mapChannel(file, name, fileLength, latency, advice, extra));
     }
 
     private static PmRegion mapChannel(Path file, Path name, long fileLength, WriteLatencyModel latency,
