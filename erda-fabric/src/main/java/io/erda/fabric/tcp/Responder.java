@@ -19,7 +19,8 @@ import java.nio.ByteBuffer;
 /**
  * The NIC engine of one connection on the target: reads the peer's requests in order, checks each one-sided access
  * against the region table before touching memory, executes it and answers. Application threads never run this;
- * they see only SEND and WRITE_WITH_IMM, as receive completions. One thread per connection keeps RC ordering: a
+ * they see only SEND and WRITE_WITH_IMM, as receive completions (which this thread may hand to the receive queue's
+ * idle consumer itself: {@code TcpEndpoint.completeRecv}). One thread per connection keeps RC ordering: a
  * READ, atomic or FLUSH is answered only after every earlier WRITE of the connection was placed.
  */
 final class Responder implements Runnable {

@@ -428,8 +428,17 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
         return posted.pollFirst(rnrNanos, TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Responder: a receive's completion, which the queue's idle consumer may take on this thread (deliver). Its CPU
+     * there is the application's, not the engine's: one run in {@link TcpFabric#HOSTED_CPU_SAMPLE} is measured (the
+     * thread's CPU clock is a system call) and that many times its CPU is taken off the engine's.
+     */
     void completeRecv(Completion c) {
-        recvQueue().add(c);
+        boolean measured = ThreadLocalRandom.current().nextInt(TcpFabric.HOSTED_CPU_SAMPLE) == 0;
+        long before = measured ? TcpFabric.threadCpuNanos() : 0;
+        if (recvQueue().deliver(c) && measured) {
+            fabric().hostedCpu(TcpFabric.threadCpuNanos() - before);
+        }
     }
 
     // ---------------------------------------------------------------- completions

@@ -35,6 +35,10 @@ final class TcpFabric implements Fabric {
     private final Set<Thread> engineThreads = ConcurrentHashMap.newKeySet();
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
     private final LongAdder exitedEngineCpu = new LongAdder();
+    /** Engine threads' CPU spent in completion queues' idle consumers (estimated, see TcpEndpoint.completeRecv). */
+    private final LongAdder hostedCpu = new LongAdder();
+    /** One direct consumer run in this many is measured for {@link #hostedCpu}. */
+    static final int HOSTED_CPU_SAMPLE = 16;
     final LongAdder oneSidedExecuted = new LongAdder();
     final LongAdder bytesReadByPeers = new LongAdder();
     final LongAdder bytesWrittenByPeers = new LongAdder();
@@ -76,7 +80,7 @@ final class TcpFabric implements Fabric {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new SoftCompletionQueue(capacity);
+        return SoftCompletionQueue.withDirectDelivery(capacity);
     }
 
     @Override
@@ -100,7 +104,21 @@ final class TcpFabric implements Fabric {
         open.remove(resource);
     }
 
-    /** Starts an engine thread; its CPU time counts as the NIC's, also after it ends. */
+    static long threadCpuNanos() {
+        return THREADS.getCurrentThreadCpuTime();
+    }
+
+    /** A sampled direct consumer run's CPU (TcpEndpoint.completeRecv): the application's, taken off the engine's. */
+    void hostedCpu(long sampledNanos) {
+        if (sampledNanos > 0) {
+            hostedCpu.add(sampledNanos * HOSTED_CPU_SAMPLE);
+        }
+    }
+
+    /**
+     * Starts an engine thread; its CPU time counts as the NIC's, also after it ends, except what completion queues'
+     * idle consumers spend on it ({@link CompletionQueue#consumeWhenIdle}).
+     */
     Thread startEngineThread(String name, Runnable body) {
         return Thread.ofPlatform().daemon().name(name).start(() -> {
             Thread me = Thread.currentThread();
@@ -131,7 +149,8 @@ final class TcpFabric implements Fabric {
                 cpu += c;
             }
         }
-        return new FabricStats(cpu, oneSidedExecuted.sum(), bytesReadByPeers.sum(), bytesWrittenByPeers.sum());
+        return new FabricStats(Math.max(0, cpu - hostedCpu.sum()), oneSidedExecuted.sum(), bytesReadByPeers.sum(),
+                bytesWrittenByPeers.sum());
     }
 
     @Override

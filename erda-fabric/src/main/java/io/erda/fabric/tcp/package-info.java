@@ -4,7 +4,9 @@
  * ({@code TcpEndpoint}) is two sockets, one per direction of requests: this side's posting thread writes its requests
  * in order and a completer thread turns the responses into completions, while the connection's {@code Responder}
  * thread, the NIC engine, executes the peer's requests against registered memory ({@code TcpRegion}); application
- * threads see only SEND and WRITE_WITH_IMM, as receive completions. {@code TcpListener} and
+ * threads see only SEND and WRITE_WITH_IMM, as receive completions; a receive that finds every waiter of its queue
+ * parked may be handed to the queue's idle consumer on the responder thread itself (direct delivery,
+ * {@code SoftCompletionQueue.deliver}), saving the waiter's wake-up. {@code TcpListener} and
  * {@code TcpConnectionRequest} set connections up (CONNECT and ATTACH meet by nonce). Frames are
  * {@code io.erda.fabric.tcp.wire}'s.
  *
