@@ -25,8 +25,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -36,8 +40,10 @@ import java.util.logging.Logger;
  * the baselines' redo-log applier and ring poller (paper §5.1: they apply asynchronously).
  * Every connection shares one receive and one send completion queue; workers wait on the receive queue with
  * {@link CompletionQueue#take} (spins briefly, then parks), so an idle server burns no CPU, and drain the send
- * queue to free reply buffers. Server CPU time is each thread's CPU time measured around the work it does (a
- * request, an accept, a lease settlement), never around waiting, so with shm a GET-only workload adds nothing.
+ * queue to free reply buffers. Where the provider offers it (tcp), a request that arrives while every worker is
+ * parked is served by the provider's thread that received it instead ({@link #serveDirectly}). Server CPU time is
+ * each thread's CPU time measured around the work it does (a request, an accept, a lease settlement), never around
+ * waiting, so with shm a GET-only workload adds nothing.
  */
 public final class RequestServer implements AutoCloseable {
     /** Receive buffers per connection: how many requests a client may have outstanding. */
@@ -76,6 +82,10 @@ public final class RequestServer implements AutoCloseable {
     private final Baselines baselines;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
+    /** Requests being served by the provider's threads ({@link #serveDirectly}); close() waits for them. */
+    private final AtomicInteger directRuns = new AtomicInteger();
+    /** Requests served so far by provider threads, for their CPU sampling ({@link #cpuWeight}). */
+    private final AtomicLong directServed = new AtomicLong();
     private volatile StoreCleaning cleaning;
     private final Replication replication;
 
@@ -125,6 +135,7 @@ public final class RequestServer implements AutoCloseable {
     }
 
     private void startThreads() {
+        recvQueue.consumeWhenIdle(this::serveDirectly);
         threads.add(Thread.ofPlatform().name("erda-acceptor").daemon().start(this::acceptLoop));
         for (int i = 0; i < config.workers(); i++) {
             threads.add(Thread.ofPlatform().name("erda-worker-" + i).daemon().start(this::workLoop));
@@ -347,7 +358,7 @@ public final class RequestServer implements AutoCloseable {
     private void closeConnection(Connection connection, String why, boolean orderly) {
         if (forget(connection)) {
             // a broken connection is worth a line (with the provider's cause of a flush); a client leaving is not
-            LOG.log(orderly ? java.util.logging.Level.FINE : java.util.logging.Level.WARNING,
+            LOG.log(orderly ? Level.FINE : Level.WARNING,
                     () -> "closing " + connection + ": " + why);
             connection.close();
         }
@@ -379,14 +390,45 @@ public final class RequestServer implements AutoCloseable {
                 drainSends();
                 continue;
             }
-            long weight = cpuWeight(served++, ThreadLocalRandom.current());
-            long start = weight == 0 ? 0 : CPU.getCurrentThreadCpuTime();
-            boolean monitoring = received(c);
-            drainSends();
-            if (weight != 0 && !monitoring) {
-                stats.serverCpuNanos.add((CPU.getCurrentThreadCpuTime() - start) * weight);
-            }
+            serve(c, cpuWeight(served++, ThreadLocalRandom.current()));
         }
+    }
+
+    /** Serves one receive completion, frees the reply buffers sent meanwhile, and charges its CPU {@code weight} times. */
+    private void serve(Completion c, long weight) {
+        long start = weight == 0 ? 0 : CPU.getCurrentThreadCpuTime();
+        boolean monitoring = received(c);
+        drainSends();
+        if (weight != 0 && !monitoring) {
+            stats.serverCpuNanos.add((CPU.getCurrentThreadCpuTime() - start) * weight);
+        }
+    }
+
+    /**
+     * The receive queue's idle consumer ({@link CompletionQueue#consumeWhenIdle}; the tcp provider): a request that
+     * arrives while every worker is parked is served on the provider's thread that received it, as a worker would
+     * serve it, instead of paying a worker's wake-up. It stands in for a parked worker, so no more requests are in
+     * service at once than there are workers; it never waits for a later request of its connection (replies wait
+     * only for send completions, which another provider thread delivers).
+     */
+    private boolean serveDirectly(Completion c) {
+        directRuns.incrementAndGet(); // before reading running: close() waits for every run that saw it set
+        try {
+            if (!running) {
+                return false;
+            }
+            serve(c, cpuWeight(directServed.getAndIncrement(), ThreadLocalRandom.current()));
+            stats.requestsServedDirectly.increment();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "serving " + c + " failed", e); // the provider's thread goes on
+        } finally {
+            // an interrupt left by the request's work is not for the provider's thread: the JVM's stray one (see
+            // workLoop) would make its next socket read close the connection; close() of the endpoint, the only
+            // one meant for it, closes the sockets too
+            Thread.interrupted();
+            directRuns.decrementAndGet();
+        }
+        return true;
     }
 
     /** How many times request number {@code served} of a worker is charged: 1 (exact), CPU_SAMPLE or 0 (not measured). */
@@ -490,6 +532,10 @@ public final class RequestServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (directRuns.get() > 0 && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(100_000); // a request in service on a provider thread
         }
         listener.close();
         connections.values().forEach(Connection::close);

@@ -49,6 +49,7 @@ final class StatsReport {
         line(b, "nvm_bytes_cleaner", stats.cleanerBytesCopied.sum() + store.directory().retiredZeroedBytes());
         baselines.stats((name, value) -> line(b, name, value));
         line(b, "server_cpu_ns", stats.serverCpuNanos.sum());
+        line(b, "requests_served_directly", stats.requestsServedDirectly.sum());
         line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());
         line(b, "keys", store.keys());
         line(b, "pending_leases", store.leases().pendingKeys());

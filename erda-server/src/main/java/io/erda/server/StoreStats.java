@@ -16,6 +16,8 @@ public final class StoreStats {
     public final LongAdder bytesReserved = new LongAdder();
     /** CPU time of server threads while handling requests, connections and leases (idle waiting excluded). */
     public final LongAdder serverCpuNanos = new LongAdder();
+    /** Requests served on the fabric provider's thread because every worker was parked (tcp; RequestServer). */
+    public final LongAdder requestsServedDirectly = new LongAdder();
     /** Log regions registered with the fabric while they were made ahead, before a chain needed them. */
     public final LongAdder regionsRegisteredAhead = new LongAdder();
     /** Log regions registered when a chain grew into them (under the store lock, in the PUT that needed them). */
