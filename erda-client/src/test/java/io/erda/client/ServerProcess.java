@@ -177,7 +177,9 @@ final class ServerProcess implements AutoCloseable {
 
     private static Path logFile(String name) {
         try {
-            Path dir = Path.of("target", "server-logs");
+            // scripts/test-softroce gives each group a directory of its own: groups run at once in two VMs that
+            // share this work tree, and each JVM numbers its logs from 1
+            Path dir = Path.of(System.getProperty("erda.test.serverLogs", "target/server-logs"));
             Files.createDirectories(dir);
             return dir.resolve(name + "-" + LOGS.incrementAndGet() + ".log"); // a restart gets its own log
         } catch (IOException e) {
