@@ -63,6 +63,12 @@ public final class ScaleBench implements Callable<Integer> {
         + " server (default: ${DEFAULT-VALUE})")
     int warmupKeys;
 
+    @Option(names = "--warmup-seconds", defaultValue = "6", description = "after inserting the warm-up keys, keep"
+        + " updating them until this many seconds of warm-up have passed, so the load starts with the server's"
+        + " steady-state paths compiled (the lease validator settling while PUTs arrive, every quarter lease) without"
+        + " more keys in the store (default: ${DEFAULT-VALUE})")
+    double warmupSeconds;
+
     @Option(names = "--stall-micros", defaultValue = "1000", description = "count inserts slower than this (default: ${DEFAULT-VALUE})")
     long stallMicros;
 
@@ -135,6 +141,10 @@ public final class ScaleBench implements Callable<Integer> {
         if (!serverMode.equals("process") && !serverMode.equals("embedded")) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--server " + serverMode + " is neither process nor embedded");
         }
+        if (!(warmupSeconds >= 0 && warmupSeconds <= 3600)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--warmup-seconds " + warmupSeconds
+                + " is not between 0 and 3600");
+        }
         Path base = dir != null ? dir : Path.of("/dev/shm");
         Files.createDirectories(out);
         try (Pauses.SelfLog log = Pauses.logThisJvm(out.toAbsolutePath().resolve("client-pauses.log"))) {
@@ -198,7 +208,16 @@ public final class ScaleBench implements Callable<Integer> {
              ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {
             System.out.printf(Locale.ROOT, "%s: %,d keys, huge pages %s, server %s; load average before: %s%n", name, keys,
                 mode, server.describe(), loadAverage());
+            long warmupStart = System.nanoTime();
             for (int i = 0; i < warmupKeys; i++) {
+                client.put(key(WARM_UP, i), value);
+            }
+            // With only the inserts (2 s) the load began while the validator's code was still being compiled: JFR of
+            // a 1 M-key load showed its HashMap paths deoptimised in its first seconds, a 52 ms C2 compilation of
+            // Leases.settleExpired on one of the two vCPUs, and the worker parked up to 2.3 ms on the store lock
+            // while the validator (nice 10, so slow on a contended vCPU) held it in that state.
+            long warmupEnd = warmupStart + (long) (warmupSeconds * 1e9);
+            for (int i = 0; warmupKeys > 0 && System.nanoTime() - warmupEnd < 0; i = (i + 1) % warmupKeys) {
                 client.put(key(WARM_UP, i), value);
             }
             if (warmupKeys > 0) {
