@@ -22,6 +22,12 @@ import java.util.concurrent.locks.ReentrantLock;
 final class Leases {
     /** Keys {@link #settleExpired} settles per hold of the store lock. */
     private static final int SETTLE_BATCH = 64;
+    /**
+     * Deadline records {@link #settleExpired} takes off the queue per hold of the store lock, live or stale (a record
+     * a newer reservation of its key or a drop made stale): without a bound, a backlog of stale ones was walked in one
+     * hold (JFR: a worker parked 20 ms on the lock while the validator polled).
+     */
+    static final int POLLS_PER_HOLD = 4 * SETTLE_BATCH;
 
     private final ReentrantLock lock;
     private final Condition reserved;
@@ -106,39 +112,68 @@ final class Leases {
      * cores) mostly does not hold the lock meanwhile.
      */
     long settleExpired(long now) {
-        return settleExpired(now, this::giveWay);
+        return settleExpired(now, this::checkHere);
+    }
+
+    /** As {@link #settleExpired(long)}, with the objects of each batch checked by {@code checks}. */
+    long settleExpired(long now, ObjectChecks checks) {
+        return settleExpired(now, this::giveWay, checks);
     }
 
     /** As {@link #settleExpired(long)}, running {@code betweenBatches} after each batch. */
     long settleExpired(long now, Runnable betweenBatches) {
+        return settleExpired(now, betweenBatches, this::checkHere);
+    }
+
+    /**
+     * Checks the objects of a batch of due reservations without the store lock: {@code complete[i]} for
+     * {@code due.get(i)}, false where the check fails or finds it gone (the locked settlement then decides from the
+     * entry). {@link LeaseValidator} runs them on a thread of lower priority than the one that holds the lock.
+     */
+    interface ObjectChecks {
+        void check(java.util.List<Reservation> due, boolean[] complete);
+    }
+
+    /** {@link ObjectChecks} on the calling thread. */
+    void checkHere(java.util.List<Reservation> due, boolean[] complete) {
+        for (int i = 0; i < due.size(); i++) {
+            try {
+                complete[i] = complete(due.get(i));
+            } catch (RuntimeException goneMeanwhile) {
+                complete[i] = false; // e.g. its region retired: the locked settlement decides from the entry
+            }
+        }
+    }
+
+    private long settleExpired(long now, Runnable betweenBatches, ObjectChecks checks) {
         java.util.List<Reservation> due = new java.util.ArrayList<>(SETTLE_BATCH);
         boolean[] complete = new boolean[SETTLE_BATCH];
         while (true) {
             due.clear();
+            int polled = 0;
             lock.lock();
             try {
                 Reservation next;
-                while (due.size() < SETTLE_BATCH && (next = reservations.earliest()) != null && next.expired(now)) {
+                while (due.size() < SETTLE_BATCH && polled < POLLS_PER_HOLD && (next = reservations.earliest()) != null
+                        && next.expired(now)) {
+                    polled++;
                     Reservation newest = reservations.pollEarliest();
                     if (newest != null) {
                         due.add(newest);
                     }
                 }
-                if (due.isEmpty()) {
+                if (due.isEmpty() && polled < POLLS_PER_HOLD) {
                     next = reservations.earliest();
                     return next == null ? -1 : next.deadline() - now;
                 }
             } finally {
                 lock.unlock();
             }
-            for (int i = 0; i < due.size(); i++) {
-                Reservation r = due.get(i);
-                try {
-                    complete[i] = complete(r);
-                } catch (RuntimeException goneMeanwhile) {
-                    complete[i] = false; // e.g. its region retired: the locked settlement decides from the entry
-                }
+            if (due.isEmpty()) { // only stale records in this hold: give way, then go on
+                betweenBatches.run();
+                continue;
             }
+            checks.check(due, complete);
             lock.lock();
             try {
                 for (int i = 0; i < due.size(); i++) {

@@ -36,8 +36,8 @@ import java.util.logging.Logger;
 /**
  * A running server: the store, its registrations on the fabric, the listener and its threads.
  *
- * <p><b>Threads.</b> One acceptor (waits on the listener), {@code workers} request threads, the lease validator, and
- * the baselines' redo-log applier and ring poller (paper §5.1: they apply asynchronously).
+ * <p><b>Threads.</b> One acceptor (waits on the listener), {@code workers} request threads, the lease validator (and its
+ * checker), and the baselines' redo-log applier and ring poller (paper §5.1: they apply asynchronously).
  * Every connection shares one receive and one send completion queue; workers wait on the receive queue with
  * {@link CompletionQueue#take} (spins briefly, then parks), so an idle server burns no CPU, and drain the send
  * queue to free reply buffers. Where the provider offers it (tcp), a request that arrives while every worker is

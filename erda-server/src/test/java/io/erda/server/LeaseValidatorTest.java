@@ -221,6 +221,31 @@ class LeaseValidatorTest {
         assertThat(pauses[0]).as("a pause after each of the 11 batches").isEqualTo(11);
     }
 
+    /**
+     * Stale deadline records (a key's older reservation, pruned when a newer complete one came) are taken off the
+     * queue {@link Leases#POLLS_PER_HOLD} at a time too: a backlog of them is not walked in one hold of the lock.
+     */
+    @Test
+    void theValidatorGivesWayWithinABacklogOfStaleRecords() {
+        store = Store.open(TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
+                TestStores.SEGMENT), new StoreStats());
+        int keys = 300;
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < keys; i++) {
+                TestStores.put(store, "k" + i, "v" + round); // the second round leaves the first's records stale
+            }
+        }
+        assertThat(store.leases().pendingKeys()).isEqualTo(keys);
+        int[] pauses = {0};
+        long next = store.leases().settleExpired(System.nanoTime() + 2 * store.leaseNanos(), () -> pauses[0]++);
+
+        assertThat(next).as("nothing left pending").isEqualTo(-1);
+        assertThat(store.leases().pendingKeys()).isZero();
+        // 256 stale records in the first hold (no batch: a pause), 44 stale and 64 live in the second, then 64, 64,
+        // 64 and 44 live; one walk through the 300 stale records would have made it 5
+        assertThat(pauses[0]).as("pauses while settling %d keys behind %d stale records", keys, keys).isEqualTo(6);
+    }
+
     /** Waits until {@code t} parks (here: on the store lock). */
     private static void awaitWaiting(Thread t) {
         while (t.getState() != Thread.State.WAITING) {
@@ -241,21 +266,28 @@ class LeaseValidatorTest {
         assertThat(TestStores.get(store, "k")).isEqualTo("three");
     }
 
-    /** The validator's thread runs at nice {@link LeaseValidator#NICE}, as the kernel reports it for that thread. */
+    /**
+     * The object checks run on a thread of their own at nice {@link LeaseValidator#NICE}, as the kernel reports it for
+     * that thread; the validator thread, which holds the store lock, keeps the priority of the thread that started it.
+     */
     @Test
-    void theValidatorRunsAtItsNiceValue() throws Exception {
-        open(LEASE);
+    void theCheckerRunsAtItsNiceValueAndTheValidatorAtItsStartersPriority() throws Exception {
+        open(Duration.ofMillis(50));
         LeaseValidator validator = new LeaseValidator(store.leases(), new StoreStats());
+        int startersNice = niceOf(Path.of("/proc/thread-self/stat"));
         Thread t = Thread.ofPlatform().name("validator-nice").start(validator::run);
         try {
+            TestStores.put(store, "k", "v"); // the checker starts with the first batch, when this lease has expired
             int nice = Integer.MIN_VALUE;
             for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline; Thread.sleep(10)) {
-                nice = niceOfThread("validator-nice");
+                nice = niceOfThread(LeaseValidator.CHECKER_NAME);
                 if (nice == LeaseValidator.NICE) {
                     break;
                 }
             }
-            assertThat(nice).as("nice of the validator thread (/proc/self/task/*/stat)").isEqualTo(LeaseValidator.NICE);
+            assertThat(nice).as("nice of the checker thread (/proc/self/task/*/stat)").isEqualTo(LeaseValidator.NICE);
+            assertThat(niceOfThread("validator-nice")).as("nice of the validator thread").isEqualTo(startersNice)
+                    .isNotEqualTo(LeaseValidator.NICE);
         } finally {
             validator.stop();
             t.interrupt();
@@ -267,12 +299,18 @@ class LeaseValidatorTest {
     private static int niceOfThread(String name) throws java.io.IOException {
         try (var tasks = java.nio.file.Files.list(Path.of("/proc/self/task"))) {
             for (Path task : tasks.toList()) {
-                if (java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name)) {
-                    String stat = java.nio.file.Files.readString(task.resolve("stat"));
-                    return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[19 - 3]);
+                // the kernel keeps a thread's first 15 characters of name
+                if (java.nio.file.Files.readString(task.resolve("comm")).strip().equals(name.substring(0, Math.min(15, name.length())))) {
+                    return niceOf(task.resolve("stat"));
                 }
             }
         }
         return Integer.MIN_VALUE;
+    }
+
+    /** Field 19 (nice) of a thread's stat file. */
+    private static int niceOf(Path stat) throws java.io.IOException {
+        String line = java.nio.file.Files.readString(stat);
+        return Integer.parseInt(line.substring(line.lastIndexOf(')') + 2).split(" ")[19 - 3]);
     }
 }

@@ -215,7 +215,7 @@ public final class ScaleBench implements Callable<Integer> {
             // With only the inserts (2 s) the load began while the validator's code was still being compiled: JFR of
             // a 1 M-key load showed its HashMap paths deoptimised in its first seconds, a 52 ms C2 compilation of
             // Leases.settleExpired on one of the two vCPUs, and the worker parked up to 2.3 ms on the store lock
-            // while the validator (nice 10, so slow on a contended vCPU) held it in that state.
+            // while the validator (then all of it at nice 10, so slow on a contended vCPU) held it.
             long warmupEnd = warmupStart + (long) (warmupSeconds * 1e9);
             for (int i = 0; warmupKeys > 0 && System.nanoTime() - warmupEnd < 0; i = (i + 1) % warmupKeys) {
                 client.put(key(WARM_UP, i), value);
