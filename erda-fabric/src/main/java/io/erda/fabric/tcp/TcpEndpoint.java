@@ -431,7 +431,9 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
     /**
      * Responder: a receive's completion, which the queue's idle consumer may take on this thread (deliver). Its CPU
      * there is the application's, not the engine's: one run in {@link TcpFabric#HOSTED_CPU_SAMPLE} is measured (the
-     * thread's CPU clock is a system call) and that many times its CPU is taken off the engine's.
+     * thread's CPU clock is a system call) and that many times its CPU is taken off the engine's. The responder
+     * acknowledges the SEND or WRITE_WITH_IMM after this returns, so the peer's work request completes after the
+     * consumer ran (Erda's clients post requests unsignalled and wait for the reply instead).
      */
     void completeRecv(Completion c) {
         boolean measured = ThreadLocalRandom.current().nextInt(TcpFabric.HOSTED_CPU_SAMPLE) == 0;
