@@ -1,5 +1,6 @@
 package io.erda.bench.store;
 
+import com.sun.management.ThreadMXBean;
 import io.erda.bench.backend.ScratchDirectory;
 import io.erda.bench.backend.ServerProcess;
 import io.erda.bench.backend.ServerSettings;
@@ -9,6 +10,7 @@ import io.erda.server.HugePages;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -235,6 +237,7 @@ public final class ScaleBench implements Callable<Integer> {
             long nanosMinusWallNanos = System.nanoTime() - wallMicros() * 1000;
             HiccupProbe probe = hiccupProbe ? new HiccupProbe(stallMicros * 1000) : null;
             long fastMax = 0; // the slowest insert not in stalls
+            long allocatedBefore = ALLOCATION.getTotalThreadAllocatedBytes();
             long start = System.nanoTime();
             try {
                 for (int i = 0; i < keys; i++) {
@@ -254,6 +257,7 @@ public final class ScaleBench implements Callable<Integer> {
                 }
             }
             long end = System.nanoTime();
+            long allocated = ALLOCATION.getTotalThreadAllocatedBytes() - allocatedBefore;
             double loadSeconds = (end - start) / 1e9;
             String loadAfter = loadAverage();
             // the validator settles the load first; log lines arrive a little late
@@ -261,6 +265,7 @@ public final class ScaleBench implements Callable<Integer> {
             List<Pauses.Pause> hiccups = probe == null ? List.of() : probe.hiccups();
             StallCauses causes = reportStalls(stalls, fastMax, start, end, server.pauses(), hiccups,
                 nanosMinusWallNanos, loadAfter);
+            reportClientJvm(allocated, keys, start, end);
             double probeMaxUs = probe == null ? Double.NaN : reportProbe(probe);
             SplittableRandom random = new SplittableRandom(42);
             timedGets(client, USER, keys, random, Math.min(2.0, getSeconds), null); // warm-up: JIT, client mappings
@@ -275,6 +280,21 @@ public final class ScaleBench implements Callable<Integer> {
                 causes.maxWithoutPlatformOrPausesNanos() / 1e3);
         }
     }
+
+    /**
+     * What this JVM (the client, and in --server embedded the server too) allocated per insert during the load, on
+     * every thread, and its pauses then: a young pause comes once per young generation's worth of allocation.
+     */
+    private void reportClientJvm(long allocated, int keys, long start, long end) {
+        List<Pauses.Pause> during = Pauses.overlapping(clientPauses.pauses(), start, end);
+        System.out.printf(Locale.ROOT, "  this JVM during the load: %,d bytes allocated per insert (all threads), %d"
+                + " pauses, longest %.1f ms, %.1f ms in all%n", allocated < 0 ? -1 : allocated / Math.max(1, keys),
+            during.size(), during.stream().mapToLong(Pauses.Pause::nanos).max().orElse(0) / 1e6,
+            during.stream().mapToLong(Pauses.Pause::nanos).sum() / 1e6);
+    }
+
+    /** Allocation of this JVM's threads; -1 where the JVM does not measure it. */
+    private static final ThreadMXBean ALLOCATION = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     /** The hiccup probe's line; returns its latest wake-up in µs. */
     private double reportProbe(HiccupProbe probe) {
