@@ -27,6 +27,8 @@ public final class ClientStats {
     final LongAdder putRetries = new LongAdder();
     /** Connections replaced after a fabric error. */
     final LongAdder reconnects = new LongAdder();
+    /** Connections this client opened: at most its pool size, plus one per reconnect. */
+    final LongAdder connectionsOpened = new LongAdder();
     /** HEADS refreshes (a region not in the cached head array). */
     final LongAdder headRefreshes = new LongAdder();
     /** HEAD_STATE notifications processed (paper §4.4: a head started or stopped being cleaned). */
@@ -47,6 +49,7 @@ public final class ClientStats {
         m.put("lease_confirmations", leaseConfirmations.sum());
         m.put("put_retries", putRetries.sum());
         m.put("reconnects", reconnects.sum());
+        m.put("connections_opened", connectionsOpened.sum());
         m.put("head_refreshes", headRefreshes.sum());
         m.put("head_states", headStates.sum());
         return m;

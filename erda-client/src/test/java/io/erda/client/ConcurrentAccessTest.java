@@ -104,6 +104,25 @@ class ConcurrentAccessTest {
             assertThat(puts.sum()).isGreaterThan(100);
             assertThat(found.sum()).isGreaterThan(100);
             assertThat(deletes.sum()).isGreaterThan(0);
+            // the pool: never more connections than permits (a reconnect replaces one), and idle ones are reused
+            assertThat(a.stats().get("connections_opened")).as("client a, pool of %d", THREADS / 2)
+                    .isBetween(1L, THREADS / 2 + a.stats().get("reconnects"));
+            assertThat(b.stats().get("connections_opened")).as("client b, pool of 2")
+                    .isBetween(1L, 2 + b.stats().get("reconnects"));
+        }
+    }
+
+    /** One thread at a time uses one connection however large the pool: it takes the idle one back each time. */
+    @ParameterizedTest
+    @MethodSource("io.erda.client.TestFabric#selected")
+    void aSingleThreadReusesOneConnection(TestFabric fabric) {
+        try (ErdaClient client = ErdaClient.connect(ClientOptions.of(servers.get(fabric).uri()).withPoolSize(THREADS))) {
+            byte[] key = ("single-" + fabric).getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < 50; i++) {
+                client.put(key, CheckedValue.of(key, i, 64));
+                assertThat(CheckedValue.sequence(key, client.get(key))).isEqualTo(i);
+            }
+            assertThat(client.stats().get("connections_opened")).isEqualTo(1 + client.stats().get("reconnects"));
         }
     }
 }
