@@ -65,8 +65,10 @@ final class Connection implements AutoCloseable {
     private final int slotSize;
     /** Each receive slot's posting, made once (reposted after every reply). */
     private final RecvRequest[] receiveRequests;
-    /** READ destination (windows, versions, objects). */
+    /** READ destination of objects and of the baselines' reads. */
     final LocalBuffer reads;
+    /** READ destination of hash-table entries: windows and stripe version words ({@link RemoteTable}). */
+    final LocalBuffer entries;
     /** Objects being written. */
     final LocalBuffer writes;
     private final StoreView view;
@@ -86,6 +88,7 @@ final class Connection implements AutoCloseable {
         LocalBuffer s = null;
         LocalBuffer r = null;
         LocalBuffer rd = null;
+        LocalBuffer en = null;
         LocalBuffer w = null;
         SyncEndpoint se = null;
         RecvRequest[] posts = new RecvRequest[receiveSlots];
@@ -93,6 +96,7 @@ final class Connection implements AutoCloseable {
             s = new LocalBuffer(fabric, SEND_BUFFER);
             r = new LocalBuffer(fabric, (long) slotSize * receiveSlots);
             rd = new LocalBuffer(fabric, 4096);
+            en = new LocalBuffer(fabric, 4096);
             w = new LocalBuffer(fabric, 4096);
             for (int slot = 0; slot < receiveSlots; slot++) {
                 posts[slot] = new RecvRequest(slot, r.region(), (long) slot * slotSize, slotSize);
@@ -100,13 +104,14 @@ final class Connection implements AutoCloseable {
             }
             endpoint.connect(options.uri(), new ConnectData(options.protocol().code()).encode());
             se = new SyncEndpoint(endpoint, options.operationTimeout());
-        } catch (RuntimeException e) {
-            closeAll(e, endpoint, se, w, rd, r, s);
-            throw e;
+        } catch (RuntimeException failure) {
+            closeAll(failure, endpoint, se, w, en, rd, r, s);
+            throw failure;
         }
         this.send = s;
         this.receive = r;
         this.reads = rd;
+        this.entries = en;
         this.writes = w;
         this.sync = se;
         this.receiveRequests = posts;
@@ -281,13 +286,18 @@ final class Connection implements AutoCloseable {
         sync.read(reads.region(), localOffset, length, remote, rkey);
     }
 
+    /** One-sided READ of {@code length} bytes at {@code remote} into {@link #entries} at {@code localOffset}. */
+    void readEntries(long localOffset, int length, long remote, int rkey) {
+        sync.read(entries.region(), localOffset, length, remote, rkey);
+    }
+
     boolean isBroken() {
         return endpoint.state() != Endpoint.State.CONNECTED;
     }
 
     @Override
     public void close() {
-        closeAll(null, endpoint, sync, writes, reads, receive, send);
+        closeAll(null, endpoint, sync, writes, entries, reads, receive, send);
     }
 
     private static void closeAll(RuntimeException primary, AutoCloseable... resources) {

@@ -62,9 +62,9 @@ final class ErdaGet {
         long pause = MIN_PAUSE_NANOS;
         boolean confirming = false;
         while (true) {
-            MemorySegment before = confirming ? table.windowVersions(c, key) : null;
+            MemorySegment before = confirming ? table.windowVersions(c, key, RemoteTable.BEFORE) : null;
             MemorySegment window = table.window(c, key);
-            MemorySegment after = confirming ? table.windowVersions(c, key) : null;
+            MemorySegment after = confirming ? table.windowVersions(c, key, RemoteTable.AFTER) : null;
             Round round = resolve(c, key, window);
             switch (round.kind()) {
                 case ANSWER:
@@ -91,7 +91,7 @@ final class ErdaGet {
         }
     }
 
-    /** Looks through the candidate entries of one window copy. */
+    /** Looks through the candidate entries of one window (objects are read into another buffer). */
     private Round resolve(Connection c, Key key, MemorySegment window) {
         long mask = NeighbourhoodWindow.candidates(window, c.view().table().neighbourhood(), key.hash());
         boolean unresolved = false;

@@ -5,13 +5,15 @@ import io.erda.core.layout.AtomicWord;
 import io.erda.core.table.NeighbourhoodWindow;
 import io.erda.core.table.TableGeometry;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * The server's hopscotch table as a client reads it, one-sided: a key's neighbourhood window (one READ, paper §3.3)
  * and the stripe version words that cover it ([moves-vs-readers]), and whether an entry still has a given object as
  * current ([leases]). The one place GET ({@link ErdaGet}) and PUT ({@link ErdaPut}) read entries. Each read is one
- * READ on the given connection, copied to the heap because the read buffer is reused for the objects.
+ * READ on the given connection into its entry buffer ({@link Connection#entries}: the window, then two places for
+ * version words), apart from the buffer objects are read into, so what it returns is a slice of registered memory,
+ * valid until the same place is read again: no heap copy (the window's copy had been the client's largest
+ * allocation per GET).
  */
 final class RemoteTable {
     private final ClientStats stats;
@@ -20,21 +22,31 @@ final class RemoteTable {
         this.stats = stats;
     }
 
+    /** The places {@link #windowVersions} reads into: a miss's check reads the words before and after the window. */
+    static final int BEFORE = 0;
+    static final int AFTER = 1;
+    /** Bytes of one place for version words: at most two stripes' words ({@link TableGeometry#windowVersionsLength}). */
+    private static final int VERSIONS_PLACE = 2 * Long.BYTES;
+
     /** READs the window of {@code key}'s home bucket: H entries, decoded by {@link NeighbourhoodWindow}. */
     MemorySegment window(Connection c, Key key) {
         StoreView view = c.view();
         stats.oneSidedReads.increment();
         TableGeometry table = view.table();
         long home = table.homeBucket(key.hash());
-        return readCopy(c, table.windowLength(), view.windowAddress(home), view.info().table().rkey());
+        return read(c, 0, table.windowLength(), view.windowAddress(home), view.info().table().rkey());
     }
 
-    /** READs the version words of the one or two stripes {@code key}'s window spans ([moves-vs-readers]). */
-    MemorySegment windowVersions(Connection c, Key key) {
+    /**
+     * READs the version words of the one or two stripes {@code key}'s window spans ([moves-vs-readers]) into place
+     * {@code place} ({@link #BEFORE} or {@link #AFTER}), neither of which the window's READ overwrites.
+     */
+    MemorySegment windowVersions(Connection c, Key key, int place) {
         StoreView view = c.view();
         long home = view.table().homeBucket(key.hash());
         stats.oneSidedReads.increment();
-        return readCopy(c, view.table().windowVersionsLength(home), view.windowVersionsAddress(home),
+        long offset = view.table().windowLength() + (long) place * VERSIONS_PLACE;
+        return read(c, offset, view.table().windowVersionsLength(home), view.windowVersionsAddress(home),
                 view.info().stripes().rkey());
     }
 
@@ -66,9 +78,9 @@ final class RemoteTable {
         return false;
     }
 
-    private static MemorySegment readCopy(Connection c, int length, long address, int rkey) {
-        c.reads.ensure(length);
-        c.read(0, length, address, rkey);
-        return MemorySegment.ofArray(c.reads.segment().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+    private static MemorySegment read(Connection c, long offset, int length, long address, int rkey) {
+        c.entries.ensure(c.view().table().windowLength() + 2L * VERSIONS_PLACE);
+        c.readEntries(offset, length, address, rkey);
+        return c.entries.segment().asSlice(offset, length);
     }
 }

@@ -54,12 +54,12 @@ public final class NeighbourhoodWindow {
         return mask;
     }
 
-    /** Atomic word of the entry at {@code index} of a window copy. */
+    /** Atomic word of the entry at {@code index} of a window. */
     public static long atomicWord(MemorySegment window, int index) {
         return Words.get(window, (long) index * HashEntryLayout.LENGTH + HashEntryLayout.ATOMIC_WORD_OFFSET);
     }
 
-    /** Head id of the entry at {@code index} of a window copy. */
+    /** Head id of the entry at {@code index} of a window. */
     public static int headId(MemorySegment window, int index) {
         return HashEntryLayout.headId(Words.get(window, (long) index * HashEntryLayout.LENGTH + HashEntryLayout.META_OFFSET));
     }
