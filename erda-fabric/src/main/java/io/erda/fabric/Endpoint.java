@@ -29,6 +29,19 @@ public interface Endpoint extends AutoCloseable {
     /** Posts a send-side work request. Throws {@link FabricException} only if the send queue is full or the endpoint closed. */
     void post(WorkRequest request) throws FabricException;
 
+    /**
+     * Posts a signalled request, and where the provider can finish it on the calling thread at once, does so and
+     * queues no completion for it: true means it completed successfully here. False means it was posted as by {@link
+     * #post} and completes on the send queue as usual (an error always does). For a caller that waits for each request
+     * it posts on a send queue of its own ({@link SyncEndpoint}): whoever else takes from the queue would not see the
+     * request at all. The default posts; shm executes a one-sided READ or WRITE at once when nothing posted before it
+     * is still outstanding (the order post gives), which spares the queue round trip (a GET is two such READs).
+     */
+    default boolean executeNow(WorkRequest request) throws FabricException {
+        post(request);
+        return false;
+    }
+
     /** Posts a receive buffer. Throws {@link FabricException} only if the receive queue is full or the endpoint closed. */
     void postRecv(RecvRequest request) throws FabricException;
 

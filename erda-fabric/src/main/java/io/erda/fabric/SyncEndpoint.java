@@ -8,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A synchronous convenience layer over one endpoint: each call posts one signalled request and waits for its
- * completion, throwing {@link CompletionException} on an error status. The endpoint's send completion queue must
+ * completion, throwing {@link CompletionException} on an error status; a request the provider finishes at once
+ * ({@link Endpoint#executeNow}) needs no wait. The endpoint's send completion queue must
  * be its own (not shared). Calls are serialized (synchronized): use one per thread for parallelism.
  */
 public final class SyncEndpoint implements AutoCloseable {
@@ -151,9 +152,10 @@ public final class SyncEndpoint implements AutoCloseable {
         return ++recvIds;
     }
 
-    private Completion execute(WorkRequest request) {
-        endpoint.post(request);
-        return check(request.wrId(), await(endpoint.sendQueue()));
+    private void execute(WorkRequest request) {
+        if (!endpoint.executeNow(request)) {
+            check(request.wrId(), await(endpoint.sendQueue()));
+        }
     }
 
     private Completion check(long wrId, Completion c) {

@@ -213,6 +213,34 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
         pump();
     }
 
+    /**
+     * A signalled READ or WRITE that finds nothing posted before it still outstanding, on a connected endpoint, and
+     * whose modelled delay post would also spend inline: executed here as pump would, without a Pending, a queued
+     * Completion or the queue's wake-up logic. A failure takes pump's path (the error completes on the queue, the
+     * endpoint fails); anything else is posted.
+     */
+    @Override
+    public synchronized boolean executeNow(WorkRequest request) {
+        Opcode op = request.opcode();
+        if (!request.signaled() || (op != Opcode.READ && op != Opcode.WRITE) || state() != State.CONNECTED
+                || !uncompleted.isEmpty() || draining || peerMemory.modelledDelayNanos(request) > INLINE_DELAY_LIMIT_NANOS) {
+            post(request);
+            return false;
+        }
+        Outcome outcome = checkLocal(request);
+        if (outcome.ok()) {
+            outcome = peerMemory.execute(request, localSegment(request));
+            if (outcome.ok()) {
+                return true;
+            }
+        }
+        Pending p = new Pending(request);
+        p.outcome = outcome;
+        uncompleted.add(p);
+        fail(outcome.detail()); // delivers p's error completion, as pump's failures do
+        return false;
+    }
+
     /** Executes or publishes what may go next, in order; then delivers completions in order. Holds the lock. */
     private void pump() {
         while (state() == State.CONNECTED && !draining && !unexecuted.isEmpty()) {

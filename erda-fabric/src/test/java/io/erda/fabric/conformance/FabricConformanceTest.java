@@ -555,6 +555,42 @@ public abstract class FabricConformanceTest {
         assertThat(bytes(local.segment(), 2048, 640)).containsExactly(bytes(local.segment(), 0, 640));
     }
 
+    /**
+     * executeNow: a READ and a WRITE either finish on the calling thread (true, nothing queued for them) or complete on
+     * the send queue as posted ones do; which one is the provider's choice (shm's own test says when it must finish).
+     */
+    @Test
+    void executeNowFinishesAtOnceOrCompletesOnTheQueue() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        Endpoint[] pair = connectPair();
+        local.segment().asSlice(0, 256).fill((byte) 7);
+        executeNowOrAwait(pair[0], WorkRequest.write(41, local, 0, 256, remote.address() + 512, remote.rkey()));
+        executeNowOrAwait(pair[0], WorkRequest.read(42, local, 1024, 256, remote.address() + 512, remote.rkey()));
+        assertThat(bytes(local.segment(), 1024, 256)).containsExactly(bytes(local.segment(), 0, 256));
+        assertThat(pair[0].sendQueue().poll()).isNull();
+    }
+
+    /** A failed executeNow is never "done": its error completes on the send queue as a posted request's does. */
+    @Test
+    void executeNowOfAFailingReadCompletesWithItsErrorOnTheQueue() throws Exception {
+        MemoryRegion local = initiatorBuffer(64);
+        Endpoint[] pair = connectPair();
+        assertThat(pair[0].executeNow(WorkRequest.read(17, local, 0, 8, 0x1000, 0x7fff_fff0))).isFalse();
+        Completion c = await(pair[0].sendQueue());
+        assertThat(c.wrId()).isEqualTo(17);
+        assertThat(c.status()).isEqualTo(Status.REMOTE_ACCESS_ERROR);
+    }
+
+    /** executeNow as SyncEndpoint uses it: true, or a successful completion of this request on the queue. */
+    protected static void executeNowOrAwait(Endpoint e, WorkRequest request) throws InterruptedException {
+        if (!e.executeNow(request)) {
+            Completion c = await(e.sendQueue());
+            assertThat(c.wrId()).isEqualTo(request.wrId());
+            assertThat(c.status()).isEqualTo(Status.SUCCESS);
+        }
+    }
+
     @Test
     void unsignaledRequestThatFailsStillCompletes() throws Exception {
         MemoryRegion local = initiatorBuffer(64);

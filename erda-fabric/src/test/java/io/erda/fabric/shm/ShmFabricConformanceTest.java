@@ -56,6 +56,26 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
                 .hasMessageContaining("shm needs file-backed memory for remote access");
     }
 
+    /**
+     * shm finishes a signalled READ or WRITE on the caller's thread when nothing posted before it is outstanding (the
+     * queue round trip spared: a GET is two such READs), and posts an unsignalled one, which queues nothing on success.
+     */
+    @Test
+    void aReadOrWriteWithNothingOutstandingExecutesOnTheCallersThread() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        Endpoint e = connectPair()[0];
+        local.segment().asSlice(0, 128).fill((byte) 3);
+        assertThat(e.executeNow(WorkRequest.write(1, local, 0, 128, remote.address(), remote.rkey()))).isTrue();
+        assertThat(e.executeNow(WorkRequest.read(2, local, 256, 128, remote.address(), remote.rkey()))).isTrue();
+        assertThat(local.segment().asSlice(256, 128).mismatch(local.segment().asSlice(0, 128))).isEqualTo(-1);
+        assertThat(e.executeNow(WorkRequest.write(3, local, 0, 64, remote.address() + 1024, remote.rkey()).unsignaled()))
+                .isFalse();
+        assertThat(e.sendQueue().take(50, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(remote.remoteBytesWritten()).isEqualTo(128 + 64);
+        assertThat(((ShmMemoryRegion) remote).remoteBytesRead()).isEqualTo(128);
+    }
+
     @Test
     void anonymousMemoryRegistersForLocalUse() {
         MemoryRegion local = targetBuffer(4096);
