@@ -38,7 +38,8 @@ final class Reservations {
 
     /** Per shard: key to its one {@link Reservation}, or to an {@code ArrayDeque<Reservation>} of several, oldest first. */
     private final List<HashMap<Key, Object>> byKey = new ArrayList<>(SHARDS);
-    private final ArrayDeque<Reservation> byDeadline = new ArrayDeque<>();
+    /** In linked chunks, not an ArrayDeque: a growth under the store lock would copy the whole queue ({@link ChunkedFifo}). */
+    private final ChunkedFifo<Reservation> byDeadline = new ChunkedFifo<>();
 
     Reservations() {
         for (int i = 0; i < SHARDS; i++) {
