@@ -102,4 +102,16 @@ class ReservationsTest {
         }
         assertThat(reservations.keys()).isZero();
     }
+
+    /** The shards outgrow their tables at different pending counts: thresholds at 1024 buckets all differ. */
+    @Test
+    void theShardsGrowEachAtItsOwnCount() {
+        Set<Integer> thresholds = new HashSet<>();
+        for (int shard = 0; shard < Reservations.SHARDS; shard++) {
+            float f = Reservations.loadFactor(shard);
+            assertThat(f).isGreaterThan(0.5f).isLessThanOrEqualTo(1.0f);
+            thresholds.add((int) (1024 * f));
+        }
+        assertThat(thresholds).hasSize(Reservations.SHARDS);
+    }
 }
