@@ -257,7 +257,8 @@ public final class ScaleBench implements Callable<Integer> {
                 }
             }
             long end = System.nanoTime();
-            long allocated = ALLOCATION.getTotalThreadAllocatedBytes() - allocatedBefore;
+            long allocatedAfter = ALLOCATION.getTotalThreadAllocatedBytes();
+            long allocated = allocatedBefore < 0 || allocatedAfter < 0 ? -1 : allocatedAfter - allocatedBefore;
             double loadSeconds = (end - start) / 1e9;
             String loadAfter = loadAverage();
             // the validator settles the load first; log lines arrive a little late
@@ -283,7 +284,8 @@ public final class ScaleBench implements Callable<Integer> {
 
     /**
      * What this JVM (the client, and in --server embedded the server too) allocated per insert during the load, on
-     * every thread, and its pauses then: a young pause comes once per young generation's worth of allocation.
+     * every thread ({@code allocated} -1 where the JVM does not measure it), and its pauses then: a young pause comes
+     * once per young generation's worth of allocation.
      */
     private void reportClientJvm(long allocated, int keys, long start, long end) {
         List<Pauses.Pause> during = Pauses.overlapping(clientPauses.pauses(), start, end);
@@ -293,7 +295,7 @@ public final class ScaleBench implements Callable<Integer> {
             during.stream().mapToLong(Pauses.Pause::nanos).sum() / 1e6);
     }
 
-    /** Allocation of this JVM's threads; -1 where the JVM does not measure it. */
+    /** Allocation of this JVM's threads ({@code getTotalThreadAllocatedBytes} is -1 where the JVM does not measure it). */
     private static final ThreadMXBean ALLOCATION = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     /** The hiccup probe's line; returns its latest wake-up in µs. */
