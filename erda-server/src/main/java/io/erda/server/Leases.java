@@ -7,6 +7,8 @@ import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.table.HopscotchTable;
 import io.erda.protocol.RepairHintReply.Outcome;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -131,11 +133,11 @@ final class Leases {
      * entry). {@link LeaseValidator} runs them on a thread of lower priority than the one that holds the lock.
      */
     interface ObjectChecks {
-        void check(java.util.List<Reservation> due, boolean[] complete);
+        void check(List<Reservation> due, boolean[] complete);
     }
 
     /** {@link ObjectChecks} on the calling thread. */
-    void checkHere(java.util.List<Reservation> due, boolean[] complete) {
+    void checkHere(List<Reservation> due, boolean[] complete) {
         for (int i = 0; i < due.size(); i++) {
             try {
                 complete[i] = complete(due.get(i));
@@ -146,7 +148,7 @@ final class Leases {
     }
 
     private long settleExpired(long now, Runnable betweenBatches, ObjectChecks checks) {
-        java.util.List<Reservation> due = new java.util.ArrayList<>(SETTLE_BATCH);
+        List<Reservation> due = new ArrayList<>(SETTLE_BATCH);
         boolean[] complete = new boolean[SETTLE_BATCH];
         while (true) {
             due.clear();
