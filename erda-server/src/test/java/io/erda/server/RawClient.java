@@ -36,6 +36,8 @@ final class RawClient implements AutoCloseable {
     private static final int RECEIVES = 4;
     private static final long SEND_AT = (long) RECEIVES * BUFFER;
     private static final long DATA_AT = SEND_AT + BUFFER;
+    /** As {@code ReadAfterWriteClient.MAX_ATTEMPTS}. */
+    private static final int RAW_PUT_ATTEMPTS = 4;
 
     /** A reply: header fields and a copy of the body. */
     record Reply(MessageType type, int requestId, WireStatus status, MemorySegment body) {
@@ -148,9 +150,21 @@ final class RawClient implements AutoCloseable {
         return RawReserveReply.decode(r.body(), 0, (int) r.body().byteSize());
     }
 
-    /** Read After Write: reserve a ring slot, WRITE the object into it, READ it back to force it. */
-    void rawPut(byte[] key, byte[] value) {
-        rawWriteSlot(rawReserve(key, value.length), key, value);
+    /**
+     * Read After Write as {@code ReadAfterWriteClient} does it: reserve a ring slot, WRITE the object into it, READ
+     * it back to force it, and all of it again while that took longer than the slot's lease (the poller may have
+     * recycled the slot unapplied). Returns the attempts it took: each one past the first expired a slot.
+     */
+    int rawPut(byte[] key, byte[] value) {
+        for (int attempt = 1; attempt <= RAW_PUT_ATTEMPTS; attempt++) {
+            long start = System.nanoTime();
+            RawReserveReply slot = rawReserve(key, value.length);
+            rawWriteSlot(slot, key, value);
+            if (System.nanoTime() - start <= slot.leaseNanos()) {
+                return attempt;
+            }
+        }
+        throw new AssertionError("RAW PUT outlived its slot's lease " + RAW_PUT_ATTEMPTS + " times");
     }
 
     /** Read After Write: WRITE the object into a slot reserved earlier (late, perhaps), READ it back to force it. */
