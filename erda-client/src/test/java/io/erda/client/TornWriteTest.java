@@ -145,6 +145,34 @@ class TornWriteTest {
 
     @ParameterizedTest
     @MethodSource("io.erda.client.TestFabric#selected")
+    void aReadAfterWritePutThatOutlivesItsSlotsLeaseIsWrittenAgainAndApplied(TestFabric fabric) {
+        byte[] key = key("raw-outlived", fabric);
+        CopyOnWriteArrayList<FaultInjectingEndpoint> endpoints = new CopyOnWriteArrayList<>();
+        ClientOptions options = ClientOptions.of(servers.get(fabric).uri()).withPoolSize(1)
+                .withProtocol(ClientOptions.Protocol.READ_AFTER_WRITE).withEndpointDecorator(e -> {
+                    FaultInjectingEndpoint f = new FaultInjectingEndpoint(e);
+                    endpoints.add(f);
+                    return f;
+                });
+        try (ReadAfterWriteClient writer = ReadAfterWriteClient.connect(options); ErdaClient reader = reader(fabric, null)) {
+            writer.put(key, CheckedValue.of(key, 1, 64));
+            assertThat(writer.stats().get("put_retries")).isZero();
+            // the slot's WRITE lands after the poller recycled the slot unapplied: the PUT must take a new slot
+            endpoints.getFirst().delayNextWrite(LEASE.multipliedBy(3).dividedBy(2));
+            writer.put(key, CheckedValue.of(key, 2, 64));
+            assertThat(endpoints.getFirst().armedFaults()).isZero();
+            assertThat(writer.stats().get("put_retries")).isEqualTo(1);
+            assertThat(sequence(key, writer.get(key))).isEqualTo(2);
+            long giveUp = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (sequence(key, reader.get(key)) != 2) { // the Erda client reads the table, once the poller applied it
+                assertThat(System.nanoTime() - giveUp).as("the rewritten slot was never applied").isNegative();
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.erda.client.TestFabric#selected")
     void twoTornWritersOfOneKeyLeaveTheOlderCompleteVersionReadable(TestFabric fabric) {
         byte[] key = key("two-torn", fabric);
         try (FaultyClient a = faulty(fabric); FaultyClient b = faulty(fabric);
