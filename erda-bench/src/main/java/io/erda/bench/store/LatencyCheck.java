@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import org.HdrHistogram.Histogram;
 
 /**
  * store-bench {@code --latency-check}: an Erda GET and PUT next to the fabric's own round trips, as ratios measured
@@ -28,7 +29,8 @@ import java.util.SplittableRandom;
  * throughput (one closed-loop thread: the inverse ratio of the means). It reports; it fails nothing.
  *
  * <p>"cores" is this JVM's CPU time over wall time during a mix: client, server and fabric threads together, so a
- * server that spins instead of sleeping shows there.
+ * server that spins instead of sleeping shows there. A last table gives the update-only PUTs' percentiles over all
+ * rounds (HdrHistogram), Erda's next to Redo Logging's: whether a ratio of means comes from every PUT or from a tail.
  */
 final class LatencyCheck {
     /** Share of PUTs per mix, in the order they run. */
@@ -42,11 +44,15 @@ final class LatencyCheck {
         }
     }
 
-    /** Means of one mix, µs (NaN where the mix has no such operation), and the JVM's cores busy. */
-    record MixResult(double getMicros, double putMicros, double cores) { }
+    /** Means of one mix, µs (NaN where the mix has no such operation), the JVM's cores busy, and every PUT's ns. */
+    record MixResult(double getMicros, double putMicros, double cores, Histogram puts) { }
 
     /** One round of one fabric. */
-    record Round(double readMicros, double pingPongMicros, MixResult[] mixes, double redoPutMicros) {
+    record Round(double readMicros, double pingPongMicros, MixResult[] mixes, MixResult redo) {
+        double redoPutMicros() {
+            return redo.putMicros();
+        }
+
         MixResult mix(Mix m) {
             return mixes[m.ordinal()];
         }
@@ -152,8 +158,8 @@ final class LatencyCheck {
                 for (Mix m : Mix.values()) {
                     mixes[m.ordinal()] = mix(erda, m, keyBytes, value, random, seconds);
                 }
-                double redoPut = mix(redo, Mix.UPDATE_ONLY, keyBytes, value, random, seconds).putMicros();
-                measured.add(new Round(readMicros, pingMicros, mixes, redoPut));
+                MixResult redoPuts = mix(redo, Mix.UPDATE_ONLY, keyBytes, value, random, seconds);
+                measured.add(new Round(readMicros, pingMicros, mixes, redoPuts));
             }
             return measured;
         }
@@ -178,6 +184,7 @@ final class LatencyCheck {
         long gets = 0;
         long putNanos = 0;
         long puts = 0;
+        Histogram putHistogram = new Histogram(3);
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpuBefore = os.getProcessCpuTime();
         long start = System.nanoTime();
@@ -196,6 +203,7 @@ final class LatencyCheck {
             if (put) {
                 putNanos += now - t0;
                 puts++;
+                putHistogram.recordValue(now - t0);
             } else {
                 getNanos += now - t0;
                 gets++;
@@ -203,7 +211,7 @@ final class LatencyCheck {
         }
         double cores = (os.getProcessCpuTime() - cpuBefore) / (double) (now - start);
         return new MixResult(gets == 0 ? Double.NaN : getNanos / 1e3 / gets, puts == 0 ? Double.NaN : putNanos / 1e3 / puts,
-                cores);
+                cores, putHistogram);
     }
 
     /** The columns of one round: means, then ratios to its own READ, then the cores busy per mix. */
@@ -232,6 +240,34 @@ final class LatencyCheck {
         if (rows.size() > 1) {
             out.println(row("median", median(rows)));
         }
+        Histogram erdaPuts = new Histogram(3);
+        Histogram redoPuts = new Histogram(3);
+        for (Round r : measured) {
+            erdaPuts.add(r.mix(Mix.UPDATE_ONLY).puts());
+            redoPuts.add(r.redo().puts());
+        }
+        out.println();
+        out.println("### " + fabric + ": update-only PUT percentiles over all " + measured.size() + " rounds, µs");
+        out.println();
+        out.println("| protocol | PUTs | p50 | p90 | p99 | p99.9 | max | mean |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+        out.println(percentiles("Erda", erdaPuts));
+        out.println(percentiles("Redo Logging", redoPuts));
+        out.println(String.format(Locale.ROOT, "| Redo ÷ Erda | | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |",
+                ratio(redoPuts, erdaPuts, 50), ratio(redoPuts, erdaPuts, 90), ratio(redoPuts, erdaPuts, 99),
+                ratio(redoPuts, erdaPuts, 99.9), (double) redoPuts.getMaxValue() / erdaPuts.getMaxValue(),
+                redoPuts.getMean() / erdaPuts.getMean()));
+    }
+
+    private static String percentiles(String label, Histogram h) {
+        return String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f |", label,
+                h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
+                h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3,
+                h.getMean() / 1e3);
+    }
+
+    private static double ratio(Histogram numerator, Histogram denominator, double percentile) {
+        return (double) numerator.getValueAtPercentile(percentile) / denominator.getValueAtPercentile(percentile);
     }
 
     private static String row(String label, double[] c) {
