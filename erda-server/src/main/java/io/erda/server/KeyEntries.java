@@ -72,7 +72,7 @@ final class KeyEntries {
      */
     private boolean owns(int head, long word, MemorySegment key, SequencedCollection<Reservation> pending) {
         long current = AtomicWord.current(word);
-        for (Reservation r : pending) {
+        for (Reservation r : pending.reversed()) { // the newest first: the current word is usually its offset
             if (r.head() == head && LogAddress.unitsForBytes(r.chainOffset()) == current) {
                 return true;
             }
