@@ -12,6 +12,7 @@ import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
+import io.erda.fabric.soft.Backoff;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
 import io.erda.server.PmEmulation;
@@ -48,7 +49,9 @@ import java.util.logging.Logger;
  * looks at the oldest reserved position: a slot that holds it (position word, CRC, the reserved key and length) is
  * applied ({@link Store#apply}), then its header is zeroed and persisted and the applied-through position is
  * persisted in the file header; a slot still invalid when its lease has run out (its writer died, or is late) is
- * recycled the same way without applying. Positions are applied in order, so per key in version order.
+ * recycled the same way without applying. Positions are applied in order, so per key in version order. With
+ * nothing reserved it spins and yields ({@link RedoLog#APPLIER_YIELD_NANOS}) before it waits, as Redo Logging's
+ * applier does: a waiting poller costs each reservation that finds it so a wake-up on the worker's path.
  *
  * <p><b>Recovery.</b> {@link #open} applies, in position order, every slot that holds a position in
  * {@code [mark, mark + SLOTS)} with its slot number: a forced-but-unapplied PUT. A slot is handed out again only
@@ -71,6 +74,7 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     static final long SLOT_LAYOUT = 1;
     private static final int APPLIED_SLOT = 0;
     private static final long IDLE_PARK_NANOS = 20_000;
+    private static final long IDLE_SPIN_NANOS = 1_000;
     private static final Logger LOG = Logger.getLogger(ReadAfterWriteRing.class.getName());
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
@@ -217,10 +221,11 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     /** The poller thread's body. */
     void run() {
         ObjectFlyweight object = new ObjectFlyweight();
+        Backoff backoff = new Backoff(IDLE_SPIN_NANOS, RedoLog.APPLIER_YIELD_NANOS);
         while (running) {
             Slot oldest;
             try {
-                oldest = awaitOldest();
+                oldest = awaitOldest(backoff);
             } catch (InterruptedException e) {
                 return;
             }
@@ -249,11 +254,25 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         }
     }
 
-    private synchronized Slot awaitOldest() throws InterruptedException {
-        while (running && (reserved.isEmpty() || paused)) {
-            wait(500);
+    /** The oldest reserved slot once there is one (null when stopping): spins and yields, then waits. */
+    private Slot awaitOldest(Backoff backoff) throws InterruptedException {
+        backoff.reset();
+        boolean wait = false;
+        while (true) {
+            synchronized (this) {
+                if (!running) {
+                    return null;
+                }
+                if (!reserved.isEmpty() && !paused) {
+                    return reserved.peekFirst();
+                }
+                if (wait || paused) {
+                    wait(500);
+                    continue;
+                }
+            }
+            wait = backoff.idle(); // outside the monitor: reserve() takes it
         }
-        return running ? reserved.peekFirst() : null;
     }
 
     private synchronized void retire(Slot slot) {
