@@ -124,9 +124,11 @@ class BaselineProtocolTest extends RunningServer {
             raw.rawReserve(bytes("dead"), 10);
             int attempts = raw.rawPut(bytes("after"), bytes("applied once the dead slot expired"));
             awaitApplied("ring_pending");
-            // the dead slot, and the slot of each attempt that outlived the 200 ms lease (a slow VM) and was redone
-            assertThat(stat("ring_expired")).isEqualTo(attempts);
-            assertThat(stat("ring_applied")).isEqualTo(1);
+            // the dead slot expired and the last attempt was applied; an earlier attempt slower than the 200 ms lease
+            // (a slow VM) was applied or recycled, as its WRITE came before or after the poller's look
+            assertThat(stat("ring_expired")).isBetween(1L, (long) attempts);
+            assertThat(stat("ring_applied")).isBetween(1L, (long) attempts);
+            assertThat(stat("ring_expired") + stat("ring_applied")).isEqualTo(1 + attempts);
             assertThat(raw.getString(bytes("dead"))).isNull();
             assertThat(raw.getString(bytes("after"))).isEqualTo("applied once the dead slot expired");
         }
@@ -137,13 +139,11 @@ class BaselineProtocolTest extends RunningServer {
     void aRingWriterThatOutlivedItsLeaseIsNeverAppliedOverNewerPutsNotEvenAfterACrash(String scheme) {
         server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofMillis(200)));
         try (RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
-            int slowAttempts = raw.rawPut(bytes("k"), bytes("v1")) - 1; // each expired a slot of its own
+            raw.rawPut(bytes("k"), bytes("v1"));
             RawReserveReply late = raw.rawReserve(bytes("k"), "late".length());
-            long giveUp = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (stat("ring_expired") == slowAttempts) { // the writer is slower than its lease: recycled unapplied
-                assertThat(System.nanoTime() - giveUp).as("the slot never expired").isNegative();
-                Thread.onSpinWait();
-            }
+            // the writer is slower than its lease: its slot, never written, can only be recycled unapplied
+            awaitApplied("ring_pending");
+            assertThat(stat("ring_expired")).isPositive();
             raw.rawPut(bytes("k"), bytes("v2, acknowledged after the lease ran out"));
             awaitApplied("ring_pending");
             raw.rawWriteSlot(late, bytes("k"), bytes("late")); // the late WRITE lands in the recycled slot

@@ -153,7 +153,8 @@ final class RawClient implements AutoCloseable {
     /**
      * Read After Write as {@code ReadAfterWriteClient} does it: reserve a ring slot, WRITE the object into it, READ
      * it back to force it, and all of it again while that took longer than the slot's lease (the poller may have
-     * recycled the slot unapplied). Returns the attempts it took: each one past the first expired a slot.
+     * recycled the slot unapplied). Returns the attempts it took. An attempt that took longer than the lease was
+     * applied if its WRITE landed before the poller's look after the deadline, else recycled.
      */
     int rawPut(byte[] key, byte[] value) {
         for (int attempt = 1; attempt <= RAW_PUT_ATTEMPTS; attempt++) {
