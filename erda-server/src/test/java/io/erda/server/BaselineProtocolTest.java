@@ -9,8 +9,6 @@ import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
 import io.erda.server.baseline.RedoLog;
 import java.time.Duration;
-import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -26,9 +24,7 @@ class BaselineProtocolTest extends RunningServer {
     }
 
     private long stat(String name) {
-        Map<String, Long> stats = server.stats().lines().map(l -> l.split("="))
-                .collect(Collectors.toMap(p -> p[0], p -> Long.parseLong(p[1])));
-        return stats.get(name);
+        return TestStores.stat(server, name);
     }
 
     /** Stops the server as a crash would leave its PM: nothing pending is applied on the way down. */

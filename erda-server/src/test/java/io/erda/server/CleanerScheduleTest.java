@@ -47,8 +47,7 @@ class CleanerScheduleTest {
     }
 
     private static long cleanings(RequestServer server) {
-        return server.stats().lines().filter(l -> l.startsWith("cleanings=")).mapToLong(l -> Long.parseLong(l.substring(10)))
-                .findFirst().orElseThrow();
+        return TestStores.stat(server, "cleanings");
     }
 
     private static void awaitCleanings(RequestServer server, long count) throws InterruptedException {

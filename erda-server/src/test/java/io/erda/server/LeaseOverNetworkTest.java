@@ -11,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import static io.erda.server.TestStores.bytes;
+import static io.erda.server.TestStores.stat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -66,10 +67,5 @@ class LeaseOverNetworkTest {
             }
             assertThat(attempt).as("PUT of %s rolled back %d times", value, attempt).isLessThan(4);
         }
-    }
-
-    private static long stat(RequestServer server, String name) {
-        return server.stats().lines().filter(l -> l.startsWith(name + "=")).mapToLong(l -> Long.parseLong(
-                l.substring(name.length() + 1))).findFirst().orElseThrow(() -> new AssertionError("no stat " + name));
     }
 }

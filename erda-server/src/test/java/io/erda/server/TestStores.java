@@ -65,6 +65,13 @@ final class TestStores {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** One counter of the server's STATS text ({@code name=value} lines); fails naming it if there is none. */
+    static long stat(RequestServer server, String name) {
+        String prefix = name + "=";
+        return server.stats().lines().filter(l -> l.startsWith(prefix)).mapToLong(l -> Long.parseLong(
+                l.substring(prefix.length()))).findFirst().orElseThrow(() -> new AssertionError("no stat " + name));
+    }
+
     /** Writes a complete object at a reservation, as a client's one-sided WRITE would. */
     static void writeObject(Store store, Store.Reserved r, byte[] key, byte[] value, boolean tombstone) {
         LogHead head = store.directory().head(r.head());
