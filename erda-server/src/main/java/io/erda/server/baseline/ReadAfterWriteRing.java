@@ -74,7 +74,6 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     static final long SLOT_LAYOUT = 1;
     private static final int APPLIED_SLOT = 0;
     private static final long IDLE_PARK_NANOS = 20_000;
-    private static final long IDLE_SPIN_NANOS = 1_000;
     private static final Logger LOG = Logger.getLogger(ReadAfterWriteRing.class.getName());
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
@@ -221,7 +220,7 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     /** The poller thread's body. */
     void run() {
         ObjectFlyweight object = new ObjectFlyweight();
-        Backoff backoff = new Backoff(IDLE_SPIN_NANOS, RedoLog.APPLIER_YIELD_NANOS);
+        Backoff backoff = RedoLog.idleBackoff();
         while (running) {
             Slot oldest;
             try {

@@ -94,6 +94,11 @@ public final class RedoLog implements AutoCloseable {
      */
     static final long APPLIER_YIELD_NANOS = 200_000;
     private static final long APPLIER_SPIN_NANOS = 1_000;
+
+    /** How the baselines' background threads (this applier, the ring poller) wait for work: one per thread. */
+    static Backoff idleBackoff() {
+        return new Backoff(APPLIER_SPIN_NANOS, APPLIER_YIELD_NANOS);
+    }
     private static final Logger LOG = Logger.getLogger(RedoLog.class.getName());
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
@@ -247,7 +252,7 @@ public final class RedoLog implements AutoCloseable {
     /** The applier thread's body. */
     void run() {
         List<Entry> batch = new ArrayList<>();
-        Backoff backoff = new Backoff(APPLIER_SPIN_NANOS, APPLIER_YIELD_NANOS);
+        Backoff backoff = idleBackoff();
         while (running) {
             Entry first;
             try {
