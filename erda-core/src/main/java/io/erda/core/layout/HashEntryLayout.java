@@ -34,6 +34,10 @@ public final class HashEntryLayout {
     private static final int HEAD_SHIFT = 16;
     private static final int DISTANCE_SHIFT = 8;
 
+    /** The bits of the meta word that hold the fingerprint, and those that hold the hop distance. */
+    public static final long FINGERPRINT_BITS = 0xFFFF_FFFFL << FINGERPRINT_SHIFT;
+    public static final long HOP_DISTANCE_BITS = (long) MAX_HOP_DISTANCE << DISTANCE_SHIFT;
+
     private HashEntryLayout() {
     }
 
@@ -52,6 +56,11 @@ public final class HashEntryLayout {
     /** Same entry at another hop distance (a hopscotch move). */
     public static long withHopDistance(long meta, int hopDistance) {
         return meta(fingerprint(meta), headId(meta), hopDistance);
+    }
+
+    /** The meta bits of hop distance {@code hopDistance} alone (no range check: for masks over a window). */
+    public static long hopDistanceBits(int hopDistance) {
+        return (long) hopDistance << DISTANCE_SHIFT;
     }
 
     public static boolean isValid(long meta) {

@@ -2,7 +2,6 @@ package io.erda.core.table;
 
 import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.HashEntryFlyweight;
 import io.erda.core.layout.HashEntryLayout;
 import io.erda.core.pm.Words;
 import java.lang.foreign.MemorySegment;
@@ -40,19 +39,23 @@ public final class NeighbourhoodWindow {
      * Several bits may be set; the full key decides.
      */
     public static long candidates(MemorySegment window, int neighbourhood, long keyHash) {
-        int fingerprint = KeyHash.fingerprint(keyHash);
-        HashEntryFlyweight entry = new HashEntryFlyweight();
+        // One masked compare per entry (valid flag, fingerprint and hop distance at once), no branch on the entry's
+        // contents: it runs over all H entries on every GET (H = 32), where the three tests one by one were a
+        // seventh of a GET's CPU on a store that fits in cache.
+        long wanted = HashEntryLayout.meta(KeyHash.fingerprint(keyHash), 0, 0);
         long mask = 0;
         int entries = (int) Math.min(neighbourhood, window.byteSize() / HashEntryLayout.LENGTH);
         for (int i = 0; i < entries; i++) {
-            long meta = entry.wrap(window, (long) i * HashEntryLayout.LENGTH).meta();
-            if (HashEntryLayout.isValid(meta) && HashEntryLayout.fingerprint(meta) == fingerprint
-                    && HashEntryLayout.hopDistance(meta) == i) {
-                mask |= 1L << i;
-            }
+            long meta = Words.get(window, (long) i * HashEntryLayout.LENGTH + HashEntryLayout.META_OFFSET);
+            long match = (meta & CANDIDATE_BITS) == (wanted | HashEntryLayout.hopDistanceBits(i)) ? 1L : 0L;
+            mask |= match << i;
         }
         return mask;
     }
+
+    /** The meta bits a candidate must match: fingerprint, hop distance and VALID (not the head id, other flags). */
+    private static final long CANDIDATE_BITS = HashEntryLayout.FINGERPRINT_BITS | HashEntryLayout.HOP_DISTANCE_BITS
+            | HashEntryLayout.FLAG_VALID;
 
     /** Atomic word of the entry at {@code index} of a window. */
     public static long atomicWord(MemorySegment window, int index) {
