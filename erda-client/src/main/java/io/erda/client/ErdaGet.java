@@ -56,9 +56,8 @@ final class ErdaGet {
         if (view.isCleaning(KeyHash.headId(key.hash(), view.info().headCount()))) {
             return twoSided(c, key);
         }
-        long budget = options.readRetryBudget() != null ? options.readRetryBudget().toNanos()
-                : view.info().leaseNanos() + BUDGET_MARGIN_NANOS;
-        long deadline = System.nanoTime() + budget;
+        boolean retrying = false; // the budget starts at the first retry: a GET answered at once reads no clock
+        long deadline = 0;
         long pause = MIN_PAUSE_NANOS;
         boolean confirming = false;
         while (true) {
@@ -83,12 +82,23 @@ final class ErdaGet {
                     break;
             }
             stats.getRetries.increment();
-            if (System.nanoTime() - deadline >= 0) {
+            long now = System.nanoTime();
+            if (!retrying) {
+                retrying = true;
+                deadline = now + retryBudgetNanos(view);
+            }
+            if (now - deadline >= 0) {
                 return twoSided(c, key);
             }
             LockSupport.parkNanos(pause);
             pause = Math.min(pause * 2, MAX_PAUSE_NANOS);
         }
+    }
+
+    /** How long a GET retries one-sided before it asks the server. */
+    private long retryBudgetNanos(StoreView view) {
+        return options.readRetryBudget() != null ? options.readRetryBudget().toNanos()
+                : view.info().leaseNanos() + BUDGET_MARGIN_NANOS;
     }
 
     /** Looks through the candidate entries of one window (objects are read into another buffer). */

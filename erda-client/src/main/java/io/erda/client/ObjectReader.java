@@ -20,8 +20,12 @@ final class ObjectReader {
     private static final int CACHE_LINE = 64;
 
     private final ClientStats stats;
-    /** Size of the last complete object seen by any thread: a hint, races are harmless. */
-    private volatile long lastObjectLength = MIN_GUESS;
+    /**
+     * Size of the last complete object seen by any thread: a hint, races are harmless. A plain int (reads and writes
+     * of it are atomic, JLS 17.7), written only when it changes: a volatile store was a full fence on every GET, and a
+     * store of the same value by every thread of a pooled client bounces the line between their cores.
+     */
+    private int lastObjectLength = MIN_GUESS;
 
     ObjectReader(ClientStats stats) {
         this.stats = stats;
@@ -83,7 +87,10 @@ final class ObjectReader {
         if (!check.isValid()) {
             return new Result(check, null);
         }
-        lastObjectLength = claimedLength(s);
+        long length = claimedLength(s);
+        if (length != lastObjectLength) {
+            lastObjectLength = (int) Math.min(length, Integer.MAX_VALUE);
+        }
         if (s.get(ValueLayout.JAVA_BYTE, ObjectLayout.TYPE_OFFSET) == ObjectLayout.TYPE_TOMBSTONE) {
             return Result.TOMBSTONE;
         }

@@ -76,10 +76,13 @@ final class PeerMemory implements AutoCloseable {
      * regions), so that the endpoint can keep long modelled writes off the posting thread.
      */
     long modelledDelayNanos(WorkRequest wr) {
+        boolean writes = wr.opcode() == Opcode.WRITE || wr.opcode() == Opcode.WRITE_WITH_IMM || wr.opcode().isAtomic();
+        if (!writes || wr.length() == 0) {
+            return 0; // a READ (every GET's two) looks nothing up
+        }
         refreshIfStale();
         ExportedRegion region = table.get(wr.rkey());
-        boolean writes = wr.opcode() == Opcode.WRITE || wr.opcode() == Opcode.WRITE_WITH_IMM || wr.opcode().isAtomic();
-        if (region == null || !writes || wr.length() == 0) {
+        if (region == null) {
             return 0;
         }
         long a = wr.remoteAddress();

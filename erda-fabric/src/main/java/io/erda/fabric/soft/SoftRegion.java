@@ -21,6 +21,8 @@ public abstract class SoftRegion<F extends Fabric> implements MemoryRegion, Regi
     private final MemorySegment segment;
     private final RegisterOptions options;
     private final int key;
+    /** The access rights as bits by ordinal: checked on every request, where the options' Set compared enums. */
+    private final int accessBits;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     protected SoftRegion(F fabric, MemorySegment segment, RegisterOptions options, int key) {
@@ -31,6 +33,11 @@ public abstract class SoftRegion<F extends Fabric> implements MemoryRegion, Regi
         this.segment = segment;
         this.options = options;
         this.key = key;
+        int bits = 0;
+        for (Access a : options.access()) {
+            bits |= 1 << a.ordinal();
+        }
+        this.accessBits = bits;
     }
 
     /**
@@ -87,7 +94,7 @@ public abstract class SoftRegion<F extends Fabric> implements MemoryRegion, Regi
 
     @Override
     public final boolean allows(Access access) {
-        return options.allows(access);
+        return (accessBits & 1 << access.ordinal()) != 0;
     }
 
     @Override
