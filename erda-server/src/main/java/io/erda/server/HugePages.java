@@ -68,8 +68,21 @@ public enum HugePages {
             return MappingAdvice.NONE;
         }
         requireHugeTmpfs(existingRealPath(directory), Mounts.read(), readSetting(SHMEM_ENABLED));
-        return HugePages::verify;
+        return THP_ADVICE;
     }
+
+    /** {@link #verify} each mapping; a new file is written whole before it is mapped ({@link MappingAdvice#allocatesNewFiles}). */
+    private static final MappingAdvice THP_ADVICE = new MappingAdvice() {
+        @Override
+        public void mapped(Path path, MemorySegment mapping) {
+            verify(path, mapping);
+        }
+
+        @Override
+        public boolean allocatesNewFiles() {
+            return true;
+        }
+    };
 
     /** {@code directory}, or its nearest existing parent, with symbolic links resolved: what the mount table names. */
     static Path existingRealPath(Path directory) {
@@ -135,26 +148,17 @@ public enum HugePages {
         if (mapping.byteSize() > HUGE_PAGE) {
             // The rest now, on the thread that maps the file (a region made ahead: the preparer's): a 2 MiB page
             // faulted by a PUT cost it up to tens of milliseconds (zeroing, compaction for a free 2 MiB block):
-            // scale-bench, 4M keys, thp, 1,780 inserts over 1 ms against 331 with 4 KiB pages, max 40 ms.
+            // scale-bench, 4M keys, thp, 1,780 inserts over 1 ms against 331 with 4 KiB pages, max 40 ms. A file the
+            // store just made has its pages already (written through the file, allocatesNewFiles), so this maps them
+            // and allocates nothing while it holds the process's memory-map lock.
             try {
                 MemoryAdvice.advise(mapping.asSlice(HUGE_PAGE), MemoryAdvice.MADV_POPULATE_WRITE);
             } catch (java.io.UncheckedIOException e) {
                 throw new java.io.UncheckedIOException(new java.io.IOException("--huge-pages thp: cannot populate the "
-                        + mapping.byteSize() + " bytes of " + path + ": " + freeSpace(path) + " (a full tmpfs makes "
+                        + mapping.byteSize() + " bytes of " + path + ": " + io.erda.core.pm.PmRegion.freeSpace(path) + " (a full tmpfs makes "
                         + "populating fail with EFAULT; mount it with a larger size=, or use smaller --region-size)",
                         e.getCause()));
             }
-        }
-    }
-
-    /** What the file system of {@code path} has left, for an error message. */
-    private static String freeSpace(Path path) {
-        try {
-            java.nio.file.FileStore store = Files.getFileStore(path);
-            return "its file system " + store + " has " + store.getUsableSpace() + " of " + store.getTotalSpace()
-                    + " bytes free";
-        } catch (java.io.IOException e) {
-            return "its file system's free space is unknown (" + e.getMessage() + ")";
         }
     }
 

@@ -243,8 +243,12 @@ public final class PmRegion implements AutoCloseable {
         try (FileChannel channel = openChannel(file, extra)) {
             if (extra.length > 0) {
                 channel.truncate(0);
-                // sparse extension: the file reads as zeros, so a new region never holds stale objects
+                // sparse extension: the file reads as zeros, so a new region never holds stale objects. Its length
+                // comes first in any case: tmpfs mounted huge=within_size gives a huge page only below it.
                 channel.write(java.nio.ByteBuffer.allocate(1), fileLength - 1);
+                if (advice.allocatesNewFiles()) {
+                    writeZeros(channel, file, fileLength);
+                }
             }
             MemorySegment mapping;
             boolean sync;
@@ -264,6 +268,33 @@ public final class PmRegion implements AutoCloseable {
         } catch (RuntimeException e) {
             arena.close();
             throw e;
+        }
+    }
+
+    /** Bytes of zeros written per call by {@link #writeZeros}: one huge page (x86-64 PMD size). */
+    private static final int ZEROS_CHUNK = 2 << 20;
+
+    /** Writes zeros over {@code [0, length)} of a new file through {@code channel} ({@link MappingAdvice#allocatesNewFiles}). */
+    private static void writeZeros(FileChannel channel, Path file, long length) {
+        try (Arena buffer = Arena.ofConfined()) {
+            java.nio.ByteBuffer zeros = buffer.allocate(Math.min(length, ZEROS_CHUNK)).asByteBuffer();
+            for (long at = 0; at < length; ) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), length - at));
+                at += channel.write(zeros, at);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException("cannot allocate the " + length + " bytes of new PM file "
+                    + file + " (" + freeSpace(file) + "): " + e.getMessage(), e));
+        }
+    }
+
+    /** What the file system of {@code file} has left, for an error message ("its file system has F of T bytes free"). */
+    public static String freeSpace(Path file) {
+        try {
+            java.nio.file.FileStore store = Files.getFileStore(file);
+            return "its file system has " + store.getUsableSpace() + " of " + store.getTotalSpace() + " bytes free";
+        } catch (IOException e) {
+            return "its file system's free space is unknown: " + e.getMessage();
         }
     }
 

@@ -39,6 +39,56 @@ class PmRegionTest {
     }
 
     /**
+     * A new file is extended sparse, unless the mapping advice allocates new files ({@link MappingAdvice#allocatesNewFiles}):
+     * then every byte is written before the file is mapped, and the advice sees a file that holds its whole length.
+     */
+    @Test
+    void aNewFileIsAllocatedWholeBeforeItIsMappedOnlyIfTheAdviceAsks() throws IOException {
+        long dataLength = 6L << 20; // three chunks of the zeros written, the last one short by the header
+        long[] blocksWhenMapped = new long[1];
+        MappingAdvice allocating = new MappingAdvice() {
+            @Override
+            public void mapped(Path path, MemorySegment mapping) {
+                blocksWhenMapped[0] = allocatedBytes(PmRegion.temporaryName(path)); // mapped before it is published
+            }
+
+            @Override
+            public boolean allocatesNewFiles() {
+                return true;
+            }
+        };
+        try (PmRegion sparse = PmRegion.create(dir.resolve("sparse.pm"), PmFileHeader.KIND_LOG_REGION, dataLength,
+                new long[] {1}, WriteLatencyModel.OFF);
+             PmRegion whole = PmRegion.create(dir.resolve("whole.pm"), PmFileHeader.KIND_LOG_REGION, dataLength,
+                new long[] {1}, WriteLatencyModel.OFF, allocating)) {
+            long fileLength = whole.dataFileOffset() + dataLength;
+            assertThat(allocatedBytes(sparse.path())).isLessThan(1L << 20);
+            assertThat(allocatedBytes(whole.path())).isGreaterThanOrEqualTo(fileLength);
+            assertThat(blocksWhenMapped[0]).as("allocated before the advice saw the mapping").isGreaterThanOrEqualTo(fileLength);
+            assertThat(whole.data().asSlice(0, dataLength).mismatch(MemorySegment.ofArray(new byte[(int) dataLength])))
+                    .as("the data reads as zeros").isEqualTo(-1);
+        }
+        try (PmRegion reopened = PmRegion.open(dir.resolve("whole.pm"), PmFileHeader.KIND_LOG_REGION, WriteLatencyModel.OFF)) {
+            assertThat(reopened.dataLength()).isEqualTo(dataLength);
+        }
+    }
+
+    /** Bytes the file system allocated for {@code file} (stat's blocks): a sparse file holds fewer than its length. */
+    private static long allocatedBytes(Path file) {
+        try {
+            Process stat = new ProcessBuilder("stat", "--format=%b %B", file.toString()).redirectErrorStream(true).start();
+            String[] out = new String(stat.getInputStream().readAllBytes()).trim().split(" ");
+            assertThat(stat.waitFor()).as(String.join(" ", out)).isZero();
+            return Long.parseLong(out[0]) * Long.parseLong(out[1]);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
      * A thread whose interrupt is pending (the JVM sets one now and then: a shared arena closed while the thread read
      * a segment of it) still creates and opens regions, and keeps its interrupt.
      */
