@@ -35,7 +35,8 @@ import picocli.CommandLine.Option;
  * are listed with their time since the load began and the pauses that overlapped them: the server JVM's safepoints
  * and allocation stalls, read from its {@code -Xlog} (stamped with System.nanoTime, the same clock as the client's),
  * and this JVM's safepoints, which it logs itself the same way ({@code VM.log}). Then random GETs for
- * {@code --get-seconds} after a warm-up (GET mean, p50, p99). Every
+ * {@code --get-seconds} after a warm-up (GET mean, p50, p99), and what the memory a GET reads costs here without Erda
+ * ({@link MemoryFloor}: random table windows and objects of the same store, read by plain copies). Every
  * key count and mode run in turn, {@code --rounds} times; the last lines are each mode's GET mean and insert max as
  * medians over the rounds. Each run prints the machine's load average (other processes' CPU shows as stalls), and
  * during each load a {@link HiccupProbe} at real-time priority records what the platform itself stalls (a vCPU the
@@ -114,7 +115,8 @@ public final class ScaleBench implements Callable<Integer> {
 
     record Result(int keys, String mode, double loadOpsPerSecond, double insertP99Us, double insertP999Us,
                   double insertP9999Us, double insertMaxUs, int stalls, double getMeanUs, double getP50Us, double getP99Us,
-                  double probeMaxUs, double insertMaxWithoutPlatformUs, double insertMaxWithoutPlatformOrPausesUs) { }
+                  double probeMaxUs, double insertMaxWithoutPlatformUs, double insertMaxWithoutPlatformOrPausesUs,
+                  double floorUs) { }
 
     /** A server the bench talks to, and where its pauses come from. */
     private interface BenchServer extends AutoCloseable {
@@ -184,8 +186,10 @@ public final class ScaleBench implements Callable<Integer> {
                 double max = median(results, keys, mode, Result::insertMaxUs);
                 double probe = results.stream().filter(r -> r.keys() == keys && r.mode().equals(mode))
                     .mapToDouble(Result::probeMaxUs).max().orElse(Double.NaN);
-                System.out.printf(Locale.ROOT, "%,d keys, huge pages %s: GET mean %.3f µs (x%.2f), insert max %.1f µs%s%n",
-                    keys, mode, get, get / firstGet, max, Double.isNaN(probe) ? "" : String.format(Locale.ROOT,
+                System.out.printf(Locale.ROOT, "%,d keys, huge pages %s: GET mean %.3f µs (x%.2f; its memory without"
+                        + " Erda %.3f µs), insert max %.1f µs%s%n",
+                    keys, mode, get, get / firstGet, median(results, keys, mode, Result::floorUs), max,
+                    Double.isNaN(probe) ? "" : String.format(Locale.ROOT,
                         " (the hiccup probe's latest wake-up in these loads: %.1f µs); without the platform's stalls"
                             + " %.1f µs, without them or a JVM pause %.1f µs", probe,
                         median(results, keys, mode, Result::insertMaxWithoutPlatformUs),
@@ -274,13 +278,26 @@ public final class ScaleBench implements Callable<Integer> {
             double mean = timedGets(client, USER, keys, random, getSeconds, gets);
             System.out.println("  this process (client" + (serverMode.equals("embedded") ? " and server" : "") + " mappings): "
                 + hugeMapped());
+            int objectBytes = (int) io.erda.core.layout.ObjectLayout.align(io.erda.core.layout.ObjectLayout.HEADER_LENGTH
+                + USER.length + 12 + valueSize);
+            MemoryFloor.Result floor = MemoryFloor.measure(work.resolve("store"), keys, i -> key(USER, i), objectBytes,
+                FLOOR_SECONDS);
+            if (floor.missing() > 0) {
+                throw new IllegalStateException(floor.missing() + " of " + floor.lookups() + " keys not in the table files");
+            }
+            System.out.printf(Locale.ROOT, "  the memory a GET reads, without Erda (a random key's table window, then %d"
+                    + " bytes of its object, copied from this store's files mapped here, %,d lookups): %.0f ns of the GET"
+                    + " mean's %.0f ns%n", objectBytes, floor.lookups(), floor.lookupNanos(), mean);
             return new Result(keys, mode, keys / loadSeconds, inserts.getValueAtPercentile(99) / 1e3,
                 inserts.getValueAtPercentile(99.9) / 1e3, inserts.getValueAtPercentile(99.99) / 1e3,
                 inserts.getMaxValue() / 1e3, stalls.size(), mean / 1e3, gets.getValueAtPercentile(50) / 1e3,
                 gets.getValueAtPercentile(99) / 1e3, probeMaxUs, causes.maxWithoutPlatformNanos() / 1e3,
-                causes.maxWithoutPlatformOrPausesNanos() / 1e3);
+                causes.maxWithoutPlatformOrPausesNanos() / 1e3, floor.lookupNanos() / 1e3);
         }
     }
+
+    /** Seconds {@link MemoryFloor} measures a store after its GETs. */
+    private static final double FLOOR_SECONDS = 2;
 
     /**
      * What this JVM (the client, and in --server embedded the server too) allocated per insert during the load, on
