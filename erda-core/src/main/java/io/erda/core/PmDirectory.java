@@ -47,8 +47,9 @@ import java.util.stream.Stream;
 public final class PmDirectory implements AutoCloseable {
     public static final String TABLE_FILE = "table.pm";
     private static final int GEOMETRY_SLOT = 1;
-    private static final int GEOMETRY_GENERATION = 4;
-    private static final int GEOMETRY_POSITION = 5;
+    /** Geometry slots of a region file's header: the generation of the chain it belongs to, and its place there. */
+    public static final int GEOMETRY_GENERATION = 4;
+    public static final int GEOMETRY_POSITION = 5;
     private static final Pattern REGION_FILE = Pattern.compile("head-(\\d{5,})-region-(\\d{5,})\\.pm");
 
     private final Path directory;
@@ -265,7 +266,8 @@ public final class PmDirectory implements AutoCloseable {
     }
 
     /** Region files per head. */
-    private static List<List<Path>> regionFiles(Path directory, int headCount) {
+    /** Each head's region files in {@code directory}, by name (slot order), read from the listing alone. */
+    public static List<List<Path>> regionFiles(Path directory, int headCount) {
         List<List<Path>> files = new ArrayList<>();
         for (int head = 0; head < headCount; head++) {
             files.add(new ArrayList<>());

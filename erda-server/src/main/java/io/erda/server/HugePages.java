@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.core.pm.MappingAdvice;
+import io.erda.core.pm.PmRegion;
 import io.erda.ffm.libc.MemoryAdvice;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -155,7 +156,7 @@ public enum HugePages {
                 MemoryAdvice.advise(mapping.asSlice(HUGE_PAGE), MemoryAdvice.MADV_POPULATE_WRITE);
             } catch (java.io.UncheckedIOException e) {
                 throw new java.io.UncheckedIOException(new java.io.IOException("--huge-pages thp: cannot populate the "
-                        + mapping.byteSize() + " bytes of " + path + ": " + io.erda.core.pm.PmRegion.freeSpace(path) + " (a full tmpfs makes "
+                        + mapping.byteSize() + " bytes of " + path + ": " + PmRegion.freeSpace(path) + " (a full tmpfs makes "
                         + "populating fail with EFAULT; mount it with a larger size=, or use smaller --region-size)",
                         e.getCause()));
             }

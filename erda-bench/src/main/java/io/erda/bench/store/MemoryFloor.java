@@ -1,6 +1,7 @@
 package io.erda.bench.store;
 
 import io.erda.core.PmDirectory;
+import io.erda.core.StoreGeometry;
 import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
@@ -15,16 +16,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.IntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * What the memory a GET reads costs on this machine, with no Erda code in the way: the store's own files mapped
@@ -39,14 +37,6 @@ import java.util.stream.Stream;
 final class MemoryFloor {
     /** Mean ns of the lookups, and how many of the keys the table did not have (0 for a loaded store). */
     record Result(double lookupNanos, long lookups, long missing) { }
-
-    /** Geometry slots of the table header (core's {@code HopscotchTable}) and of a region's (core's {@code PmDirectory}). */
-    private static final int TABLE_CAPACITY = 0;
-    private static final int TABLE_NEIGHBOURHOOD = 1;
-    private static final int TABLE_STRIPE_SIZE = 2;
-    private static final int REGION_GENERATION = 4;
-    private static final int REGION_POSITION = 5;
-    private static final Pattern REGION_FILE = Pattern.compile("head-(\\d+)-region-(\\d+)\\.pm");
 
     private MemoryFloor() {
     }
@@ -78,12 +68,11 @@ final class MemoryFloor {
         private int next;
 
         Lookups(Path directory, Arena arena, int keys, IntFunction<byte[]> key, int objectBytes) {
-            MemorySegment tableFile = map(directory.resolve(PmDirectory.TABLE_FILE), arena);
-            table = new TableGeometry(geometry(tableFile, TABLE_CAPACITY), (int) geometry(tableFile, TABLE_NEIGHBOURHOOD),
-                    (int) geometry(tableFile, TABLE_STRIPE_SIZE));
-            tableData = tableFile.asSlice(PmFileHeader.LENGTH);
-            chains = chains(directory, arena);
-            regionSize = chains.values().iterator().next()[0].byteSize();
+            StoreGeometry stored = PmDirectory.storedGeometry(directory);
+            table = stored.table();
+            regionSize = stored.log().regionSize();
+            tableData = map(directory.resolve(PmDirectory.TABLE_FILE), arena).asSlice(PmFileHeader.LENGTH);
+            chains = chains(directory, stored.heads(), arena);
             window = arena.allocate(table.windowLength(), 64);
             object = arena.allocate(objectBytes, 64);
             this.objectBytes = objectBytes;
@@ -148,31 +137,24 @@ final class MemoryFloor {
     }
 
     /** Each head's regions of its newest chain, in chain order, mapped read-only (their data areas). */
-    private static Map<Integer, MemorySegment[]> chains(Path directory, Arena arena) {
-        Map<Integer, Map<Long, Map<Integer, MemorySegment>>> byHead = new HashMap<>(); // head -> generation -> position
-        try (Stream<Path> files = Files.list(directory)) {
-            for (Path file : files.toList()) {
-                Matcher m = REGION_FILE.matcher(file.getFileName().toString());
-                if (m.matches()) {
-                    MemorySegment region = map(file, arena);
-                    byHead.computeIfAbsent(Integer.parseInt(m.group(1)), h -> new HashMap<>())
-                            .computeIfAbsent(geometry(region, REGION_GENERATION), g -> new HashMap<>())
-                            .put((int) geometry(region, REGION_POSITION), region.asSlice(PmFileHeader.LENGTH));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + directory, e);
-        }
-        if (byHead.isEmpty()) {
-            throw new IllegalStateException("no log region in " + directory);
-        }
+    private static Map<Integer, MemorySegment[]> chains(Path directory, int heads, Arena arena) {
         Map<Integer, MemorySegment[]> chains = new HashMap<>();
-        byHead.forEach((head, generations) -> {
-            Map<Integer, MemorySegment> newest = generations.get(generations.keySet().stream().max(Long::compare).orElseThrow());
+        List<List<Path>> files = PmDirectory.regionFiles(directory, heads);
+        for (int head = 0; head < heads; head++) {
+            Map<Long, Map<Integer, MemorySegment>> byGeneration = new HashMap<>(); // generation -> position -> region
+            for (Path file : files.get(head)) {
+                MemorySegment region = map(file, arena);
+                byGeneration.computeIfAbsent(geometry(region, PmDirectory.GEOMETRY_GENERATION), g -> new HashMap<>())
+                        .put((int) geometry(region, PmDirectory.GEOMETRY_POSITION), region.asSlice(PmFileHeader.LENGTH));
+            }
+            if (byGeneration.isEmpty()) {
+                throw new IllegalStateException("head " + head + " has no log region in " + directory);
+            }
+            Map<Integer, MemorySegment> newest = byGeneration.get(byGeneration.keySet().stream().max(Long::compare).orElseThrow());
             MemorySegment[] chain = new MemorySegment[newest.size()];
             newest.forEach((position, region) -> chain[position] = region);
             chains.put(head, chain);
-        });
+        }
         return chains;
     }
 

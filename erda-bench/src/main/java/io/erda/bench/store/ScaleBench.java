@@ -278,8 +278,7 @@ public final class ScaleBench implements Callable<Integer> {
             double mean = timedGets(client, USER, keys, random, getSeconds, gets);
             System.out.println("  this process (client" + (serverMode.equals("embedded") ? " and server" : "") + " mappings): "
                 + hugeMapped());
-            int objectBytes = (int) io.erda.core.layout.ObjectLayout.align(io.erda.core.layout.ObjectLayout.HEADER_LENGTH
-                + USER.length + 12 + valueSize);
+            int objectBytes = (int) io.erda.core.layout.ObjectLayout.length(key(USER, 0).length, valueSize);
             MemoryFloor.Result floor = MemoryFloor.measure(work.resolve("store"), keys, i -> key(USER, i), objectBytes,
                 FLOOR_SECONDS);
             if (floor.missing() > 0) {

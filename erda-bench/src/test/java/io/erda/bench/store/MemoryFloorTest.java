@@ -54,7 +54,7 @@ class MemoryFloorTest {
     @Test
     void everyLoadedKeyIsLookedUpToItsOwnObjectAcrossRegions() {
         assertThat(regionFiles()).as("the load spans more than one region per head").isGreaterThan(ServerConfig.DEFAULT_HEADS);
-        int objectBytes = (int) ObjectLayout.align(ObjectLayout.HEADER_LENGTH + 16 + VALUE);
+        int objectBytes = (int) ObjectLayout.length(ScaleBench.key(USER, 0).length, VALUE);
         MemoryFloor.Result result = MemoryFloor.measure(work.resolve("store"), KEYS, i -> ScaleBench.key(USER, i),
                 objectBytes, 0.2);
         assertThat(result.lookups()).isGreaterThan(10_000);

@@ -288,11 +288,12 @@ public final class PmRegion implements AutoCloseable {
         }
     }
 
-    /** What the file system of {@code file} has left, for an error message ("its file system has F of T bytes free"). */
+    /** What the file system of {@code file} has left, for an error message ("its file system S has F of T bytes free"). */
     public static String freeSpace(Path file) {
         try {
             java.nio.file.FileStore store = Files.getFileStore(file);
-            return "its file system has " + store.getUsableSpace() + " of " + store.getTotalSpace() + " bytes free";
+            return "its file system " + store + " has " + store.getUsableSpace() + " of " + store.getTotalSpace()
+                    + " bytes free";
         } catch (IOException e) {
             return "its file system's free space is unknown: " + e.getMessage();
         }

@@ -94,13 +94,13 @@ public final class RedoLog implements AutoCloseable {
      */
     static final long APPLIER_YIELD_NANOS = 200_000;
     private static final long APPLIER_SPIN_NANOS = 1_000;
+    private static final Logger LOG = Logger.getLogger(RedoLog.class.getName());
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
     /** How the baselines' background threads (this applier, the ring poller) wait for work: one per thread. */
     static Backoff idleBackoff() {
         return new Backoff(APPLIER_SPIN_NANOS, APPLIER_YIELD_NANOS);
     }
-    private static final Logger LOG = Logger.getLogger(RedoLog.class.getName());
-    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
     /** An accepted, not yet applied entry: slices of its PM receive buffer. */
     private record Entry(long sequence, Lane lane, Connection connection, int slot, Key key, MemorySegment keyBytes,
