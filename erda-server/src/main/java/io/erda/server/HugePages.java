@@ -3,6 +3,7 @@ package io.erda.server;
 import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.PmRegion;
 import io.erda.ffm.libc.MemoryAdvice;
+import io.erda.ffm.libc.PageMap;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,8 +25,8 @@ import java.util.List;
  * mappings, so an option that serves only mappings that asked ({@code huge=advise} with {@code MADV_HUGEPAGE}) would
  * leave the log on 4 KiB pages. The kernel then also places every mapping of such a file, the clients' included, on a
  * 2 MiB boundary. Every mapping of 2 MiB or more is checked: it must start on a 2 MiB boundary, and its first 2 MiB,
- * populated at once ({@code MADV_POPULATE_WRITE}), must be mapped as one huge page ({@code ShmemPmdMapped} in
- * {@code /proc/self/smaps}). Anything else is refused with what to change; the server never falls back to 4 KiB pages
+ * populated at once ({@code MADV_POPULATE_WRITE}), must be mapped as one huge page (the kernel's {@code PAGEMAP_SCAN}
+ * of that range; {@code ShmemPmdMapped} in {@code /proc/self/smaps} before Linux 6.7). Anything else is refused with what to change; the server never falls back to 4 KiB pages
  * on its own.
  */
 public enum HugePages {
@@ -137,11 +138,11 @@ public enum HugePages {
                     + "a tmpfs mounted with huge=)");
         }
         MemoryAdvice.advise(mapping.asSlice(0, HUGE_PAGE), MemoryAdvice.MADV_POPULATE_WRITE);
-        long pmdKb = shmemPmdMappedKb(mapping.address());
-        if (pmdKb < HUGE_PAGE / 1024) {
-            throw new HugePagesUnavailableException("--huge-pages thp: the kernel gave " + path + " 4 KiB pages (ShmemPmdMapped "
-                    + pmdKb + " kB for its mapping at 0x" + Long.toHexString(mapping.address()) + " in /proc/self/smaps after "
-                    + "populating 2 MiB): no free 2 MiB block (see /proc/buddyinfo; "
+        long hugeKb = hugeMappedKb(mapping.asSlice(0, HUGE_PAGE));
+        if (hugeKb < HUGE_PAGE / 1024) {
+            throw new HugePagesUnavailableException("--huge-pages thp: the kernel gave " + path + " 4 KiB pages ("
+                    + hugeKb + " kB of the first 2 MiB of its mapping at 0x" + Long.toHexString(mapping.address())
+                    + " mapped by a huge page after populating them): no free 2 MiB block (see /proc/buddyinfo; "
                     + "/sys/kernel/mm/transparent_hugepage/defrag is " + readSetting("/sys/kernel/mm/transparent_hugepage/defrag")
                     + "), or the file was written with 4 KiB pages before (a store created with --huge-pages off), or "
                     + "huge pages are off (" + SHMEM_ENABLED + ": " + readSetting(SHMEM_ENABLED) + ")");
@@ -160,6 +161,21 @@ public enum HugePages {
                         + "populating fail with EFAULT; mount it with a larger size=, or use smaller --region-size)",
                         e.getCause()));
             }
+        }
+    }
+
+    /**
+     * kB of {@code range} (part of a mapping of this process) that huge pages map. Asks the kernel about that range
+     * alone ({@link PageMap}, Linux 6.7+); an older kernel is asked through {@code /proc/self/smaps}, whose reading
+     * walks every mapping of the process under its memory-map lock (a region made ahead then held up ZGC's heap
+     * commits, and so requests, by up to 6 ms: scale-bench, 4 M keys, thp, JFR), and which tells only whole mappings:
+     * there {@code range} must start a mapping.
+     */
+    static long hugeMappedKb(MemorySegment range) {
+        try {
+            return PageMap.residency(range).hugeBytes() / 1024;
+        } catch (UnsupportedOperationException olderKernel) {
+            return Math.min(shmemPmdMappedKb(range.address()), range.byteSize() / 1024);
         }
     }
 

@@ -72,8 +72,15 @@ class HugePagesTest {
                 .withHugePages(HugePages.THP);
     }
 
+    /**
+     * kB of the region's mapping that huge pages map, as /proc/self/smaps tells it; the server's own check
+     * ({@link HugePages#hugeMappedKb}, the kernel's PAGEMAP_SCAN of the range) must tell the same.
+     */
     private static long pmdKb(PmRegion region) {
-        return HugePages.shmemPmdMappedKb(region.mapping().address());
+        long smapsKb = HugePages.shmemPmdMappedKb(region.mapping().address());
+        assertThat(HugePages.hugeMappedKb(region.mapping())).as("huge kB of " + region.path() + " by PAGEMAP_SCAN")
+                .isEqualTo(smapsKb);
+        return smapsKb;
     }
 
     @Test
@@ -84,7 +91,7 @@ class HugePagesTest {
             long hugePages = table.mapping().byteSize() / (2L << 20);
             assertThat(hugePages).as("huge pages the table spans").isGreaterThan(1);
             // populated whole when mapped, not only its first 2 MiB: no request faults a huge page in
-            assertThat(pmdKb(table)).as("the table's ShmemPmdMapped").isEqualTo(hugePages * 2048);
+            assertThat(pmdKb(table)).as("the table's huge kB").isEqualTo(hugePages * 2048);
             for (int i = 0; i < 6000; i++) { // 6000 × ~1 KiB over 2 heads: each chain grows past its first 2 MiB region
                 TestStores.put(store, "key-" + i, "v".repeat(1000));
             }
@@ -162,7 +169,7 @@ class HugePagesTest {
                     // running over shmem here) had made the table's huge by then; fresh-clone runs saw both
                     .hasMessageMatching("(?s).*" + java.util.regex.Pattern.quote(moved.toString())
                             + "/(table|head-\\d{5}-region-\\d{5})\\.pm 4 KiB pages.*")
-                    .hasMessageContaining("ShmemPmdMapped 0 kB").hasMessageContaining(HugePages.SHMEM_ENABLED);
+                    .hasMessageContaining("0 kB of the first 2 MiB of its mapping").hasMessageContaining("mapped by a huge page").hasMessageContaining(HugePages.SHMEM_ENABLED);
         } finally {
             deleteStore(huge.resolve("moved"));
             deleteStore(small);
