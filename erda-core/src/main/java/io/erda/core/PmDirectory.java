@@ -265,7 +265,6 @@ public final class PmDirectory implements AutoCloseable {
         }
     }
 
-    /** Region files per head. */
     /** Each head's region files in {@code directory}, by name (slot order), read from the listing alone. */
     public static List<List<Path>> regionFiles(Path directory, int headCount) {
         List<List<Path>> files = new ArrayList<>();

@@ -26,8 +26,8 @@ import java.util.List;
  * leave the log on 4 KiB pages. The kernel then also places every mapping of such a file, the clients' included, on a
  * 2 MiB boundary. Every mapping of 2 MiB or more is checked: it must start on a 2 MiB boundary, and its first 2 MiB,
  * populated at once ({@code MADV_POPULATE_WRITE}), must be mapped as one huge page (the kernel's {@code PAGEMAP_SCAN}
- * of that range; {@code ShmemPmdMapped} in {@code /proc/self/smaps} before Linux 6.7). Anything else is refused with what to change; the server never falls back to 4 KiB pages
- * on its own.
+ * of that range; {@code ShmemPmdMapped} in {@code /proc/self/smaps} before Linux 6.7). Anything else is refused with
+ * what to change; the server never falls back to 4 KiB pages on its own.
  */
 public enum HugePages {
     /** The mapping as the file system makes it (4 KiB pages on a default tmpfs). */

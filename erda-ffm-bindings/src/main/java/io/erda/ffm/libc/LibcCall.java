@@ -34,8 +34,13 @@ final class LibcCall {
             throw new IllegalStateException(name + " downcall failed", t);
         }
         if (result != 0) {
-            throw new UncheckedIOException(new IOException(call.get() + " failed: " + Errno.name(errno) + " ("
-                    + Errno.strerror(errno) + ")" + hint.apply(errno)));
+            throw refused(call.get(), errno, hint.apply(errno));
         }
+    }
+
+    /** The refusal of {@code call}: "CALL failed: ENAME (strerror)" followed by {@code hint} ("" for none). */
+    static UncheckedIOException refused(String call, int errno, String hint) {
+        return new UncheckedIOException(new IOException(call + " failed: " + Errno.name(errno) + " ("
+                + Errno.strerror(errno) + ")" + hint));
     }
 }

@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.erda.ffm.verbs.Errno;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -68,7 +67,7 @@ public final class PageMap {
             MemorySegment errno = arena.allocate(Errno.CAPTURE_LAYOUT);
             int fd = (int) OPEN.invokeExact(errno, arena.allocateFrom("/proc/self/pagemap"), O_RDONLY | O_CLOEXEC);
             if (fd < 0) {
-                throw refused("open(/proc/self/pagemap)", Errno.read(errno));
+                throw LibcCall.refused("open(/proc/self/pagemap)", Errno.read(errno), "");
             }
             try {
                 return scan(arena, errno, fd, start, end);
@@ -103,11 +102,13 @@ public final class PageMap {
                     throw new UnsupportedOperationException("this kernel (" + System.getProperty("os.version")
                             + ") has no PAGEMAP_SCAN ioctl on /proc/self/pagemap (Linux 6.7 added it)");
                 }
-                throw refused("ioctl(PAGEMAP_SCAN, 0x" + Long.toHexString(from) + "-0x" + Long.toHexString(end) + ")", e);
+                throw LibcCall.refused("ioctl(PAGEMAP_SCAN, 0x" + Long.toHexString(from) + "-0x" + Long.toHexString(end)
+                        + ")", e, "");
             }
             for (int i = 0; i < count; i++) {
-                long bytes = regions.get(JAVA_LONG, (long) i * REGION_BYTES + 8) - regions.get(JAVA_LONG, (long) i * REGION_BYTES);
-                long categories = regions.get(JAVA_LONG, (long) i * REGION_BYTES + 16);
+                long entry = (long) i * REGION_BYTES; // start, end, categories
+                long bytes = regions.get(JAVA_LONG, entry + 8) - regions.get(JAVA_LONG, entry);
+                long categories = regions.get(JAVA_LONG, entry + 16);
                 present += (categories & PAGE_IS_PRESENT) != 0 ? bytes : 0;
                 huge += (categories & PAGE_IS_HUGE) != 0 ? bytes : 0;
             }
@@ -119,10 +120,5 @@ public final class PageMap {
             from = walkEnd;
         }
         return new Residency(present, huge);
-    }
-
-    private static UncheckedIOException refused(String call, int errno) {
-        return new UncheckedIOException(new IOException(call + " failed: " + Errno.name(errno) + " ("
-                + Errno.strerror(errno) + ")"));
     }
 }
