@@ -87,14 +87,14 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         try {
             synchronized (runs) {
                 for (int head : cleaner.interruptedHeads()) {
-                    backgroundRun(() -> cleaner.resume(head));
+                    charged(() -> cleaner.resume(head));
                 }
             }
             while (running && thresholdBytes > 0) {
                 for (int head : cleaner.headsOver(thresholdBytes)) {
                     synchronized (runs) {
                         if (cleaner.headsOver(thresholdBytes).contains(head) && due(head)) {
-                            backgroundRun(() -> cleaner.clean(head));
+                            charged(() -> cleaner.clean(head));
                         }
                     }
                 }
@@ -108,10 +108,13 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         }
     }
 
-    /** Cleans one head now (admin request); blocks until done, after a run already under way. */
+    /**
+     * Cleans one head now (admin request); blocks until done, after a run already under way. Its CPU counts as the
+     * background runs' does, so the caller must be a platform thread (a virtual thread's CPU time is not measured).
+     */
     CleaningReport clean(int head) throws InterruptedException {
         synchronized (runs) {
-            return report(cleaner.clean(head));
+            return charged(() -> cleaner.clean(head));
         }
     }
 
@@ -126,17 +129,18 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     }
 
     /**
-     * Runs and reports a background run; its CPU counts as server CPU too (admin runs are not charged: they run on a
-     * virtual thread of their own, whose CPU time is not measured).
+     * Runs and reports a run, background or admin; its CPU counts as cleaner CPU and server CPU (none is counted on a
+     * thread whose CPU time the JVM does not measure).
      */
-    private void backgroundRun(Run run) throws InterruptedException {
+    private CleaningReport charged(Run run) throws InterruptedException {
         long before = THREADS.getCurrentThreadCpuTime();
-        report(run.run());
+        CleaningReport r = report(run.run());
         long used = THREADS.getCurrentThreadCpuTime() - before;
         if (before >= 0 && used > 0) {
             stats.cleanerCpuNanos.add(used);
             stats.serverCpuNanos.add(used);
         }
+        return r;
     }
 
     /**

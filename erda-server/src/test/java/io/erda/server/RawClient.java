@@ -93,6 +93,11 @@ final class RawClient implements AutoCloseable {
 
     private Reply sendRaw(int length) {
         sync.send(buffer, SEND_AT, length);
+        return receive();
+    }
+
+    /** Waits for the next message from the server (a reply, or a notification such as HEAD_STATE). */
+    Reply receive() {
         Completion c = sync.receive();
         long at = c.wrId() - 1 >= 0 ? (c.wrId() - 1) % RECEIVES * BUFFER : 0;
         MemorySegment s = buffer.segment();

@@ -1,7 +1,10 @@
 package io.erda.server;
 
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.CleanRequest;
+import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
+import io.erda.protocol.WireStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -64,6 +67,37 @@ class ServerCpuTest {
             for (int i = 0; i < 50; i++) {
                 assertThat(client.stats()).contains("server_cpu_ns=" + before + "\n");
             }
+        }
+    }
+
+    /**
+     * An admin CLEAN is server work like a background cleaning run: its CPU is charged to server_cpu_ns and
+     * cleaner_cpu_ns (it ran on a virtual thread, whose CPU the JVM does not measure, and was charged nothing).
+     */
+    @Test
+    void anAdminCleanIsChargedAsCleanerAndServerCpu() throws InterruptedException {
+        try (RequestServer server = RequestServer.start(TestStores.config(dir, "shm", Duration.ofMillis(50)));
+             RawClient client = RawClient.connect(server.uri())) {
+            server.startCleaning(0); // the cleaner, for admin runs only
+            client.hello();
+            for (int round = 0; round < 20; round++) {
+                for (int k = 0; k < 50; k++) {
+                    client.putAndWrite(bytes("key-" + k), bytes("value " + round + " of key " + k));
+                }
+            }
+            long before = settledCpu(server);
+            assertThat(TestStores.stat(server, "cleaner_cpu_ns")).as("no background run (no threshold)").isZero();
+            for (int head = 0; head < TestStores.HEADS; head++) {
+                RawClient.Reply reply = client.call(MessageType.CLEAN, new CleanRequest(head)::encode);
+                while (reply.type() == MessageType.HEAD_STATE) { // the run's notifications come first
+                    reply = client.receive();
+                }
+                assertThat(reply.type()).as("CLEAN of head %d", head).isEqualTo(MessageType.CLEAN_REPLY);
+                assertThat(reply.status()).isEqualTo(WireStatus.OK);
+            }
+            long cleaner = TestStores.stat(server, "cleaner_cpu_ns");
+            assertThat(cleaner).as("the CLEANs' runs").isPositive();
+            assertThat(cpu(server) - before).as("server CPU since the CLEANs began").isGreaterThanOrEqualTo(cleaner);
         }
     }
 
