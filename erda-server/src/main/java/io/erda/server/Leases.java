@@ -180,7 +180,7 @@ final class Leases {
             try {
                 for (int i = 0; i < due.size(); i++) {
                     Reservation r = due.get(i);
-                    if (reservations.newest(r.key()) != r) {
+                    if (!r.isNewest()) {
                         continue; // settled already, or a newer reservation of the key came meanwhile
                     }
                     if (complete[i]) {

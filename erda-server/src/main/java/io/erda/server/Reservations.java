@@ -80,6 +80,7 @@ final class Reservations {
             } else {
                 several = (ArrayDeque<Reservation>) present;
             }
+            several.peekLast().superseded();
             several.addLast((Reservation) added);
             return several;
         });
@@ -96,7 +97,7 @@ final class Reservations {
             Reservation candidate = newestFirst.next();
             if (complete.test(candidate)) {
                 while (records.peekFirst() != candidate) {
-                    records.pollFirst(); // its byDeadline entry stays: pollEarliest skips a record not its key's newest
+                    records.pollFirst(); // superseded already; its byDeadline entry stays: pollEarliest skips it
                 }
                 return;
             }
@@ -132,8 +133,12 @@ final class Reservations {
         return records instanceof Reservation one ? one : ((ArrayDeque<Reservation>) records).peekFirst();
     }
 
+    /** Drops the key's records (its newest one is no longer its newest: {@link Reservation#isNewest}). */
     void drop(Key key) {
-        shard(key).remove(key);
+        Object records = shard(key).remove(key);
+        if (records != null) {
+            newestOf(records).superseded();
+        }
     }
 
     /** The earliest deadline still queued (possibly of a dropped record), or null. */
@@ -141,10 +146,13 @@ final class Reservations {
         return byDeadline.peekFirst();
     }
 
-    /** Removes {@link #earliest()}; returns it if it is still its key's newest record (the one to settle), else null. */
+    /**
+     * Removes {@link #earliest()}; returns it if it is still its key's newest record (the one to settle), else null.
+     * Told by the record's own bit, not by a lookup of its key ({@link Reservation}).
+     */
     Reservation pollEarliest() {
         Reservation r = byDeadline.pollFirst();
-        return r != null && newest(r.key()) == r ? r : null;
+        return r != null && r.isNewest() ? r : null;
     }
 
     /** For every key with pending records: its oldest and newest record. */

@@ -103,6 +103,45 @@ class ReservationsTest {
         assertThat(reservations.keys()).isZero();
     }
 
+    /**
+     * A record's own bit says what a lookup of its key says, whatever happened since it was added: a newer record,
+     * a prune, a drop, a new record after a drop; the deadline queue hands out exactly the records the bit calls
+     * newest.
+     */
+    @Test
+    void aRecordKnowsWhetherItIsStillItsKeysNewest() {
+        Reservations reservations = new Reservations();
+        java.util.Random random = new java.util.Random(7);
+        List<Key> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            keys.add(key("k" + i));
+        }
+        List<Reservation> added = new ArrayList<>();
+        long deadline = 0;
+        int polled = 0;
+        for (int step = 0; step < 20_000; step++) {
+            Key k = keys.get(random.nextInt(keys.size()));
+            int op = random.nextInt(10);
+            if (op < 6) {
+                Reservation r = record(k, 64L * (step + 1), deadline++);
+                reservations.add(r, candidate -> random.nextInt(4) == 0); // prunes now and then
+                added.add(r);
+            } else if (op < 8) {
+                reservations.drop(k);
+            } else if (polled < added.size()) {
+                Reservation due = added.get(polled++);
+                assertThat(reservations.earliest()).isSameAs(due);
+                boolean newest = reservations.newest(due.key()) == due;
+                assertThat(reservations.pollEarliest()).isSameAs(newest ? due : null);
+            }
+            if (step % 100 == 0 || step > 19_900) {
+                for (Reservation r : added) {
+                    assertThat(r.isNewest()).as("record %s", r).isEqualTo(reservations.newest(r.key()) == r);
+                }
+            }
+        }
+    }
+
     /** The shards outgrow their tables at different pending counts: thresholds at 1024 buckets all differ. */
     @Test
     void theShardsGrowEachAtItsOwnCount() {
