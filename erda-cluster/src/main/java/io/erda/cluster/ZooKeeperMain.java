@@ -9,8 +9,8 @@ import org.apache.curator.test.TestingServer;
 /**
  * {@code erda-zookeeper [PORT]}: a single real ZooKeeper server in this process (Curator's {@link TestingServer}),
  * its files in a temporary directory deleted when it closes (at exit here), for tests and
- * {@code scripts/erda-cluster-demo}. Prints
- * {@code zookeeper listening on zk://127.0.0.1:PORT/erda} and runs until killed.
+ * {@code scripts/erda-cluster-demo}. Prints {@code zookeeper listening on zk://127.0.0.1:PORT/erda} and runs until
+ * killed.
  */
 public final class ZooKeeperMain {
     /** A short tick, so sessions of a couple of seconds are allowed (ZooKeeper's minimum is two ticks). */
