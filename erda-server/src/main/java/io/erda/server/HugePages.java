@@ -4,14 +4,11 @@ import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.PmRegion;
 import io.erda.ffm.libc.MemoryAdvice;
 import io.erda.ffm.libc.PageMap;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -181,19 +178,8 @@ public enum HugePages {
 
     /** ShmemPmdMapped (kB) of the mapping of this process that starts at {@code address}, 0 if it has none. */
     static long shmemPmdMappedKb(long address) {
-        String start = HexFormat.of().toHexDigits(address).replaceFirst("^0+(?=.)", "") + "-";
-        try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/self/smaps"), StandardCharsets.US_ASCII)) {
-            boolean inside = false;
-            for (String line; (line = in.readLine()) != null; ) {
-                int space = line.indexOf(' ');
-                String first = space < 0 ? line : line.substring(0, space);
-                if (!first.endsWith(":") && first.indexOf('-') > 0) { // "start-end perms offset dev inode path"
-                    inside = first.startsWith(start);
-                } else if (inside && first.equals("ShmemPmdMapped:")) {
-                    return Long.parseLong(line.substring(first.length()).replace("kB", "").trim());
-                }
-            }
-            return 0;
+        try {
+            return PageMap.smapsKb(address, "ShmemPmdMapped:");
         } catch (IOException e) {
             throw new UncheckedIOException("--huge-pages thp: cannot read /proc/self/smaps to check the huge pages", e);
         }

@@ -169,7 +169,8 @@ class HugePagesTest {
                     // running over shmem here) had made the table's huge by then; fresh-clone runs saw both
                     .hasMessageMatching("(?s).*" + java.util.regex.Pattern.quote(moved.toString())
                             + "/(table|head-\\d{5}-region-\\d{5})\\.pm 4 KiB pages.*")
-                    .hasMessageContaining("0 kB of the first 2 MiB of its mapping").hasMessageContaining("mapped by a huge page").hasMessageContaining(HugePages.SHMEM_ENABLED);
+                    .hasMessageContaining("0 kB of the first 2 MiB of its mapping")
+                    .hasMessageContaining("mapped by a huge page").hasMessageContaining(HugePages.SHMEM_ENABLED);
         } finally {
             deleteStore(huge.resolve("moved"));
             deleteStore(small);

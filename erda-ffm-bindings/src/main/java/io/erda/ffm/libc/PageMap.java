@@ -5,12 +5,18 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.erda.ffm.verbs.Errno;
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Which pages of one of this process's mappings are in memory, and which of them a huge page maps: the
@@ -79,6 +85,31 @@ public final class PageMap {
         } catch (Throwable t) {
             throw new IllegalStateException("pagemap scan downcall failed", t);
         }
+    }
+
+    /**
+     * The kernel's other account: the sum of {@code fields} (kB, e.g. {@code "ShmemPmdMapped:"}) of the mapping of this
+     * process that starts at {@code mappingStart}, from {@code /proc/self/smaps}; 0 if there is no such mapping or
+     * field. For kernels without {@code PAGEMAP_SCAN}, and for tests that check the scan against it: reading smaps walks
+     * every mapping of the process under its memory-map lock (class comment).
+     */
+    public static long smapsKb(long mappingStart, String... fields) throws IOException {
+        String start = Long.toHexString(mappingStart) + "-";
+        List<String> wanted = List.of(fields);
+        long kb = 0;
+        try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/self/smaps"), StandardCharsets.US_ASCII)) {
+            boolean inside = false;
+            for (String line; (line = in.readLine()) != null; ) {
+                int space = line.indexOf(' ');
+                String first = space < 0 ? line : line.substring(0, space);
+                if (!first.endsWith(":") && first.indexOf('-') > 0) { // "start-end perms offset dev inode path"
+                    inside = first.startsWith(start);
+                } else if (inside && wanted.contains(first)) {
+                    kb += Long.parseLong(line.substring(first.length()).replace("kB", "").trim());
+                }
+            }
+        }
+        return kb;
     }
 
     private static Residency scan(Arena arena, MemorySegment errno, int fd, long start, long end) throws Throwable {

@@ -7,10 +7,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +52,7 @@ class PageMapTest {
             PageMap.Residency whole = PageMap.residency(mapping);
             assertThat(whole.presentBytes()).as("populated whole").isEqualTo(LENGTH);
             assertThat(whole.hugeBytes() / 1024).as("huge kB against /proc/self/smaps for " + file)
-                    .isEqualTo(smapsKb(mapping.address(), "ShmemPmdMapped:", "FilePmdMapped:"));
+                    .isEqualTo(PageMap.smapsKb(mapping.address(), "ShmemPmdMapped:", "FilePmdMapped:"));
             assertThat(PageMap.residency(mapping.asSlice(LENGTH / 2)).presentBytes()).as("second half alone")
                     .isEqualTo(LENGTH / 2);
         }
@@ -72,22 +70,5 @@ class PageMapTest {
             assertThat(PageMap.residency(memory.asSlice(PAGE - 8, 16)).presentBytes()).as("16 bytes across pages 0 and 1")
                     .isEqualTo(2 * PAGE);
         }
-    }
-
-    /** The sum of the given fields (kB) of the mapping that starts at {@code address}, from /proc/self/smaps. */
-    private static long smapsKb(long address, String... fields) throws IOException {
-        String start = Long.toHexString(address) + "-";
-        List<String> lines = Files.readAllLines(Path.of("/proc/self/smaps"));
-        boolean inside = false;
-        long kb = 0;
-        for (String line : lines) {
-            String first = line.split("\\s+", 2)[0];
-            if (!first.endsWith(":") && first.indexOf('-') > 0) {
-                inside = first.startsWith(start);
-            } else if (inside && List.of(fields).contains(first)) {
-                kb += Long.parseLong(line.substring(first.length()).replace("kB", "").trim());
-            }
-        }
-        return kb;
     }
 }
