@@ -3,6 +3,7 @@ package io.erda.cleaner;
 import io.erda.core.pm.PmRegion;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 
 /**
@@ -46,6 +47,21 @@ public interface CleaningHost {
      * (docs/ARCHITECTURE.md, [leases]). Must not be called holding the lock.
      */
     void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException;
+
+    /**
+     * Called locked: how many times a lease rollback has pointed an entry of {@code headId} back at an older version
+     * (docs/ARCHITECTURE.md, [last-complete-version]); a count that only grows. The cleaner compares it across a pass
+     * over the table in chunks: once a chunk left its entries clean, only a rollback can make one name the old chain
+     * again.
+     */
+    long rollbacks(int headId);
+
+    /**
+     * Called locked: whether a pending reservation of {@code headId} could be rolled back to a version its entry no
+     * longer names, one of a word for which {@code word} holds. True when a record of a key whose newest object is
+     * incomplete has a word-before-flip (its way back) that {@code word} accepts.
+     */
+    boolean rollbackMayRestore(int headId, LongPredicate word);
 
     /** The longest a client's round trip may take: the wait after telling clients (paper §4.4). */
     Duration maxRoundTrip();

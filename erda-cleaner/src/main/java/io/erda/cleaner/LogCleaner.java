@@ -26,12 +26,13 @@ import java.util.List;
  *   <li><b>Replicate</b> (locked start): writes go to the new chain; record REPLICATE; copy what was
  *       written to the old chain during the merge; wait until every reservation made in the old
  *       chain is settled (complete or rolled back, docs/ARCHITECTURE.md, [leases]).</li>
- *   <li><b>Switch</b>: record SWITCH; flip the tags of the head's entries in locked chunks, then full
- *       locked passes until no entry references the old chain (waiting out reservations whose
- *       rollback target is still there); in the same lock hold record RETIRE(g+1) and make the new
- *       chain the head's. Tell clients. Once the reservations issued before the switch are settled,
- *       a last pass catches rollbacks to old versions; after a round trip the old regions are
- *       deregistered, zeroed and deleted ([recycled-memory]); record IDLE.</li>
+ *   <li><b>Switch</b>: record SWITCH; flip the tags of the head's entries in passes of locked
+ *       chunks until a pass leaves no entry referencing the old chain (waiting out reservations
+ *       whose rollback target is still there); in one short lock hold confirm that no rollback
+ *       undid the pass or could, record RETIRE(g+1) and make the new chain the head's
+ *       ({@link Run#detachUntilClean}). Tell clients. Once the reservations issued before the switch
+ *       are settled, a last pass checks it; after a round trip the old regions are deregistered,
+ *       zeroed and deleted ([recycled-memory]); record IDLE.</li>
  * </ol>
  *
  * <p><b>Crash consistency.</b> The head record ({@link HeadRecords}) changes with single persisted
@@ -203,20 +204,12 @@ public final class LogCleaner {
             long switchStart = host.nanoTime();
             store.headRecords().set(headId, CleaningPhase.SWITCH, generation);
             hook.reached(headId, CleaningPoint.SWITCH_STARTED);
-            long capacity = table.geometry().capacity();
-            for (long from = 0; from < capacity; from += SWITCH_CHUNK_BUCKETS) {
-                long chunkStart = from;
-                host.locked(() -> detach(chunkStart, chunkStart + SWITCH_CHUNK_BUCKETS));
-                if (from < capacity / 2 && from + SWITCH_CHUNK_BUCKETS >= capacity / 2) {
-                    hook.reached(headId, CleaningPoint.SWITCH_MIDWAY);
-                }
-            }
             long[] occupiedAfter = new long[1];
             long switchNanos = detachUntilClean(() -> {
                 store.headRecords().set(headId, CleaningPhase.RETIRE, generation + 1); // the commit point
                 head.switchToNewChain();
                 occupiedAfter[0] = head.currentChain().logicalTail();
-            });
+            }, () -> hook.reached(headId, CleaningPoint.SWITCH_MIDWAY));
             Duration switchOver = Duration.ofNanos(host.nanoTime() - switchStart);
             hook.reached(headId, CleaningPoint.SWITCHED);
             tellClients(false);
@@ -224,7 +217,8 @@ public final class LogCleaner {
 
             long retireStart = host.nanoTime();
             host.awaitSettled(headId, switchNanos);
-            detachUntilClean(() -> { }); // rollbacks of pre-switch reservations may have returned to old versions
+            // a guard: the commit's condition leaves no rollback that could return an entry to the old chain
+            detachUntilClean(() -> { }, () -> { });
             host.sleep(host.maxRoundTrip()); // one-sided readers that read an old word are done with the old chain
             host.retiring(headId, old.regions());
             head.retire(old);
@@ -254,29 +248,51 @@ public final class LogCleaner {
         }
 
         /**
-         * Full locked passes until no entry of the head references the old chain; {@code whenClean}
-         * runs in the lock hold of the clean pass. Returns the host time of that pass.
+         * Passes over the table in locked chunks until one leaves no entry of the head referencing the old chain and
+         * nothing can have made one reference it again; then {@code whenClean} runs, in one short lock hold that
+         * confirms it. Returns the host time of that hold. {@code midway} runs halfway through the first pass.
+         *
+         * <p>No hold is longer than a chunk's: a full pass under the lock stalled every PUT for milliseconds (4 to 6
+         * with a 1 M-bucket table), growing with the table's capacity. Chunks suffice because, once a chunk left its
+         * entries clean, only a lease rollback can make one of them name the old chain again: a flip makes an
+         * entry's current the new chain's reservation (writes went there at REPLICATE) and its previous the clean
+         * current; inserts and hopscotch moves keep the home bucket the chunks go by. So the pass counts if the host
+         * counted no rollback of the head since it began ({@link CleaningHost#rollbacks}), and the hold also requires
+         * that no pending reservation could roll its entry back into the old chain
+         * ({@link CleaningHost#rollbackMayRestore}): from the commit point on, no entry names the old chain again.
          */
-        long detachUntilClean(Runnable whenClean) throws InterruptedException {
-            int[] pending = {0};
+        long detachUntilClean(Runnable whenClean, Runnable midway) throws InterruptedException {
+            long capacity = table.geometry().capacity();
+            int pending = 0;
             for (int pass = 0; pass < MAX_DETACH_PASSES; pass++) {
-                long[] cleanAt = {-1};
-                host.locked(() -> {
-                    pending[0] = detach(0, Long.MAX_VALUE);
-                    if (pending[0] == 0) {
-                        whenClean.run();
-                        cleanAt[0] = host.nanoTime();
+                long rollbacksBefore = host.locked(() -> host.rollbacks(headId));
+                pending = 0;
+                for (long from = 0; from < capacity; from += SWITCH_CHUNK_BUCKETS) {
+                    long chunkStart = from;
+                    pending += host.locked(() -> detach(chunkStart, chunkStart + SWITCH_CHUNK_BUCKETS));
+                    if (pass == 0 && from < capacity / 2 && from + SWITCH_CHUNK_BUCKETS >= capacity / 2) {
+                        midway.run();
                     }
-                });
-                if (cleanAt[0] >= 0) {
-                    return cleanAt[0];
                 }
-                // an entry detached in one pass cannot reference the old chain again, so this converges
-                // within a lease unless reservations never settle
+                if (pending == 0) {
+                    long cleanAt = host.locked(() -> {
+                        if (host.rollbacks(headId) != rollbacksBefore
+                                || host.rollbackMayRestore(headId, word -> Relocation.references(word, old))) {
+                            return -1L;
+                        }
+                        whenClean.run();
+                        return host.nanoTime();
+                    });
+                    if (cleanAt >= 0) {
+                        return cleanAt;
+                    }
+                }
+                // what keeps an entry on the old chain is a pending reservation: wait until those issued so far
+                // settle, after which a pass converges unless new ones keep coming back to the old chain
                 host.awaitSettled(headId, host.nanoTime());
             }
-            throw new IllegalStateException("head " + headId + ": " + pending[0] + " entries still need the old chain "
-                    + old + " after " + MAX_DETACH_PASSES + " passes; cleaning stays in phase "
+            throw new IllegalStateException("head " + headId + " still needs the old chain " + old + " after "
+                    + MAX_DETACH_PASSES + " passes (" + pending + " entries pending in the last); cleaning stays in phase "
                     + store.headRecords().phase(headId) + " (resume it once reservations settle)");
         }
     }

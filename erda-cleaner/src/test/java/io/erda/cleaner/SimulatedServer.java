@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 
 /**
@@ -92,6 +93,17 @@ final class SimulatedServer implements CleaningHost {
         while (pending.values().stream().anyMatch(p -> p.issuedNanos() < issuedBeforeNanos)) {
             Thread.sleep(1);
         }
+    }
+
+    /** None while serving: leases here are reduced to "pending until written" and never run out. */
+    @Override
+    public long rollbacks(int headId) {
+        return 0;
+    }
+
+    @Override
+    public boolean rollbackMayRestore(int headId, LongPredicate word) {
+        return false;
     }
 
     @Override

@@ -40,6 +40,8 @@ final class Leases {
     private final KeyEntries entries;
     private final StoreStats stats;
     private final long leaseNanos;
+    /** Per head, entries {@link #settle} rolled back to an older version (guarded by the store lock). */
+    private final long[] rollbacksByHead;
     /**
      * What {@link Reservations#add} prunes with: {@link #complete}, but false for a record whose region a cleaning has
      * retired meanwhile (an older record of a key whose newer version was complete may name a freed slot, see
@@ -64,6 +66,7 @@ final class Leases {
         this.entries = entries;
         this.stats = stats;
         this.leaseNanos = leaseNanos;
+        this.rollbacksByHead = new long[directory.heads().size()];
     }
 
     long leaseNanos() {
@@ -278,6 +281,42 @@ final class Leases {
         }
     }
 
+    /** How many entries of {@code head} a settlement has rolled back to an older version (only grows). */
+    long rollbacks(int head) {
+        lock.lock();
+        try {
+            return rollbacksByHead[head];
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether settling a key of {@code head} could still point its entry at a version of a word {@code word} accepts:
+     * the key's newest object is incomplete, so a rollback is due, and one of its records' words before the flip
+     * (where {@link KeyEntries#newestComplete} looks for the way back) is accepted. Records of a key whose newest
+     * object is complete are not: no rollback of it is due, and one due later stops at that complete version first.
+     */
+    boolean rollbackMayRestore(int head, java.util.function.LongPredicate word) {
+        lock.lock();
+        try {
+            return reservations.anyKey(records -> {
+                Reservation newest = records.getLast();
+                if (newest.head() != head) {
+                    return false;
+                }
+                for (Reservation r : records) {
+                    if (word.test(r.wordBefore())) {
+                        return !completeCheck.test(newest);
+                    }
+                }
+                return false;
+            });
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The key's pending reservations, oldest first; the caller holds the store lock. */
     java.util.SequencedCollection<Reservation> of(Key key) {
         return reservations.of(key);
@@ -326,6 +365,7 @@ final class Leases {
                 return Outcome.REMOVED;
             }
             table.updateAtomicWord(position, AtomicWord.withCurrent(word, target));
+            rollbacksByHead[head]++;
             stats.rollbacks.increment();
             return Outcome.ROLLED_BACK;
         } finally {

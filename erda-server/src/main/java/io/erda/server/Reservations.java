@@ -108,12 +108,13 @@ final class Reservations {
      * The key's pending reservations, oldest first (empty if none): the live records of a key with several, for
      * reading under the store lock only (no copy per PUT).
      */
-    @SuppressWarnings("unchecked")
     SequencedCollection<Reservation> of(Key key) {
         Object records = shard(key).get(key);
-        if (records == null) {
-            return List.of();
-        }
+        return records == null ? List.of() : asCollection(records);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static SequencedCollection<Reservation> asCollection(Object records) {
         return records instanceof Reservation one ? List.of(one) : (ArrayDeque<Reservation>) records;
     }
 
@@ -164,6 +165,18 @@ final class Reservations {
             }
         }
         return pairs;
+    }
+
+    /** Whether {@code test} holds for some key's records (oldest first, as {@link #of} gives them). */
+    boolean anyKey(Predicate<SequencedCollection<Reservation>> test) {
+        for (HashMap<Key, Object> shard : byKey) {
+            for (Object records : shard.values()) {
+                if (test.test(asCollection(records))) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     int keys() {

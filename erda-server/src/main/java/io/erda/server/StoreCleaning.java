@@ -9,6 +9,7 @@ import io.erda.core.pm.PmRegion;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -224,6 +225,16 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         while (!store.leases().settledBefore(headId, issuedBeforeNanos)) {
             Thread.sleep(1);
         }
+    }
+
+    @Override
+    public long rollbacks(int headId) {
+        return store.leases().rollbacks(headId);
+    }
+
+    @Override
+    public boolean rollbackMayRestore(int headId, LongPredicate word) {
+        return store.leases().rollbackMayRestore(headId, word);
     }
 
     @Override
