@@ -372,13 +372,23 @@ public final class Store implements AutoCloseable {
         return leases;
     }
 
-    /** Runs {@code action} under the store lock (the log cleaner's changes to table and heads). */
+    /**
+     * Runs {@code action} under the store lock (the log cleaner's changes to table and heads), then lets the request
+     * threads queued on the lock meanwhile take it ({@link Leases#letWaitersIn}) before the caller can take it back.
+     * The cleaner takes it once per object it copies and per chunk of the table it switches, back to back; the lock
+     * is not fair, so it kept the lock while the woken worker was still being scheduled, chunk after chunk
+     * (cleaner-bench, 1 M keys: a worker parked up to 512 ms in {@code reserve}, and the largest PUT during cleaning
+     * took 408 to 578 ms).
+     */
     <T> T locked(java.util.function.Supplier<T> action) {
         lock.lock();
         try {
             return action.get();
         } finally {
             lock.unlock();
+            if (!lock.isHeldByCurrentThread()) { // not from inside an outer hold
+                Leases.letWaitersIn(lock);
+            }
         }
     }
 
