@@ -163,30 +163,37 @@ final class RegionRegistry implements AutoCloseable {
         }
     }
 
-    /** Deregisters regions the cleaner is about to zero and delete (before it does). */
-    synchronized void retiring(int head, List<PmRegion> regions) {
-        long regionSize = directory.head(head).geometry().regionSize();
-        // an earlier run's regions have left their heads by now (pooled under a new identity, or deleted): forget them,
-        // or the set would grow with every run of a long-lived server
-        java.util.Set<PmRegion> listed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        directory.heads().forEach(h -> listed.addAll(h.regions()));
-        retired.removeIf(r -> !listed.contains(r));
-        retired.addAll(regions);
-        for (PmRegion region : regions) {
-            java.util.Map.Entry<Integer, MemoryRegion> match = null;
-            for (var e : heads.get(head).entrySet()) {
-                if (directory.head(head).isMapped(e.getKey() * regionSize, 0)
-                        && directory.head(head).resolve(e.getKey() * regionSize).region() == region) {
-                    match = e;
+    /**
+     * Deregisters regions the cleaner is about to zero and delete (before it does). Request workers look registrations
+     * up under this monitor on every PUT, so it is held only to find and unlink them: each registered slot is resolved
+     * once (a lookup of every retiring region in every slot held it 66 ms with 1 GiB in 16 MiB regions, cleaner-bench),
+     * and the registrations are closed (a deregistration on verbs) after it is released, before this returns.
+     */
+    void retiring(int head, List<PmRegion> regions) {
+        List<MemoryRegion> unlinked = new ArrayList<>();
+        synchronized (this) {
+            LogHead log = directory.head(head);
+            long regionSize = log.geometry().regionSize();
+            // an earlier run's regions have left their heads by now (pooled under a new identity, or deleted): forget
+            // them, or the set would grow with every run of a long-lived server
+            java.util.Set<PmRegion> listed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            directory.heads().forEach(h -> listed.addAll(h.regions()));
+            retired.removeIf(r -> !listed.contains(r));
+            retired.addAll(regions);
+            java.util.Set<PmRegion> retiringNow = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            retiringNow.addAll(regions);
+            for (var it = heads.get(head).entrySet().iterator(); it.hasNext(); ) {
+                var slot = it.next();
+                long offset = slot.getKey() * regionSize;
+                if (log.isMapped(offset, 0) && retiringNow.contains(log.resolve(offset).region())) {
+                    it.remove();
+                    retiredRemoteBytes += slot.getValue().remoteBytesWritten();
+                    unlinked.add(slot.getValue());
+                    generations[head]++;
                 }
             }
-            if (match != null) {
-                MemoryRegion registration = heads.get(head).remove(match.getKey());
-                retiredRemoteBytes += registration.remoteBytesWritten();
-                registration.close();
-                generations[head]++;
-            }
         }
+        unlinked.forEach(MemoryRegion::close);
     }
 
     /** Marks a head as being cleaned or not (a new head array generation either way). */
