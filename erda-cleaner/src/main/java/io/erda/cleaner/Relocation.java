@@ -157,9 +157,9 @@ final class Relocation {
      * the switch, the head's chain), persisted before returning its offset in units.
      */
     private long copyToNewChain(long units, long length) {
-        int regionsBefore = head.regions().size();
+        int regionsBefore = head.regionCount();
         long target = head.newChain() != null ? head.reserveInNewChain(length) : head.reserve(length);
-        if (head.regions().size() != regionsBefore) {
+        if (head.regionCount() != regionsBefore) {
             host.regionsAdded(head.headId());
         }
         ChainPosition from = head.resolve(LogAddress.bytesForUnits(units));

@@ -28,6 +28,12 @@ public final class LogChain {
     private final long regionSize;
     private final List<Integer> slots = new CopyOnWriteArrayList<>();
     private final List<PmRegion> regions = new CopyOnWriteArrayList<>();
+    /**
+     * Each slot's position in chain order, -1 for a slot not in this chain; copy-on-write like the lists. The cleaner
+     * asks whether an offset lies in the old chain several times per entry of the table, under the store lock: a
+     * search of the slot list took a fifth of its switch (JFR, 1 M keys in 16 MiB regions).
+     */
+    private volatile int[] positionBySlot = new int[0];
     /** Logical offset of the next reservation (guarded by the head). */
     private long tail;
 
@@ -38,8 +44,9 @@ public final class LogChain {
         }
         this.generation = generation;
         this.regionSize = regionSize;
-        this.slots.addAll(slots);
-        this.regions.addAll(regions);
+        for (int i = 0; i < slots.size(); i++) {
+            append(slots.get(i), regions.get(i));
+        }
         int last = regions.size() - 1;
         this.tail = LogAddress.chainOffset(last, LogHead.highWater(regions.get(last)), regionSize);
     }
@@ -69,7 +76,12 @@ public final class LogChain {
     }
 
     public boolean containsSlot(int slot) {
-        return slots.contains(slot);
+        return position(slot) >= 0;
+    }
+
+    private int position(int slot) {
+        int[] bySlot = positionBySlot;
+        return slot >= 0 && slot < bySlot.length ? bySlot[slot] : -1;
     }
 
     /** Whether {@code chainOffset} (physical) lies in one of this chain's regions. */
@@ -107,13 +119,17 @@ public final class LogChain {
 
     /** Logical offset of a physical chain offset, or -1 if it is not in this chain. */
     public long logical(long chainOffset) {
-        int position = chainOffset < 0 ? -1 : slots.indexOf(LogAddress.regionIndexForOffset(chainOffset, regionSize));
+        int position = chainOffset < 0 ? -1 : position(LogAddress.regionIndexForOffset(chainOffset, regionSize));
         return position < 0 ? -1 : LogAddress.chainOffset(position, LogAddress.offsetInRegion(chainOffset, regionSize), regionSize);
     }
 
     void append(int slot, PmRegion region) {
+        int[] bySlot = java.util.Arrays.copyOf(positionBySlot, Math.max(positionBySlot.length, slot + 1));
+        java.util.Arrays.fill(bySlot, positionBySlot.length, bySlot.length, -1);
+        bySlot[slot] = regions.size();
         slots.add(slot);
         regions.add(region);
+        positionBySlot = bySlot;
     }
 
     @Override
