@@ -20,14 +20,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Log cleaning's cost to clients (paper §5.5, Fig. 26): for each workload, the mean read and write latency of one
- * client under normal operation and while the server cleans the head (admin CLEAN, back to back), plus what each
- * run did: live MB/s copied, time the head spent in two-sided mode, bytes occupied before and after. One head, so
- * every operation is on the head being cleaned. The server is a process of its own on the chosen fabric.
+ * Log cleaning's cost to clients (paper §5.5, Fig. 26): for each workload, the read and write latency (mean,
+ * percentiles and maximum, from HdrHistogram) of one client under normal operation and while the server cleans the
+ * head (admin CLEAN, back to back), plus what each run did: live MB/s copied, time the head spent in two-sided mode,
+ * bytes occupied before and after. One head, so every operation is on the head being cleaned. The server is a process of its own on the chosen fabric.
  */
 @Command(name = "cleaner-bench", mixinStandardHelpOptions = true,
         description = "Read/write latency normal vs during log cleaning (paper Fig. 26), cleaning MB/s, two-sided time, space.")
 public final class CleanerBench implements Callable<Integer> {
+    /** How often the load prints its progress. */
+    private static final long PROGRESS_NANOS = 5_000_000_000L;
+
     @Option(names = "--fabric", defaultValue = "tcp", description = "tcp or shm. Default: ${DEFAULT-VALUE}.")
     String fabric;
 
@@ -44,7 +47,7 @@ public final class CleanerBench implements Callable<Integer> {
     int seconds;
 
     @Option(names = "--workloads", split = ",", defaultValue = "C,B,A,U",
-            description = "C (100% read), B (95/5), A (50/50), U (update-only). Default: ${DEFAULT-VALUE}.")
+            description = "C (100%% read), B (95/5), A (50/50), U (update-only). Default: ${DEFAULT-VALUE}.")
     List<String> workloads;
 
     @Option(names = "--pm-dir", defaultValue = "/dev/shm", description = "Where the store directory is created. Default: ${DEFAULT-VALUE}.")
@@ -62,20 +65,30 @@ public final class CleanerBench implements Callable<Integer> {
                 Integer.toString(Integer.highestOneBit(keys) * 4), "--region-size", Long.toString(16L << 20),
                 "--segment-size", Long.toString(4L << 20), "--workers", "1");
         ServerSettings settings = new ServerSettings(fabric, dir, 0, "wsp", true, Duration.ofSeconds(60), Path.of("target", "cleaner-bench"));
-        try (ServerProcess server = ServerProcess.start("erda-server-cleaner-bench", "io.erda.server.ErdaServerMain", args, settings);
+        try (ServerProcess server = ServerProcess.start("erda-server-cleaner-bench",
+                io.erda.server.ErdaServerMain.defaultJvmOptions(), "io.erda.server.ErdaServerMain", args, settings);
              ErdaClient client = ErdaClient.connect(ClientOptions.of(java.net.URI.create(server.uri())).withPoolSize(1));
              ErdaClient admin = ErdaClient.connect(ClientOptions.of(java.net.URI.create(server.uri())).withPoolSize(1)
                      .withOperationTimeout(Duration.ofMinutes(10)))) {
             byte[] value = new byte[valueSize];
+            long loadStart = System.nanoTime();
+            long nextProgress = loadStart + PROGRESS_NANOS;
             for (int v = 0; v < versions; v++) {
                 for (int k = 0; k < keys; k++) {
                     client.put(key(k), value);
+                    if ((k & 1023) == 0 && System.nanoTime() - nextProgress > 0) {
+                        nextProgress += PROGRESS_NANOS;
+                        long done = (long) v * keys + k;
+                        System.out.printf(Locale.ROOT, "load: %d of %d PUTs (version %d of %d), %.0f s%n", done,
+                                (long) keys * versions, v + 1, versions, (System.nanoTime() - loadStart) / 1e9);
+                    }
                 }
             }
             System.out.printf(Locale.ROOT, "cleaner-bench: %s, 1 head, %d keys x %d B, %d versions each; %d s per workload and mode%n",
                     fabric, keys, valueSize, versions, seconds);
-            System.out.printf(Locale.ROOT, "%-9s %-7s %10s %10s %10s %10s %10s %10s%n", "workload", "mode", "read-mean", "read-p50",
-                    "read-p99", "write-mean", "write-p50", "write-p99");
+            System.out.printf(Locale.ROOT, "%-9s %-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s%n", "workload",
+                    "mode", "read-mean", "read-p50", "read-p99", "read-p99.9", "read-max", "write-mean", "write-p50",
+                    "write-p99", "write-p99.9", "write-max");
             List<Map<String, String>> runs = new ArrayList<>();
             for (String w : workloads) {
                 double readFraction = switch (w) {
@@ -153,15 +166,16 @@ public final class CleanerBench implements Callable<Integer> {
     }
 
     private static void print(String workload, String mode, Histogram[] h) {
-        System.out.printf(Locale.ROOT, "%-9s %-7s %s %s%n", workload, mode, stats(h[0]), stats(h[1]));
+        System.out.printf(Locale.ROOT, "%-9s %-8s %s %s%n", workload, mode, stats(h[0]), stats(h[1]));
     }
 
     private static String stats(Histogram h) {
         if (h.getTotalCount() == 0) {
-            return String.format(Locale.ROOT, "%10s %10s %10s", "-", "-", "-");
+            return String.format(Locale.ROOT, "%10s %10s %10s %10s %10s", "-", "-", "-", "-", "-");
         }
-        return String.format(Locale.ROOT, "%8.1fus %8.1fus %8.1fus", h.getMean() / 1e3, h.getValueAtPercentile(50) / 1e3,
-                h.getValueAtPercentile(99) / 1e3);
+        return String.format(Locale.ROOT, "%8.1fus %8.1fus %8.1fus %8.1fus %8.1fus", h.getMean() / 1e3,
+                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
+                h.getMaxValue() / 1e3);
     }
 
     private static double mb(String bytes) {
