@@ -9,6 +9,7 @@ import io.erda.core.table.HopscotchTable;
 import io.erda.protocol.RepairHintReply.Outcome;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SequencedCollection;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -266,16 +267,41 @@ final class Leases {
      * Older records of a key whose newest is complete are ignored: they may name slots a cleaning has since freed.
      */
     boolean settledBefore(int head, long issuedBeforeNanos) {
+        // under the lock, only the candidates: objects are read and checked without it (a CRC per key, tens of
+        // milliseconds under the lock with a lease of PUTs to 1 M keys pending, every PUT waiting, cleaner-bench)
+        List<Reservation> candidates = new ArrayList<>();
         lock.lock();
         try {
-            for (Reservation[] key : reservations.oldestAndNewest()) {
-                Reservation oldest = key[0];
-                Reservation newest = key[1];
-                if (newest.head() == head && oldest.deadline() - leaseNanos - issuedBeforeNanos < 0 && !complete(newest)) {
-                    return false;
+            reservations.anyKey(records -> {
+                Reservation newest = records.getLast();
+                if (newest.head() == head && issuedBefore(records.getFirst(), issuedBeforeNanos)) {
+                    candidates.add(newest);
                 }
+                return false;
+            });
+        } finally {
+            lock.unlock();
+        }
+        for (Reservation newest : candidates) {
+            // complete once, complete for good: the key's records from before are settled whatever comes after
+            if (!completeCheck.test(newest) && !settledNow(newest.key(), issuedBeforeNanos)) {
+                return false;
             }
-            return true;
+        }
+        return true;
+    }
+
+    private boolean issuedBefore(Reservation r, long issuedBeforeNanos) {
+        return r.deadline() - leaseNanos - issuedBeforeNanos < 0;
+    }
+
+    /** {@link #settledBefore} for one key whose newest object was found incomplete, checked again under the lock. */
+    private boolean settledNow(Key key, long issuedBeforeNanos) {
+        lock.lock();
+        try {
+            SequencedCollection<Reservation> records = reservations.of(key);
+            return records.isEmpty() || !issuedBefore(records.getFirst(), issuedBeforeNanos)
+                    || completeCheck.test(records.getLast());
         } finally {
             lock.unlock();
         }
@@ -318,7 +344,7 @@ final class Leases {
     }
 
     /** The key's pending reservations, oldest first; the caller holds the store lock. */
-    java.util.SequencedCollection<Reservation> of(Key key) {
+    SequencedCollection<Reservation> of(Key key) {
         return reservations.of(key);
     }
 

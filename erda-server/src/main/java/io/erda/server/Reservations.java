@@ -129,11 +129,6 @@ final class Reservations {
                 : records instanceof Reservation one ? one : ((ArrayDeque<Reservation>) records).peekLast();
     }
 
-    @SuppressWarnings("unchecked")
-    private static Reservation oldestOf(Object records) {
-        return records instanceof Reservation one ? one : ((ArrayDeque<Reservation>) records).peekFirst();
-    }
-
     /** Drops the key's records (its newest one is no longer its newest: {@link Reservation#isNewest}). */
     void drop(Key key) {
         Object records = shard(key).remove(key);
@@ -154,17 +149,6 @@ final class Reservations {
     Reservation pollEarliest() {
         Reservation r = byDeadline.pollFirst();
         return r != null && r.isNewest() ? r : null;
-    }
-
-    /** For every key with pending records: its oldest and newest record. */
-    List<Reservation[]> oldestAndNewest() {
-        List<Reservation[]> pairs = new ArrayList<>();
-        for (HashMap<Key, Object> shard : byKey) {
-            for (Object records : shard.values()) {
-                pairs.add(new Reservation[] {oldestOf(records), newestOf(records)});
-            }
-        }
-        return pairs;
     }
 
     /** Whether {@code test} holds for some key's records (oldest first, as {@link #of} gives them). */

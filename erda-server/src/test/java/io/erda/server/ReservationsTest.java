@@ -38,7 +38,7 @@ class ReservationsTest {
 
         assertThat(reservations.of(k)).containsExactly(first, second, third);
         assertThat(reservations.newest(k)).isSameAs(third);
-        assertThat(reservations.oldestAndNewest()).singleElement().satisfies(pair -> assertThat(pair).containsExactly(first, third));
+        assertThat(everyKey(reservations)).singleElement().satisfies(r -> assertThat(r).containsExactly(first, second, third));
         assertThat(reservations.keys()).isEqualTo(1);
         // the deadline queue hands out every record; only the key's newest is the one to settle
         assertThat(reservations.pollEarliest()).isNull();
@@ -91,7 +91,7 @@ class ReservationsTest {
         }
         assertThat(shards).as("the keys spread over every shard").hasSize(Reservations.SHARDS);
         assertThat(reservations.keys()).isEqualTo(n);
-        assertThat(reservations.oldestAndNewest()).hasSize(n);
+        assertThat(everyKey(reservations)).hasSize(n);
         for (int i = 0; i < n; i++) {
             assertThat(reservations.newest(keys.get(i)).chainOffset()).isEqualTo(64L * (i + 1));
         }
@@ -152,5 +152,15 @@ class ReservationsTest {
             thresholds.add((int) (1024 * f));
         }
         assertThat(thresholds).hasSize(Reservations.SHARDS);
+    }
+
+    /** Each key's records, oldest first, as {@link Reservations#anyKey} visits them. */
+    private static List<List<Reservation>> everyKey(Reservations reservations) {
+        List<List<Reservation>> all = new ArrayList<>();
+        assertThat(reservations.anyKey(records -> {
+            all.add(List.copyOf(records));
+            return false;
+        })).isFalse();
+        return all;
     }
 }
