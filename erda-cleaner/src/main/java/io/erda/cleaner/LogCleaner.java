@@ -42,7 +42,12 @@ import java.util.List;
  * any phase: the table, not a saved scan position, says what is left to copy.
  */
 public final class LogCleaner {
-    private static final long SWITCH_CHUNK_BUCKETS = 4096;
+    /**
+     * Buckets per lock hold of the switch's passes. Detaching an entry reads and checks its object and copy (about
+     * 2 µs for 1 KiB), so with half the buckets used a hold of 4,096 lasted about 4 ms, and 0.1 % of PUTs during a
+     * cleaning waited for one (cleaner-bench, 1 M keys, update-only: write p99.9 3.8 to 4.0 ms).
+     */
+    private static final long SWITCH_CHUNK_BUCKETS = 512;
     private static final int MAX_DETACH_PASSES = 1000;
 
     private final PmDirectory store;

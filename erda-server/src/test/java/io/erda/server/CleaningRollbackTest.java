@@ -5,6 +5,7 @@ import io.erda.cleaner.CleaningHost;
 import io.erda.cleaner.CleaningPoint;
 import io.erda.cleaner.LogCleaner;
 import io.erda.core.hash.Key;
+import io.erda.core.hash.KeyHash;
 import io.erda.core.layout.AtomicWord;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.log.CleaningPhase;
@@ -143,7 +144,13 @@ class CleaningRollbackTest {
         assertThat(host.stats.rollbacks.sum()).isEqualTo(1);
     }
 
-    private static final String KEY = "k";
+    /**
+     * The key the tests write: the first whose home bucket lies in the table's first half, so that the switch's first
+     * pass has been over its entry when it reaches {@link CleaningPoint#SWITCH_MIDWAY}, whatever its chunk size.
+     */
+    private static final String KEY = java.util.stream.IntStream.range(0, 1000).mapToObj(i -> "k" + i)
+            .filter(k -> KeyHash.homeBucket(KeyHash.hash(bytes(k)), TestStores.CAPACITY) < TestStores.CAPACITY / 2)
+            .findFirst().orElseThrow();
 
     private static int head(String key) {
         return Key.copyOf(MemorySegment.ofArray(bytes(key))).head(TestStores.HEADS);
@@ -155,6 +162,8 @@ class CleaningRollbackTest {
         StoreStats stats = new StoreStats();
         Host host;
         try (Store store = Store.open(config, stats)) {
+            assertThat(store.directory().table().geometry().capacity()).as("the capacity KEY was chosen for")
+                    .isEqualTo(TestStores.CAPACITY);
             TestStores.put(store, KEY, "durable");
             store.leases().settleExpired(System.nanoTime() + 2 * store.leaseNanos()); // complete: its record goes
             host = new Host(store, stats);
