@@ -180,16 +180,10 @@ final class PeerMemory implements AutoCloseable {
             Thread.onSpinWait();
             snapshot = ExportsFile.read(exportsFile);
         }
+        // each in one rebuild: the target exports every log region, and a cleaning adds and retires them by the hundred
         RegionTable<ExportedRegion> fresh = new RegionTable<>(0);
-        for (ExportedRegion r : snapshot.regions()) {
-            fresh.put(r.rkey(), r);
-        }
-        for (Mapping m : mappings.values()) {
-            if (!m.region().equals(fresh.get(m.region().rkey()))) {
-                m.arena().close();
-                mappings.remove(m.region().rkey());
-            }
-        }
+        fresh.putAll(snapshot.regions(), ExportedRegion::rkey);
+        mappings.removeIf(m -> !m.region().equals(fresh.get(m.region().rkey()))).forEach(m -> m.arena().close());
         table = fresh;
         generation = snapshot.generation();
     }

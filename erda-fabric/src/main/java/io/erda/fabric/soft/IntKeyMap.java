@@ -47,6 +47,50 @@ public final class IntKeyMap<V> {
         return old;
     }
 
+    /**
+     * Maps each of {@code values} to its key (replacing what a key had), in one new table: a region table built afresh
+     * (the shm initiator's, when the target's exports change) copied the whole table once per entry with {@link #put}.
+     */
+    public synchronized void putAll(Collection<? extends V> values, java.util.function.ToIntFunction<? super V> keyOf) {
+        java.util.Map<Integer, Object> all = new java.util.LinkedHashMap<>();
+        Slots s = slots;
+        for (int i = 0; i < s.keys.length; i++) {
+            if (s.values[i] != null) {
+                all.put(s.keys[i], s.values[i]);
+            }
+        }
+        for (V value : values) {
+            all.put(keyOf.applyAsInt(java.util.Objects.requireNonNull(value, "a value to put")), value);
+        }
+        List<Object> entries = new ArrayList<>(2 * all.size());
+        all.forEach((key, value) -> {
+            entries.add(key);
+            entries.add(value);
+        });
+        slots = build(entries);
+    }
+
+    /** Removes every entry whose value {@code test} accepts, in one new table; returns the values removed. */
+    public synchronized List<V> removeIf(java.util.function.Predicate<? super V> test) {
+        List<V> removed = new ArrayList<>();
+        List<Object> kept = new ArrayList<>();
+        Slots s = slots;
+        for (int i = 0; i < s.keys.length; i++) {
+            @SuppressWarnings("unchecked")
+            V v = (V) s.values[i];
+            if (v != null && test.test(v)) {
+                removed.add(v);
+            } else if (v != null) {
+                kept.add(s.keys[i]);
+                kept.add(v);
+            }
+        }
+        if (!removed.isEmpty()) {
+            slots = build(kept);
+        }
+        return removed;
+    }
+
     /** Removes {@code key}; returns its value, or null if it had none. */
     public synchronized V remove(int key) {
         V old = get(key);

@@ -48,6 +48,11 @@ public final class RegionTable<R extends RegionTable.Entry> {
         byKey.put(key, region);
     }
 
+    /** Puts every region under its key, in one rebuild of the table (see {@link IntKeyMap#putAll}). */
+    public void putAll(java.util.Collection<? extends R> regions, java.util.function.ToIntFunction<? super R> keyOf) {
+        byKey.putAll(regions, keyOf);
+    }
+
     public R remove(int key) {
         return byKey.remove(key);
     }

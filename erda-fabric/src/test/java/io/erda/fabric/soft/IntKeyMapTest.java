@@ -3,16 +3,22 @@ package io.erda.fabric.soft;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 class IntKeyMapTest {
-    /** Random puts, replaces and removes over a small key range (so keys collide and come back): like a HashMap. */
+    /**
+     * Random puts, replaces, removes, batches of puts and removals by value over a small key range (so keys collide and
+     * come back): like a HashMap.
+     */
     @Test
     void behavesLikeAHashMap() {
         IntKeyMap<String> map = new IntKeyMap<>();
@@ -20,10 +26,25 @@ class IntKeyMapTest {
         SplittableRandom random = new SplittableRandom(7);
         for (int i = 0; i < 20_000; i++) {
             int key = random.nextInt(-64, 64) * 0x1000; // negative, zero, and many sharing low bits
-            if (random.nextInt(3) == 0) {
+            int op = random.nextInt(8);
+            if (op < 2) {
                 assertThat(map.remove(key)).as("remove %d", key).isEqualTo(model.remove(key));
+            } else if (op == 2) { // several at once, a key among them possibly twice: the last one wins
+                List<String> batch = new ArrayList<>();
+                for (int b = random.nextInt(0, 6); b > 0; b--) {
+                    String value = random.nextInt(-64, 64) * 0x1000 + ":" + i + "." + b;
+                    batch.add(value);
+                    model.put(keyOf(value), value);
+                }
+                map.putAll(batch, IntKeyMapTest::keyOf);
+            } else if (op == 3) {
+                int parity = random.nextInt(2);
+                Predicate<String> odd = v -> (v.hashCode() & 1) == parity;
+                List<String> expected = model.values().stream().filter(odd).toList();
+                model.values().removeIf(odd);
+                assertThat(map.removeIf(odd)).as("removeIf").containsExactlyInAnyOrderElementsOf(expected);
             } else {
-                String value = "v" + i;
+                String value = key + ":" + i;
                 assertThat(map.put(key, value)).as("put %d", key).isEqualTo(model.put(key, value));
             }
             int probe = random.nextInt(-64, 64) * 0x1000;
@@ -31,6 +52,10 @@ class IntKeyMapTest {
             assertThat(map.size()).isEqualTo(model.size());
         }
         assertThat(map.values()).containsExactlyInAnyOrderElementsOf(model.values());
+    }
+
+    private static int keyOf(String value) {
+        return Integer.parseInt(value.substring(0, value.indexOf(':')));
     }
 
     @Test
