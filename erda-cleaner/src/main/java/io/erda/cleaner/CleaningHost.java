@@ -57,9 +57,11 @@ public interface CleaningHost {
     long rollbacks(int headId);
 
     /**
-     * Called locked: whether a pending reservation of {@code headId} could be rolled back to a version its entry no
-     * longer names, one of a word for which {@code word} holds. True when a record of a key whose newest object is
-     * incomplete has a word-before-flip (its way back) that {@code word} accepts.
+     * Whether a pending reservation of {@code headId} could be rolled back to a version its entry no longer names, one
+     * of a word for which {@code word} holds. True when a record of a key whose newest object is incomplete has a
+     * word-before-flip (its way back) that {@code word} accepts. Called without the lock: the host may take it in
+     * parts, as the answer for a key holds once found (a record's object, once complete, stays complete; records
+     * created later have words from later).
      */
     boolean rollbackMayRestore(int headId, LongPredicate word);
 

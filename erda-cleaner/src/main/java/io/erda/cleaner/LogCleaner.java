@@ -261,10 +261,12 @@ public final class LogCleaner {
          * with a 1 M-bucket table), growing with the table's capacity. Chunks suffice because, once a chunk left its
          * entries clean, only a lease rollback can make one of them name the old chain again: a flip makes an
          * entry's current the new chain's reservation (writes went there at REPLICATE) and its previous the clean
-         * current; inserts and hopscotch moves keep the home bucket the chunks go by. So the pass counts if the host
-         * counted no rollback of the head since it began ({@link CleaningHost#rollbacks}), and the hold also requires
-         * that no pending reservation could roll its entry back into the old chain
-         * ({@link CleaningHost#rollbackMayRestore}): from the commit point on, no entry names the old chain again.
+         * current; inserts and hopscotch moves keep the home bucket the chunks go by. So the pass counts if no pending
+         * reservation could roll its entry back into the old chain ({@link CleaningHost#rollbackMayRestore}, asked
+         * after the pass: a record that could was made before its entry's chunk was passed, and is still there unless
+         * it settled complete or rolled back) and if, in the hold, the host has counted no rollback of the head since
+         * the pass began ({@link CleaningHost#rollbacks}): from the commit point on, no entry names the old chain
+         * again.
          */
         long detachUntilClean(Runnable whenClean, Runnable midway) throws InterruptedException {
             long capacity = table.geometry().capacity();
@@ -279,10 +281,9 @@ public final class LogCleaner {
                         midway.run();
                     }
                 }
-                if (pending == 0) {
+                if (pending == 0 && !host.rollbackMayRestore(headId, word -> Relocation.references(word, old))) {
                     long cleanAt = host.locked(() -> {
-                        if (host.rollbacks(headId) != rollbacksBefore
-                                || host.rollbackMayRestore(headId, word -> Relocation.references(word, old))) {
+                        if (host.rollbacks(headId) != rollbacksBefore) {
                             return -1L;
                         }
                         whenClean.run();

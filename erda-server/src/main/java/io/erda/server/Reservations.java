@@ -153,11 +153,22 @@ final class Reservations {
 
     /** Whether {@code test} holds for some key's records (oldest first, as {@link #of} gives them). */
     boolean anyKey(Predicate<SequencedCollection<Reservation>> test) {
-        for (HashMap<Key, Object> shard : byKey) {
-            for (Object records : shard.values()) {
-                if (test.test(asCollection(records))) {
-                    return true;
-                }
+        for (int shard = 0; shard < SHARDS; shard++) {
+            if (anyKeyIn(shard, test)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@link #anyKey} over the keys of one shard ({@code 0 <= shard < SHARDS}; a key stays in its shard), so a scan of
+     * every key can release the store lock between shards.
+     */
+    boolean anyKeyIn(int shard, Predicate<SequencedCollection<Reservation>> test) {
+        for (Object records : byKey.get(shard).values()) {
+            if (test.test(asCollection(records))) {
+                return true;
             }
         }
         return false;
