@@ -13,6 +13,8 @@ import java.util.SequencedCollection;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 
 /**
  * The store's reservations and their settlement (docs/ARCHITECTURE.md, [leases], [last-complete-version]): a
@@ -265,6 +267,7 @@ final class Leases {
      * newest reservation (the entry's current version, by {@link Store}'s invariant) is complete, so no rollback will
      * consult its older records, or the validator has settled the key (the cleaner's wait before retiring a chain).
      * Older records of a key whose newest is complete are ignored: they may name slots a cleaning has since freed.
+     * Takes the store lock a shard of keys at a time: the caller must not hold it.
      */
     boolean settledBefore(int head, long issuedBeforeNanos) {
         // under the lock only the candidates, a shard of keys per hold; objects are read and checked without it. One
@@ -289,10 +292,11 @@ final class Leases {
     }
 
     /**
-     * {@link Reservations#anyKey} with the store lock taken per shard of keys, letting the request threads queued on it
-     * in between ({@link #letWaitersIn}): for the cleaner's questions, whose answers hold once found for a key.
+     * Whether {@code test} holds for some key (as {@link Reservations#anyKeyIn} asks), the store lock taken per shard of
+     * keys and the request threads queued on it let in between ({@link #letWaitersIn}): for the cleaner's questions,
+     * whose answers hold once found for a key.
      */
-    private boolean anyKeyShardByShard(java.util.function.Predicate<SequencedCollection<Reservation>> test) {
+    private boolean anyKeyShardByShard(Predicate<SequencedCollection<Reservation>> test) {
         for (int shard = 0; shard < Reservations.SHARDS; shard++) {
             boolean found;
             lock.lock();
@@ -342,7 +346,7 @@ final class Leases {
      * object is complete are not: no rollback of it is due, and one due later stops at that complete version first.
      * Takes the store lock a shard of keys at a time: the caller must not hold it.
      */
-    boolean rollbackMayRestore(int head, java.util.function.LongPredicate word) {
+    boolean rollbackMayRestore(int head, LongPredicate word) {
         return anyKeyShardByShard(records -> {
             Reservation newest = records.getLast();
             if (newest.head() != head) {

@@ -151,19 +151,10 @@ final class Reservations {
         return r != null && r.isNewest() ? r : null;
     }
 
-    /** Whether {@code test} holds for some key's records (oldest first, as {@link #of} gives them). */
-    boolean anyKey(Predicate<SequencedCollection<Reservation>> test) {
-        for (int shard = 0; shard < SHARDS; shard++) {
-            if (anyKeyIn(shard, test)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
-     * {@link #anyKey} over the keys of one shard ({@code 0 <= shard < SHARDS}; a key stays in its shard), so a scan of
-     * every key can release the store lock between shards.
+     * Whether {@code test} holds for some key of one shard ({@code 0 <= shard < SHARDS}; a key stays in its shard),
+     * given the key's records oldest first, as {@link #of} gives them. A scan of every key goes shard by shard, so it
+     * can release the store lock in between.
      */
     boolean anyKeyIn(int shard, Predicate<SequencedCollection<Reservation>> test) {
         for (Object records : byKey.get(shard).values()) {

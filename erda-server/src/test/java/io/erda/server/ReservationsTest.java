@@ -154,13 +154,15 @@ class ReservationsTest {
         assertThat(thresholds).hasSize(Reservations.SHARDS);
     }
 
-    /** Each key's records, oldest first, as {@link Reservations#anyKey} visits them. */
+    /** Each key's records, oldest first, as {@link Reservations#anyKeyIn} visits them shard by shard. */
     private static List<List<Reservation>> everyKey(Reservations reservations) {
         List<List<Reservation>> all = new ArrayList<>();
-        assertThat(reservations.anyKey(records -> {
-            all.add(List.copyOf(records));
-            return false;
-        })).isFalse();
+        for (int shard = 0; shard < Reservations.SHARDS; shard++) {
+            assertThat(reservations.anyKeyIn(shard, records -> {
+                all.add(List.copyOf(records));
+                return false;
+            })).isFalse();
+        }
         return all;
     }
 }
