@@ -1,12 +1,19 @@
 package io.erda.server;
 
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.fabric.ConnectionRequest;
+import io.erda.fabric.Endpoint;
 import io.erda.protocol.CleanRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.WireStatus;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +26,7 @@ class ServerCpuTest {
     Path dir;
 
     private static long cpu(RequestServer server) {
-        return Long.parseLong(server.stats().replaceAll("(?s).*server_cpu_ns=(\\d+).*", "$1"));
+        return cpuIn(server.stats());
     }
 
     /**
@@ -68,6 +75,68 @@ class ServerCpuTest {
                 assertThat(client.stats()).contains("server_cpu_ns=" + before + "\n");
             }
         }
+    }
+
+    /**
+     * A connection's setup is charged before the client is answered: a window of the counters opened once the client
+     * is connected (ycsb-compare opens it when its client says so) sees none of it. Here the acceptor thread is held
+     * right after it answered, as a descheduled thread would be, until the client has said HELLO and read the
+     * counter; the counter must not move when the acceptor goes on.
+     */
+    @Test
+    void aConnectionsSetupIsChargedBeforeTheClientIsAnswered() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean returned = new AtomicBoolean();
+        UnaryOperator<ConnectionRequest> heldAfterAnswering = request -> new ConnectionRequest() {
+            @Override
+            public URI peer() {
+                return request.peer();
+            }
+
+            @Override
+            public byte[] privateData() {
+                return request.privateData();
+            }
+
+            @Override
+            public void accept(Endpoint endpoint, byte[] replyPrivateData) {
+                request.accept(endpoint, replyPrivateData);
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    returned.set(true);
+                }
+            }
+
+            @Override
+            public void reject(String reason) {
+                request.reject(reason);
+            }
+        };
+        try (RequestServer server = RequestServer.start(TestStores.config(dir, "tcp", Duration.ofMillis(50)),
+                heldAfterAnswering);
+             RawClient client = RawClient.connect(server.uri())) {
+            client.hello();
+            // HELLO's thread charges it just after replying: wait until the counter holds still (STATS is not charged)
+            long connected = cpuIn(client.stats());
+            for (long again; (again = cpuIn(client.stats())) != connected; connected = again) {
+                Thread.sleep(20);
+            }
+            assertThat(connected).as("the setup and HELLO are counted").isPositive();
+            assertThat(returned).as("the acceptor is still held").isFalse();
+            release.countDown();
+            while (!returned.get()) {
+                Thread.sleep(5);
+            }
+            Thread.sleep(200); // what the acceptor does after answering has run (it charged the setup there before)
+            assertThat(cpuIn(client.stats())).isEqualTo(connected);
+        }
+    }
+
+    private static long cpuIn(String stats) {
+        return Long.parseLong(stats.replaceAll("(?s).*server_cpu_ns=(\\d+).*", "$1"));
     }
 
     /**
