@@ -84,7 +84,7 @@ public final class ErdaBackend implements StoreBackend {
             args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
         }
         ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
-            "io.erda.server.ErdaServerMain", args, s);
+            io.erda.server.ErdaServerMain.defaultJvmOptions(), "io.erda.server.ErdaServerMain", args, s);
         ErdaClient statsClient;
         try {
             statsClient = ErdaClient.connect(ClientOptions.of(URI.create(p.uri())).withPoolSize(1));
