@@ -245,10 +245,7 @@ final class PeerMemory implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Mapping m : mappings.values()) {
-            m.arena().close();
-            mappings.remove(m.region().rkey());
-        }
+        mappings.removeIf(m -> true).forEach(m -> m.arena().close());
         countersArena.close();
     }
 }
