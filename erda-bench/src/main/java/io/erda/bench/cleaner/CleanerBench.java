@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
  * Log cleaning's cost to clients (paper §5.5, Fig. 26): for each workload, the read and write latency (mean,
  * percentiles and maximum, from HdrHistogram) of one client under normal operation and while the server cleans the
  * head (admin CLEAN, back to back), plus what each run did: live MB/s copied, time the head spent in two-sided mode,
- * bytes occupied before and after. One head, so every operation is on the head being cleaned. The server is a process of its own on the chosen fabric.
+ * bytes occupied before and after. One head, so every operation is on the head being cleaned. The server is a
+ * process of its own on the chosen fabric.
  */
 @Command(name = "cleaner-bench", mixinStandardHelpOptions = true,
         description = "Read/write latency normal vs during log cleaning (paper Fig. 26), cleaning MB/s, two-sided time, space.")
