@@ -37,9 +37,10 @@ final class RequestDispatcher {
 
     /**
      * Handles the message in {@code slot} of {@code received} bytes. Returns the request's type ({@code ERROR} for a
-     * malformed one answered with an error), or null if the connection must be aborted.
+     * malformed one answered with an error), or null if the connection must be aborted. The reply is charged to
+     * {@code cpu} just before it is posted.
      */
-    MessageType dispatch(Connection connection, int slot, int received) {
+    MessageType dispatch(Connection connection, int slot, int received, RequestCpu cpu) {
         MemorySegment message = connection.received(slot);
         MessageType type;
         try {
@@ -50,8 +51,8 @@ final class RequestDispatcher {
                 LOG.warning(() -> connection + ": aborted: " + malformed.getMessage());
                 return null;
             }
-            reply(connection, slot, MessageHeader.requestId(message, 0), MessageType.ERROR, WireStatus.BAD_REQUEST,
-                    malformed.getMessage());
+            reply(connection, slot, MessageHeader.requestId(message, 0), MessageType.ERROR, cpu,
+                    WireStatus.BAD_REQUEST, malformed.getMessage());
             connection.repost(slot);
             return MessageType.ERROR;
         }
@@ -61,26 +62,31 @@ final class RequestDispatcher {
         try {
             connection.handler().handle(request, (replyType, status, maxBody, body) -> {
                 awaitReplySlot(connection, slot);
+                cpu.beforeReply(type);
                 connection.reply(slot, requestId, replyType, status, maxBody, body);
             });
         } catch (RequestException refused) {
             stats.errors.increment();
-            reply(connection, slot, requestId, MessageType.ERROR, refused.status(), refused.getMessage());
+            reply(connection, slot, requestId, type, cpu, refused.status(), refused.getMessage());
         } catch (WireFormatException malformed) {
             stats.errors.increment();
-            reply(connection, slot, requestId, MessageType.ERROR, WireStatus.BAD_REQUEST, malformed.getMessage());
+            reply(connection, slot, requestId, type, cpu, WireStatus.BAD_REQUEST, malformed.getMessage());
         } catch (RuntimeException bug) {
             stats.errors.increment();
             LOG.log(Level.WARNING, connection + ": " + type + " failed", bug);
-            reply(connection, slot, requestId, MessageType.ERROR, WireStatus.INTERNAL, type + " failed: " + bug);
+            reply(connection, slot, requestId, type, cpu, WireStatus.INTERNAL, type + " failed: " + bug);
         }
         connection.repost(slot);
         return type;
     }
 
-    private void reply(Connection connection, int slot, int requestId, MessageType type, WireStatus status, String text) {
+    /** An ERROR reply to a request of type {@code request}. */
+    private void reply(Connection connection, int slot, int requestId, MessageType request, RequestCpu cpu,
+                       WireStatus status, String text) {
         awaitReplySlot(connection, slot);
-        connection.reply(slot, requestId, type, status, ErrorReply.MAX_LENGTH, (s, o) -> ErrorReply.encode(s, o, text));
+        cpu.beforeReply(request);
+        connection.reply(slot, requestId, MessageType.ERROR, status, ErrorReply.MAX_LENGTH,
+                (s, o) -> ErrorReply.encode(s, o, text));
     }
 
     private void awaitReplySlot(Connection connection, int slot) {

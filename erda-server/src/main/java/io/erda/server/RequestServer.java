@@ -87,17 +87,36 @@ public final class RequestServer implements AutoCloseable {
     private final AtomicInteger directRuns = new AtomicInteger();
     /** Requests served so far by provider threads, for their CPU sampling ({@link #cpuWeight}). */
     private final AtomicLong directServed = new AtomicLong();
+    /** Each provider thread's CPU charge for the requests it serves. */
+    private final ThreadLocal<RequestCpu> directCpu;
     private volatile StoreCleaning cleaning;
     private final Replication replication;
-    /** Wraps each connection request the listener hands over (the identity, but in tests). */
-    private final UnaryOperator<ConnectionRequest> requests;
+    /** What tests wrap (identities otherwise). */
+    private final Seams seams;
+
+    /**
+     * What a test wraps in a server: each connection request the listener hands over, each connection's protocol
+     * handler. Both are identities in a server users run.
+     */
+    record Seams(UnaryOperator<ConnectionRequest> requests, UnaryOperator<ProtocolHandler> handlers) {
+        static final Seams NONE = new Seams(UnaryOperator.identity(), UnaryOperator.identity());
+
+        static Seams requests(UnaryOperator<ConnectionRequest> requests) {
+            return new Seams(requests, UnaryOperator.identity());
+        }
+
+        static Seams handlers(UnaryOperator<ProtocolHandler> handlers) {
+            return new Seams(UnaryOperator.identity(), handlers);
+        }
+    }
 
     private RequestServer(ServerConfig config, StoreStats stats, Store store, Fabric fabric, Replication replication,
-                          UnaryOperator<ConnectionRequest> requests) {
+                          Seams seams) {
         this.config = config;
         this.replication = replication;
-        this.requests = requests;
+        this.seams = seams;
         this.stats = stats;
+        this.directCpu = ThreadLocal.withInitial(() -> new RequestCpu(stats.serverCpuNanos));
         this.store = store;
         this.fabric = fabric;
         this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos(),
@@ -122,22 +141,21 @@ public final class RequestServer implements AutoCloseable {
 
     /** As {@link #start(ServerConfig)}, for a clustered server: {@code replication} decides each PUT ([cluster]). */
     public static RequestServer start(ServerConfig config, Replication replication) {
-        return start(config, replication, UnaryOperator.identity());
+        return start(config, replication, Seams.NONE);
     }
 
-    /** As {@link #start(ServerConfig)}, each connection request wrapped by {@code requests} (tests). */
-    static RequestServer start(ServerConfig config, UnaryOperator<ConnectionRequest> requests) {
-        return start(config, Replication.NONE, requests);
+    /** As {@link #start(ServerConfig)}, with what {@code seams} wraps (tests). */
+    static RequestServer start(ServerConfig config, Seams seams) {
+        return start(config, Replication.NONE, seams);
     }
 
-    private static RequestServer start(ServerConfig config, Replication replication,
-                                       UnaryOperator<ConnectionRequest> requests) {
+    private static RequestServer start(ServerConfig config, Replication replication, Seams seams) {
         StoreStats stats = new StoreStats();
         Store store = Store.open(config, stats);
         Fabric fabric = null;
         try {
             fabric = Fabric.open(config.listen(), config.fabricProperties());
-            RequestServer server = new RequestServer(config, stats, store, fabric, replication, requests);
+            RequestServer server = new RequestServer(config, stats, store, fabric, replication, seams);
             server.startThreads();
             return server;
         } catch (RuntimeException e) {
@@ -242,7 +260,7 @@ public final class RequestServer implements AutoCloseable {
                 continue;
             }
             if (request != null) {
-                accept(requests.apply(request), CPU.getCurrentThreadCpuTime());
+                accept(seams.requests().apply(request), CPU.getCurrentThreadCpuTime());
             }
         }
     }
@@ -326,12 +344,13 @@ public final class RequestServer implements AutoCloseable {
         // the admin CLEAN lives in the Erda handler; the baselines delegate only HELLO's description and STATS to it
         ErdaProtocolHandler erda = new ErdaProtocolHandler(store, registry, config.persistence(), MAX_MESSAGE_LENGTH,
                 this::stats, head -> report(clean(head)), replication);
-        return switch (protocol) {
+        Function<Connection, ProtocolHandler> handler = switch (protocol) {
             case ConnectData.PROTOCOL_ERDA -> connection -> erda;
             case ConnectData.PROTOCOL_REDO_LOG, ConnectData.PROTOCOL_READ_AFTER_WRITE ->
                     connection -> baselines.handler(protocol, erda, buffers, connection, MAX_MESSAGE_LENGTH);
             default -> throw new IllegalArgumentException("protocol " + protocol + " is unknown");
         };
+        return handler.andThen(seams.handlers());
     }
 
     /** The baselines' PM logs (tests pause their applier and poller). */
@@ -396,12 +415,14 @@ public final class RequestServer implements AutoCloseable {
 
     /**
      * Serves receive completions. server_cpu_ns charges a request the worker's CPU time (user and system) from its
-     * completion to its reply. The CPU clock is a system call (0.45-0.75 us on these machines, against a 7-10 us
+     * completion to its reply, just before the reply is posted ({@link RequestCpu}, which carries what follows the
+     * reply to the next one). The CPU clock is a system call (0.45-0.75 us on these machines, against a 7-10 us
      * PUT on shm, and the first reading is on the request's path), so each worker measures its first
      * {@link #CPU_EXACT_REQUESTS} requests, then one request in {@link #CPU_SAMPLE} drawn at random (a fixed stride
      * would meet a protocol's own period: Read After Write's two requests per PUT) and charges it that many times.
      */
     private void workLoop() {
+        RequestCpu cpu = new RequestCpu(stats.serverCpuNanos);
         long served = 0;
         while (running) {
             Completion c;
@@ -418,18 +439,16 @@ public final class RequestServer implements AutoCloseable {
                 drainSends();
                 continue;
             }
-            serve(c, cpuWeight(served++, ThreadLocalRandom.current()));
+            serve(c, cpu, cpuWeight(served++, ThreadLocalRandom.current()));
         }
     }
 
-    /** Serves one receive completion, frees the reply buffers sent meanwhile, and charges its CPU {@code weight} times. */
-    private void serve(Completion c, long weight) {
-        long start = weight == 0 ? 0 : CPU.getCurrentThreadCpuTime();
-        boolean monitoring = received(c);
+    /** Serves one receive completion and frees the reply buffers sent meanwhile, its CPU measured {@code weight} times. */
+    private void serve(Completion c, RequestCpu cpu, long weight) {
+        cpu.begin(weight);
+        MessageType served = received(c, cpu);
         drainSends();
-        if (weight != 0 && !monitoring) {
-            stats.serverCpuNanos.add((CPU.getCurrentThreadCpuTime() - start) * weight);
-        }
+        cpu.end(served);
     }
 
     /**
@@ -445,7 +464,7 @@ public final class RequestServer implements AutoCloseable {
             if (!running) {
                 return false;
             }
-            serve(c, cpuWeight(directServed.getAndIncrement(), ThreadLocalRandom.current()));
+            serve(c, directCpu.get(), cpuWeight(directServed.getAndIncrement(), ThreadLocalRandom.current()));
             stats.requestsServedDirectly.increment();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "serving " + c + " failed", e); // the provider's thread goes on
@@ -465,30 +484,31 @@ public final class RequestServer implements AutoCloseable {
     }
 
     /**
-     * Handles one receive completion; true if it was a STATS request. Reading the counters is not serving: its CPU
-     * stays out of server_cpu_ns, or a benchmark that reads STATS around a run charges the reads to the run's
-     * operations (on rxe under emulation the two reads around a YCSB C run came to 2.4 µs per one-sided GET).
+     * Handles one receive completion; returns the type of the request served, or null if none was. Reading the
+     * counters (STATS) is not serving: its CPU stays out of server_cpu_ns ({@link RequestCpu}), or a benchmark that
+     * reads STATS around a run charges the reads to the run's operations (on rxe under emulation the two reads around
+     * a YCSB C run came to 2.4 µs per one-sided GET).
      */
-    private boolean received(Completion c) {
+    private MessageType received(Completion c, RequestCpu cpu) {
         Connection connection = connections.get(c.endpoint());
         if (connection == null) {
-            return false; // a closed connection's flushed receives
+            return null; // a closed connection's flushed receives
         }
         if (!c.isSuccess()) {
             closeConnection(connection, c);
-            return false;
+            return null;
         }
         try {
-            MessageType served = dispatcher.dispatch(connection, (int) c.wrId(), c.byteLength());
+            MessageType served = dispatcher.dispatch(connection, (int) c.wrId(), c.byteLength(), cpu);
             if (served == null) {
                 forget(connection);
                 connection.endpoint().abort();
                 connection.close();
             }
-            return served == MessageType.STATS;
+            return served;
         } catch (RuntimeException e) {
             closeConnection(connection, e.toString()); // endpoint failed or closed under us
-            return false;
+            return null;
         }
     }
 

@@ -116,7 +116,7 @@ class ServerCpuTest {
             }
         };
         try (RequestServer server = RequestServer.start(TestStores.config(dir, "tcp", Duration.ofMillis(50)),
-                heldAfterAnswering);
+                RequestServer.Seams.requests(heldAfterAnswering));
              RawClient client = RawClient.connect(server.uri())) {
             client.hello();
             // HELLO's thread charges it just after replying: wait until the counter holds still (STATS is not charged)
@@ -132,6 +132,51 @@ class ServerCpuTest {
             }
             Thread.sleep(200); // what the acceptor does after answering has run (it charged the setup there before)
             assertThat(cpuIn(client.stats())).isEqualTo(connected);
+        }
+    }
+
+    /**
+     * A request is charged before its reply is posted, not after: once answered, its client goes on, and a benchmark
+     * may close a window of the counters. Here the worker is held right after it posted the first PUT's reply (a
+     * handler that returns late, as a descheduled worker would) while the client WRITEs the object and the counter
+     * settles; when the worker goes on, the counter must not move (what it does after a reply is carried to its next
+     * charged one).
+     */
+    @Test
+    void aRequestIsChargedBeforeItsReplyIsPosted() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean held = new AtomicBoolean();
+        AtomicBoolean returned = new AtomicBoolean();
+        UnaryOperator<ProtocolHandler> heldAfterReplying = handler -> (request, replies) -> {
+            handler.handle(request, replies);
+            if (request.type() == MessageType.PUT && held.compareAndSet(false, true)) {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    returned.set(true);
+                }
+            }
+        };
+        // shm: the client's WRITE reaches PM without a server thread, so it completes while the worker is held
+        try (RequestServer server = RequestServer.start(TestStores.config(dir, "shm", Duration.ofMillis(50)),
+                RequestServer.Seams.handlers(heldAfterReplying));
+             RawClient client = RawClient.connect(server.uri())) {
+            client.hello();
+            long connected = settledCpu(server);
+            client.putAndWrite(bytes("k"), bytes("value"));
+            long answered = settledCpu(server);
+            assertThat(answered).as("the PUT and its lease are counted").isGreaterThan(connected);
+            assertThat(returned).as("the worker is still held").isFalse();
+            release.countDown();
+            while (!returned.get()) {
+                Thread.sleep(5);
+            }
+            Thread.sleep(200); // the worker has finished the PUT (the old code charged it there)
+            assertThat(cpu(server)).isEqualTo(answered);
+            client.putAndWrite(bytes("k"), bytes("value 2")); // the next request's reply charges the carried tail
+            assertThat(settledCpu(server)).isGreaterThan(answered);
         }
     }
 

@@ -1,0 +1,79 @@
+package io.erda.server;
+
+import io.erda.protocol.MessageType;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * server_cpu_ns for the requests one thread serves (a worker, or a provider thread serving directly). A request is
+ * charged just before its reply is posted, never after it: once answered, its client goes on, and a benchmark may
+ * close or open a window of the counters (ycsb-compare reads them around each run), so a charge that landed after the
+ * reply could fall into the next window, as the acceptor's did (RequestServer.accept). What the thread does after the
+ * reply (reposting the receive buffer, freeing sent replies), and the work of a request answered from another thread
+ * (a replicated PUT's executor, a CLEAN's run) or not at all, is carried to the thread's next charged reply: nothing
+ * is lost, and each window edge moves at most one request's tail per thread. STATS is monitoring, not work: neither
+ * it nor its tail is charged, and a carry waits for a reply that is.
+ *
+ * <p>A request is measured {@code weight} times ({@link RequestServer#cpuWeight}): with weight 0 no clock is read,
+ * and its work is left to the sampled requests' weights. Only the owning thread charges; a reply posted by any other
+ * thread is not this object's business.
+ */
+final class RequestCpu {
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
+    private final LongAdder charged;
+    private final Thread owner = Thread.currentThread();
+    private long weight;
+    /** The thread's CPU time where the part not yet measured began. */
+    private long mark;
+    /** Measured (and weighted) CPU not yet charged: tails after replies, requests answered elsewhere. */
+    private long carried;
+    private boolean serving;
+    private boolean replied;
+
+    /** Charges into {@code charged}; owned by the calling thread. */
+    RequestCpu(LongAdder charged) {
+        this.charged = charged;
+    }
+
+    /** A request's service begins, measured {@code weight} times. */
+    void begin(long weight) {
+        this.weight = weight;
+        serving = true;
+        replied = false;
+        if (weight != 0) {
+            mark = CPU.getCurrentThreadCpuTime();
+        }
+    }
+
+    /** The reply to a request of type {@code request} is about to be posted (on any thread). */
+    void beforeReply(MessageType request) {
+        if (Thread.currentThread() != owner || !serving || replied) {
+            return;
+        }
+        replied = true;
+        if (weight == 0) {
+            return;
+        }
+        long now = CPU.getCurrentThreadCpuTime();
+        if (request != MessageType.STATS) {
+            charged.add((now - mark) * weight + carried);
+            carried = 0;
+        }
+        mark = now;
+    }
+
+    /** The service of a request of type {@code served} (null: none, e.g. a closed connection's receive) ended. */
+    void end(MessageType served) {
+        serving = false;
+        if (weight != 0 && served != MessageType.STATS) {
+            carried += (CPU.getCurrentThreadCpuTime() - mark) * weight;
+        }
+    }
+
+    /** Measured CPU not charged yet (tests). */
+    long carried() {
+        return carried;
+    }
+}
