@@ -435,12 +435,13 @@ public final class LogHead implements AutoCloseable {
             long after = region.localBytesWritten();
             retiredZeroedBytes.add(after - before);
             retiredBytesWritten.add(after);
-            synchronized (this) { // the name is free before a reservation may take the slot and create it anew
-                try {
-                    factory.recycle(region);
-                } finally {
-                    bySlot.remove(slot, region); // if recycling failed, the region is closed and deleted all the same
-                }
+            // not under the monitor: recycling renames or deletes the file and unmaps it (milliseconds), and every
+            // reservation of the head waited for it there. The slot stays taken until the region is recycled, so its
+            // name is free before a reservation may take the slot and create it anew.
+            try {
+                factory.recycle(region);
+            } finally {
+                bySlot.remove(slot, region); // if recycling failed, the region is closed and deleted all the same
             }
         }
     }
