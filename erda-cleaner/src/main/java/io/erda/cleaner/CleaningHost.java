@@ -34,7 +34,11 @@ public interface CleaningHost {
     /** Regions were added to a head (the new chain grew under the cleaner's copies): register them. Called locked. */
     void regionsAdded(int headId);
 
-    /** The cleaner copied (and persisted) {@code bytes} of a live object into the new chain: PM it wrote. */
+    /**
+     * The cleaner copied (and persisted) {@code bytes} of a live object into the new chain: PM it wrote. Called without
+     * the lock, before the copy is recorded in its entry (a PUT may supersede the object meanwhile: the copy is then
+     * not recorded, and was written all the same).
+     */
     default void bytesCopied(long bytes) {
     }
 

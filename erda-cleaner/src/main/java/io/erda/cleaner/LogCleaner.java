@@ -198,7 +198,11 @@ public final class LogCleaner {
                     toldMidway[0] = true;
                     hook.reached(headId, midway);
                 }
-                host.locked(() -> relocation.relocateIfCurrent(offset, object));
+                Relocation.Copy copy = host.locked(() -> relocation.plan(offset, object));
+                if (copy != null) {
+                    relocation.write(copy); // without the lock: PUTs go on meanwhile
+                    host.locked(() -> relocation.record(copy));
+                }
             });
             if (!toldMidway[0]) {
                 hook.reached(headId, midway);

@@ -12,10 +12,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Moves one head's live versions from its old chain to the new one, entry by entry. Every method
- * runs under the host's lock, so no PUT flips an entry between the check and the store: a copy is
- * recorded only if the version it copies is still current, which keeps per-key version order in
- * the new chain: a copy lands after every older version of its key and before every newer one.
+ * Moves one head's live versions from its old chain to the new one, entry by entry. Every method runs under the
+ * host's lock but {@link #write}: a copy's space is reserved while the version it copies is current ({@link #plan}),
+ * which keeps per-key version order in the new chain (every newer version of the key is reserved after it, as a PUT
+ * reserves and flips in one hold), the bytes are copied and persisted without the lock, and the copy is recorded
+ * only if that version is still current then ({@link #record}); a PUT that flipped the entry meanwhile leaves the
+ * copy unreferenced, a stale object like any superseded version. Copying under the lock made every PUT of a
+ * cleaning wait for a whole object's copy and persist (the PM write model alone: 150 ns per cache line).
  *
  * <p><b>The atomic word during cleaning</b> (paper §4.4, Figs. 10-13). The tag-selected slot is
  * always the newest version, in whichever chain; offsets are self-describing (slots,
@@ -27,7 +30,7 @@ import java.lang.foreign.ValueLayout;
  */
 final class Relocation {
     /** What happened to one scanned object or one entry. */
-    enum Outcome { COPIED, ALREADY_COPIED, STALE, REMOVED, FLIPPED, CLEARED, PENDING, UNTOUCHED }
+    enum Outcome { COPIED, STALE, REMOVED, FLIPPED, CLEARED, PENDING, UNTOUCHED }
 
     private final CleaningHost host;
     private final LogHead head;
@@ -45,32 +48,60 @@ final class Relocation {
         this.table = table;
     }
 
+    /** A copy planned by {@link #plan}: the version at {@code units} of the key hashed {@code hash}, to {@code target}. */
+    record Copy(long hash, long units, long length, long target) {
+    }
+
     /**
-     * Merge/replicate step for a valid object of the old chain at {@code chainOffset}: copied and
-     * recorded in the other slot if it is its key's current version; its entry removed if that
-     * version is a tombstone; else stale, dropped. Locked.
+     * Merge/replicate step for a valid object of the old chain at {@code chainOffset}, locked: if it is its key's
+     * current version, reserves the space of its copy (returned, to {@link #write} and {@link #record}); if that
+     * version is a tombstone, removes the entry; else the object is stale and dropped. Null but for a copy.
      */
-    Outcome relocateIfCurrent(long chainOffset, ObjectFlyweight object) {
+    Copy plan(long chainOffset, ObjectFlyweight object) {
         long units = LogAddress.unitsForBytes(chainOffset);
-        int headId = head.headId();
         long hash = KeyHash.hash(object.key().toArray(ValueLayout.JAVA_BYTE));
-        int position = table.lookup(hash, (p, word, h) -> h == headId && AtomicWord.current(word) == units);
+        int position = currentEntry(hash, units);
         if (position < 0) {
             staleSkipped++;
-            return Outcome.STALE;
+            return null;
         }
         if (object.isTombstone()) {
             table.remove(position); // paper §4.4: deleted objects are removed
             entriesRemoved++;
-            return Outcome.REMOVED;
+            return null;
+        }
+        if (isCopy(AtomicWord.previous(table.atomicWord(position)), units)) {
+            return null; // already copied
+        }
+        return new Copy(hash, units, object.totalLength(), reserveCopy(object.totalLength()));
+    }
+
+    /** Copies and persists a planned copy; without the lock (the reserved space is the cleaner's alone). */
+    void write(Copy copy) {
+        writeCopy(copy.units(), copy.target(), copy.length());
+    }
+
+    /**
+     * Records a written copy in its entry's other slot, without flipping, if the version it copies is still current;
+     * locked. Otherwise a PUT superseded it meanwhile and the copy stays unreferenced.
+     */
+    Outcome record(Copy copy) {
+        int position = currentEntry(copy.hash(), copy.units());
+        if (position < 0) {
+            staleSkipped++;
+            return Outcome.STALE;
         }
         long word = table.atomicWord(position);
-        if (isCopy(AtomicWord.previous(word), units)) {
-            return Outcome.ALREADY_COPIED;
-        }
-        long copy = copyToNewChain(units, object.totalLength());
-        table.updateAtomicWord(position, AtomicWord.withPrevious(word, copy));
+        table.updateAtomicWord(position, AtomicWord.withPrevious(word, LogAddress.unitsForBytes(copy.target())));
+        bytesCopied += copy.length();
+        objectsCopied++;
         return Outcome.COPIED;
+    }
+
+    /** The position of this head's entry whose current version is at {@code units}, or -1. */
+    private int currentEntry(long hash, long units) {
+        int headId = head.headId();
+        return table.lookup(hash, (p, word, h) -> h == headId && AtomicWord.current(word) == units);
     }
 
     /**
@@ -154,21 +185,36 @@ final class Relocation {
 
     /**
      * Copies the object at {@code units} to the chain receiving cleaner copies (the new chain; after
-     * the switch, the head's chain), persisted before returning its offset in units.
+     * the switch, the head's chain), persisted before returning its offset in units. Locked.
      */
     private long copyToNewChain(long units, long length) {
+        long target = reserveCopy(length);
+        writeCopy(units, target, length);
+        bytesCopied += length;
+        objectsCopied++;
+        return LogAddress.unitsForBytes(target);
+    }
+
+    /** Reserves {@code length} bytes where cleaner copies go; returns their chain offset. Locked. */
+    private long reserveCopy(long length) {
         int regionsBefore = head.regionCount();
         long target = head.newChain() != null ? head.reserveInNewChain(length) : head.reserve(length);
         if (head.regionCount() != regionsBefore) {
             host.regionsAdded(head.headId());
         }
+        return target;
+    }
+
+    /**
+     * Copies the object at {@code units} to the reserved {@code target} and persists it before any entry points at it.
+     * The host hears of every copy written ({@link CleaningHost#bytesCopied}: PM written), {@link #bytesCopied} only of
+     * those recorded (live).
+     */
+    private void writeCopy(long units, long target, long length) {
         ChainPosition from = head.resolve(LogAddress.bytesForUnits(units));
         ChainPosition to = head.resolve(target);
         to.region().write(to.offsetInRegion(), from.region().data().asSlice(from.offsetInRegion(), length));
-        to.region().persist(to.offsetInRegion(), length); // the copy is durable before any entry points at it
-        bytesCopied += length;
-        objectsCopied++;
+        to.region().persist(to.offsetInRegion(), length);
         host.bytesCopied(length);
-        return LogAddress.unitsForBytes(target);
     }
 }

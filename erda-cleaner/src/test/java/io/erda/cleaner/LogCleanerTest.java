@@ -119,6 +119,35 @@ class LogCleanerTest {
         }
     }
 
+    /**
+     * The merge copies an object without the store lock and records the copy afterwards, only if the object is still
+     * its key's current version: a PUT of the key between the copy and its record (here where the cleaner reports the
+     * copy written) keeps its version, and the copy, now stale, is not recorded (recording it into the word as it was
+     * before the PUT would undo the PUT's flip).
+     */
+    @Test
+    void aPutBetweenACopyAndItsRecordKeepsItsVersion() throws Exception {
+        try (PmDirectory store = PmDirectory.create(dir, GEOMETRY, WriteLatencyModel.OFF)) {
+            SimulatedServer server = new SimulatedServer(store);
+            String key = java.util.stream.IntStream.range(0, 100).mapToObj(i -> "k" + i)
+                    .filter(k -> SimulatedServer.headOf(k, 2) == 0).findFirst().orElseThrow();
+            for (int round = 0; round < 3; round++) {
+                server.put(key, false);
+            }
+            long[] during = new long[1];
+            server.onCopyWritten = () -> during[0] = server.put(key, false);
+
+            CleaningReport report = new LogCleaner(store, server, CleaningHook.NONE).clean(0);
+
+            assertThat(during[0]).as("the PUT ran between the copy and its record").isPositive();
+            assertThat(server.get(key)).isEqualTo(during[0]);
+            // the PUT wrote to the old chain (the merge runs before writes are redirected): the replication copies it
+            assertThat(report.objectsCopied()).as("the PUT's version; the superseded copy is not recorded").isEqualTo(1);
+            assertThat(report.staleSkipped()).as("the two older versions, then the superseded copy").isEqualTo(3);
+            assertThat(everyEntryPointsIntoItsCurrentChain(store)).isTrue();
+        }
+    }
+
     static long nonZeroBytes(MemorySegment segment) {
         long n = 0;
         for (long i = 0; i < segment.byteSize(); i += 8) {

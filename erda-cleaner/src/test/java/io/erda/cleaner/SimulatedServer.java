@@ -53,6 +53,8 @@ final class SimulatedServer implements CleaningHost {
     final AtomicReference<Boolean> crashed = new AtomicReference<>(false);
     volatile int headStateChanges;
     volatile int regionsAdded;
+    /** Run once where the cleaner next reports a copy written, between the copy and its record (null: nothing). */
+    volatile Runnable onCopyWritten;
 
     SimulatedServer(PmDirectory store) {
         this.store = store;
@@ -83,6 +85,15 @@ final class SimulatedServer implements CleaningHost {
 
     @Override
     public void retiring(int headId, List<PmRegion> regions) {
+    }
+
+    @Override
+    public void bytesCopied(long bytes) {
+        Runnable action = onCopyWritten;
+        onCopyWritten = null;
+        if (action != null) {
+            action.run();
+        }
     }
 
     private record Pending(String key, long issuedNanos) {
