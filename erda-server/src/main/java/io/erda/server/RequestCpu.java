@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.LongAdder;
  * reply could fall into the next window, as the acceptor's did (RequestServer.accept). What the thread does after the
  * reply (reposting the receive buffer, freeing sent replies), and the work of a request answered from another thread
  * (a replicated PUT's executor, a CLEAN's run) or not at all, is carried to the thread's next charged reply: nothing
- * is lost, and each window edge moves at most one request's tail per thread. STATS is monitoring, not work: neither
- * it nor its tail is charged, and a carry waits for a reply that is.
+ * is lost but what a thread carries when it ends (a provider thread of a closed connection: one request's tail), and
+ * each window edge moves at most one request's tail per thread. STATS is monitoring, not work: neither it nor its
+ * tail is charged, and a carry waits for a reply that is.
  *
  * <p>A request is measured {@code weight} times ({@link RequestServer#cpuWeight}): with weight 0 no clock is read,
  * and its work is left to the sampled requests' weights. Only the owning thread charges; a reply posted by any other
