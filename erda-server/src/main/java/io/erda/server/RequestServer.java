@@ -416,10 +416,11 @@ public final class RequestServer implements AutoCloseable {
     /**
      * Serves receive completions. server_cpu_ns charges a request the worker's CPU time (user and system) from its
      * completion to its reply, just before the reply is posted ({@link RequestCpu}, which carries what follows the
-     * reply to the next one). The CPU clock is a system call (0.45-0.75 us on these machines, against a 7-10 us
-     * PUT on shm, and the first reading is on the request's path), so each worker measures its first
-     * {@link #CPU_EXACT_REQUESTS} requests, then one request in {@link #CPU_SAMPLE} drawn at random (a fixed stride
-     * would meet a protocol's own period: Read After Write's two requests per PUT) and charges it that many times.
+     * reply to the next one). The CPU clock is a system call (0.45-0.75 us on these machines, against a 7-10 us PUT
+     * on shm, and a measured request reads it twice on its path, at the start and at the reply), so each worker
+     * measures its first {@link #CPU_EXACT_REQUESTS} requests, then one request in {@link #CPU_SAMPLE} drawn at random
+     * (a fixed stride would meet a protocol's own period: Read After Write's two requests per PUT) and charges it that
+     * many times.
      */
     private void workLoop() {
         RequestCpu cpu = new RequestCpu(stats.serverCpuNanos);
