@@ -85,8 +85,7 @@ class ServerCpuTest {
      */
     @Test
     void aConnectionsSetupIsChargedBeforeTheClientIsAnswered() throws InterruptedException {
-        CountDownLatch release = new CountDownLatch(1);
-        AtomicBoolean returned = new AtomicBoolean();
+        Hold hold = new Hold();
         UnaryOperator<ConnectionRequest> heldAfterAnswering = request -> new ConnectionRequest() {
             @Override
             public URI peer() {
@@ -101,13 +100,7 @@ class ServerCpuTest {
             @Override
             public void accept(Endpoint endpoint, byte[] replyPrivateData) {
                 request.accept(endpoint, replyPrivateData);
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    returned.set(true);
-                }
+                hold.here();
             }
 
             @Override
@@ -125,12 +118,8 @@ class ServerCpuTest {
                 Thread.sleep(20);
             }
             assertThat(connected).as("the setup and HELLO are counted").isPositive();
-            assertThat(returned).as("the acceptor is still held").isFalse();
-            release.countDown();
-            while (!returned.get()) {
-                Thread.sleep(5);
-            }
-            Thread.sleep(200); // what the acceptor does after answering has run (it charged the setup there before)
+            assertThat(hold.returned).as("the acceptor is still held").isFalse();
+            hold.release(); // what the acceptor does after answering has run (it charged the setup there before)
             assertThat(cpuIn(client.stats())).isEqualTo(connected);
         }
     }
@@ -144,19 +133,12 @@ class ServerCpuTest {
      */
     @Test
     void aRequestIsChargedBeforeItsReplyIsPosted() throws InterruptedException {
-        CountDownLatch release = new CountDownLatch(1);
+        Hold hold = new Hold();
         AtomicBoolean held = new AtomicBoolean();
-        AtomicBoolean returned = new AtomicBoolean();
         UnaryOperator<ProtocolHandler> heldAfterReplying = handler -> (request, replies) -> {
             handler.handle(request, replies);
             if (request.type() == MessageType.PUT && held.compareAndSet(false, true)) {
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    returned.set(true);
-                }
+                hold.here();
             }
         };
         // shm: the client's WRITE reaches PM without a server thread, so it completes while the worker is held
@@ -168,15 +150,36 @@ class ServerCpuTest {
             client.putAndWrite(bytes("k"), bytes("value"));
             long answered = settledCpu(server);
             assertThat(answered).as("the PUT and its lease are counted").isGreaterThan(connected);
-            assertThat(returned).as("the worker is still held").isFalse();
-            release.countDown();
-            while (!returned.get()) {
-                Thread.sleep(5);
-            }
-            Thread.sleep(200); // the worker has finished the PUT (the old code charged it there)
+            assertThat(hold.returned).as("the worker is still held").isFalse();
+            hold.release(); // the worker has finished the PUT (the old code charged it there)
             assertThat(cpu(server)).isEqualTo(answered);
             client.putAndWrite(bytes("k"), bytes("value 2")); // the next request's reply charges the carried tail
             assertThat(settledCpu(server)).isGreaterThan(answered);
+        }
+    }
+
+    /** Holds a server thread where it calls {@link #here} until the test releases it. */
+    private static final class Hold {
+        private final CountDownLatch released = new CountDownLatch(1);
+        final AtomicBoolean returned = new AtomicBoolean();
+
+        void here() {
+            try {
+                released.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                returned.set(true);
+            }
+        }
+
+        /** Lets the held thread go on and waits until it has returned and run on a while (200 ms). */
+        void release() throws InterruptedException {
+            released.countDown();
+            while (!returned.get()) {
+                Thread.sleep(5);
+            }
+            Thread.sleep(200);
         }
     }
 
