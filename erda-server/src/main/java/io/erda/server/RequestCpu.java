@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.LongAdder;
  * each window edge moves at most one request's tail per thread. STATS is monitoring, not work: neither it nor its
  * tail is charged, and a carry waits for a reply that is.
  *
- * <p>A request is measured {@code weight} times ({@link RequestServer#cpuWeight}): with weight 0 no clock is read,
- * and its work is left to the sampled requests' weights. Only the owning thread charges; a reply posted by any other
- * thread is not this object's business.
+ * <p>A measured request is charged {@code weight} times ({@link RequestServer#cpuWeight}); one not measured (weight
+ * 0) never reaches this object, and its work is left to the sampled requests' weights. Only the owning thread
+ * charges; a reply posted by any other thread is not this object's business.
  */
 final class RequestCpu {
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
@@ -38,14 +38,12 @@ final class RequestCpu {
         this.charged = charged;
     }
 
-    /** A request's service begins, measured {@code weight} times. */
+    /** A request's service begins, measured {@code weight} (at least 1) times. */
     void begin(long weight) {
         this.weight = weight;
         serving = true;
         replied = false;
-        if (weight != 0) {
-            mark = CPU.getCurrentThreadCpuTime();
-        }
+        mark = CPU.getCurrentThreadCpuTime();
     }
 
     /** The reply to a request of type {@code request} is about to be posted (on any thread). */
@@ -54,9 +52,6 @@ final class RequestCpu {
             return;
         }
         replied = true;
-        if (weight == 0) {
-            return;
-        }
         long now = CPU.getCurrentThreadCpuTime();
         if (request != MessageType.STATS) {
             charged.add((now - mark) * weight + carried);
@@ -68,7 +63,7 @@ final class RequestCpu {
     /** The service of a request of type {@code served} (null: none, e.g. a closed connection's receive) ended. */
     void end(MessageType served) {
         serving = false;
-        if (weight != 0 && served != MessageType.STATS) {
+        if (served != MessageType.STATS) {
             carried += (CPU.getCurrentThreadCpuTime() - mark) * weight;
         }
     }

@@ -38,7 +38,7 @@ final class RequestDispatcher {
     /**
      * Handles the message in {@code slot} of {@code received} bytes. Returns the request's type ({@code ERROR} for a
      * malformed one answered with an error), or null if the connection must be aborted. The reply is charged to
-     * {@code cpu} just before it is posted.
+     * {@code cpu} just before it is posted (null: the request is not measured).
      */
     MessageType dispatch(Connection connection, int slot, int received, RequestCpu cpu) {
         MemorySegment message = connection.received(slot);
@@ -62,7 +62,9 @@ final class RequestDispatcher {
         try {
             connection.handler().handle(request, (replyType, status, maxBody, body) -> {
                 awaitReplySlot(connection, slot);
-                cpu.beforeReply(type);
+                if (cpu != null) {
+                    cpu.beforeReply(type);
+                }
                 connection.reply(slot, requestId, replyType, status, maxBody, body);
             });
         } catch (RequestException refused) {
@@ -84,7 +86,9 @@ final class RequestDispatcher {
     private void reply(Connection connection, int slot, int requestId, MessageType request, RequestCpu cpu,
                        WireStatus status, String text) {
         awaitReplySlot(connection, slot);
-        cpu.beforeReply(request);
+        if (cpu != null) {
+            cpu.beforeReply(request);
+        }
         connection.reply(slot, requestId, MessageType.ERROR, status, ErrorReply.MAX_LENGTH,
                 (s, o) -> ErrorReply.encode(s, o, text));
     }

@@ -444,8 +444,19 @@ public final class RequestServer implements AutoCloseable {
         }
     }
 
-    /** Serves one receive completion and frees the reply buffers sent meanwhile, its CPU measured {@code weight} times. */
+    /**
+     * Serves one receive completion and frees the reply buffers sent meanwhile, its CPU measured {@code weight} times.
+     * An unmeasured request (weight 0) is served with no {@link RequestCpu} at all, so the path of seven PUTs in eight
+     * has no call more than before the charge moved to the reply (store-bench --latency-check, Erda update-only PUT
+     * p50 against the code before that move, alternating: 0.24 to 0.34 µs higher in three pairs with a call at every
+     * reply; from 0.30 higher to 0.18 lower, 0.04 higher on average, in four pairs without).
+     */
     private void serve(Completion c, RequestCpu cpu, long weight) {
+        if (weight == 0) {
+            received(c, null);
+            drainSends();
+            return;
+        }
         cpu.begin(weight);
         MessageType served = received(c, cpu);
         drainSends();
@@ -490,7 +501,7 @@ public final class RequestServer implements AutoCloseable {
      * reads STATS around a run charges the reads to the run's operations (on rxe under emulation the two reads around
      * a YCSB C run came to 2.4 µs per one-sided GET).
      */
-    private MessageType received(Completion c, RequestCpu cpu) {
+    private MessageType received(Completion c, RequestCpu cpu) { // cpu: null if the request is not measured
         Connection connection = connections.get(c.endpoint());
         if (connection == null) {
             return null; // a closed connection's flushed receives

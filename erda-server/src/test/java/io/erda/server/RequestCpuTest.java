@@ -53,15 +53,7 @@ class RequestCpuTest {
         cpu.beforeReply(MessageType.PUT);
         assertThat(charged.sum()).isGreaterThanOrEqualTo(8 * 2_000_000L);
         cpu.end(MessageType.PUT);
-
-        long before = charged.sum();
-        long carried = cpu.carried();
-        cpu.begin(0); // not measured: no clock read, nothing charged or carried
-        work();
-        cpu.beforeReply(MessageType.PUT);
-        cpu.end(MessageType.PUT);
-        assertThat(charged.sum()).isEqualTo(before);
-        assertThat(cpu.carried()).isEqualTo(carried);
+        assertThat(cpu.carried() % 8).as("the tail, charged 8 times").isZero();
     }
 
     @Test
