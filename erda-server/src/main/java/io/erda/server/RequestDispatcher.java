@@ -56,6 +56,7 @@ final class RequestDispatcher {
             connection.repost(slot);
             return MessageType.ERROR;
         }
+        stats.received(type);
         int requestId = MessageHeader.requestId(message, 0);
         connection.headStatesProcessed(MessageHeader.flags(message, 0)); // before the reply: the client reads it first
         Request request = new Request(slot, type, requestId, message, MessageHeader.bodyLength(message, 0));

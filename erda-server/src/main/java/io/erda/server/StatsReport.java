@@ -50,6 +50,9 @@ final class StatsReport {
         baselines.stats((name, value) -> line(b, name, value));
         line(b, "server_cpu_ns", stats.serverCpuNanos.sum());
         line(b, "requests_served_directly", stats.requestsServedDirectly.sum());
+        for (io.erda.protocol.MessageType t : StoreStats.REQUEST_TYPES) {
+            line(b, "requests_" + t.name().toLowerCase(java.util.Locale.ROOT), stats.requests(t));
+        }
         line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());
         line(b, "keys", store.keys());
         line(b, "pending_leases", store.leases().pendingKeys());

@@ -1,5 +1,7 @@
 package io.erda.server;
 
+import io.erda.protocol.MessageType;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of a running server; read as "name=value" lines by STATS. */
@@ -28,4 +30,33 @@ public final class StoreStats {
     public final LongAdder cleanerCpuNanos = new LongAdder();
     /** Bytes of live objects the cleaner copied into new chains (and persisted). */
     public final LongAdder cleanerBytesCopied = new LongAdder();
+    /**
+     * Requests received, by type, whatever became of them (STATS {@code requests_put}, ...): what a window of the
+     * counters served, and so what its server CPU was spent on (HELLO and HEADS are counted nowhere else).
+     */
+    private final LongAdder[] requests = new LongAdder[MessageType.values().length];
+
+    /** The request types of the protocols: those that have a reply type. */
+    public static final List<MessageType> REQUEST_TYPES = java.util.Arrays.stream(MessageType.values())
+            .filter(t -> (t.code() & 1) == 1 && MessageType.of(t.code() + 1) != null).toList();
+
+    public StoreStats() {
+        for (MessageType t : REQUEST_TYPES) {
+            requests[t.ordinal()] = new LongAdder();
+        }
+    }
+
+    /** A message of {@code type} was received (a type that is not a request is not counted here). */
+    void received(MessageType type) {
+        LongAdder count = requests[type.ordinal()];
+        if (count != null) {
+            count.increment();
+        }
+    }
+
+    /** Requests of {@code type} received so far. */
+    public long requests(MessageType type) {
+        LongAdder count = requests[type.ordinal()];
+        return count == null ? 0 : count.sum();
+    }
 }

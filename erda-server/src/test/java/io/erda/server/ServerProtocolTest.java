@@ -51,6 +51,14 @@ class ServerProtocolTest extends RunningServer {
             client.putAndWrite(bytes("apple"), bytes("green"));
             assertThat(client.getString(bytes("apple"))).isEqualTo("green");
             assertThat(client.getString(bytes("pear"))).isNull();
+
+            // every request received is counted by type, HELLO included (counted nowhere else)
+            assertThat(TestStores.stat(server, "requests_hello")).isEqualTo(1);
+            assertThat(TestStores.stat(server, "requests_put")).isEqualTo(2);
+            assertThat(TestStores.stat(server, "requests_get")).isEqualTo(3);
+            assertThat(TestStores.stat(server, "requests_heads")).isZero();
+            assertThat(client.stats()).contains("requests_stats=1\n", "requests_redo_put=0\n",
+                    "requests_raw_reserve=0\n", "requests_clean=0\n");
         }
     }
 
