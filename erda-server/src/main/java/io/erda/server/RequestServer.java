@@ -476,7 +476,8 @@ public final class RequestServer implements AutoCloseable {
             if (!running) {
                 return false;
             }
-            serve(c, directCpu.get(), cpuWeight(directServed.getAndIncrement(), ThreadLocalRandom.current()));
+            long weight = cpuWeight(directServed.getAndIncrement(), ThreadLocalRandom.current());
+            serve(c, weight == 0 ? null : directCpu.get(), weight); // no thread-local lookup for an unmeasured one
             stats.requestsServedDirectly.increment();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "serving " + c + " failed", e); // the provider's thread goes on
