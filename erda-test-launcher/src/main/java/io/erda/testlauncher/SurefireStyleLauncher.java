@@ -107,7 +107,8 @@ public final class SurefireStyleLauncher {
         StateFile state = stateFile == null ? null : new StateFile(stateFile);
         SurefireReporter reporter = new SurefireReporter(out, reportsDir, state);
         Path dumps = reportsDir != null ? reportsDir : Path.of(System.getProperty("java.io.tmpdir"));
-        Thread hook = new Thread(() -> dying(reporter, state, out, dumps), "surefire-style-launcher-exit");
+        Thread runner = Thread.currentThread(); // the platform runs the tests on the caller's thread
+        Thread hook = new Thread(() -> dying(reporter, state, out, dumps, runner), "surefire-style-launcher-exit");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             Launcher launcher = LauncherFactory.create();
@@ -129,8 +130,12 @@ public final class SurefireStyleLauncher {
         return total.failed() || total.run == 0 ? 1 : 0;
     }
 
-    /** The JVM exits before the tests finished (SIGTERM from a timeout, System.exit in a test): say where. */
-    private static void dying(SurefireReporter reporter, StateFile state, PrintStream out, Path dumps) {
+    /**
+     * The JVM exits before the tests finished (SIGTERM from a timeout, System.exit in a test): say where, down to the
+     * frames the test thread was in, since the thread dump stays on the machine that ran it (a CI run shows the
+     * message only).
+     */
+    private static void dying(SurefireReporter reporter, StateFile state, PrintStream out, Path dumps, Thread runner) {
         if (reporter.finished()) {
             return;
         }
@@ -151,12 +156,42 @@ public final class SurefireStyleLauncher {
             dump = null;
         }
         String why = "the JVM is exiting (a signal such as a timeout's SIGTERM, or System.exit) while " + running
-                + " runs" + (dump != null ? "; thread dump in " + dump : "");
+                + " runs" + (dump != null ? "; thread dump in " + dump : "") + "; the test thread was at "
+                + where(runner.getStackTrace());
         out.println("[ERROR] " + why);
         out.flush();
         if (state != null) {
             state.write("killed", running, why);
         }
+    }
+
+    /** Frames that say what a thread was doing at most in one line. */
+    private static final int WHERE_FRAMES = 6;
+
+    /**
+     * A thread's stack in one line: the frame it is in, then the innermost frames of the code under test (not the
+     * JDK's, JUnit's or this launcher's), innermost first, joined by " < ".
+     */
+    static String where(StackTraceElement[] stack) {
+        if (stack.length == 0) {
+            return "(no frames: the thread has ended)";
+        }
+        List<String> frames = new ArrayList<>();
+        frames.add(frame(stack[0]));
+        for (int i = 1; i < stack.length && frames.size() < WHERE_FRAMES; i++) {
+            String c = stack[i].getClassName();
+            if (!(c.startsWith("java.") || c.startsWith("jdk.") || c.startsWith("sun.") || c.startsWith("org.junit.")
+                    || c.equals(SurefireStyleLauncher.class.getName()))) {
+                frames.add(frame(stack[i]));
+            }
+        }
+        return String.join(" < ", frames);
+    }
+
+    private static String frame(StackTraceElement f) {
+        String c = f.getClassName();
+        return c.substring(c.lastIndexOf('.') + 1) + "." + f.getMethodName()
+                + (f.getLineNumber() > 0 ? ":" + f.getLineNumber() : "");
     }
 
     private static String value(String[] args, int i, String option) {

@@ -126,6 +126,20 @@ class SurefireStyleLauncherTest {
         }
     }
 
+    /** Blocks until the JVM is signalled, only when the child JVM of a test asks for it. */
+    static class Hanging {
+        @Test
+        void hangs() throws InterruptedException {
+            if (Boolean.getBoolean("launcher.fixture.hang")) {
+                waitsForTheSignal();
+            }
+        }
+
+        private static void waitsForTheSignal() throws InterruptedException {
+            new java.util.concurrent.CountDownLatch(1).await();
+        }
+    }
+
     private record Run(int status, String out) {
         List<String> lines() {
             return out.lines().toList();
@@ -259,6 +273,37 @@ class SurefireStyleLauncherTest {
                 "[ERROR] " + halting + ".dies -- Time elapsed: 0 s <<< ERROR!");
         assertThat(run.lines()).anyMatch(l -> l.startsWith("[ERROR]   SurefireStyleLauncherTest$Halting.dies » JvmExit the JVM exited with status 134"));
         assertThat(run.lines().getLast()).isEqualTo("[ERROR] Tests run: 2, Failures: 0, Errors: 1, Skipped: 0");
+    }
+
+    /**
+     * A JVM killed by a timeout's SIGTERM while a test hangs: the error names the test and, since the thread dump
+     * stays on the machine that ran it, the frames the test was in.
+     */
+    @Test
+    void aKilledJvmSaysWhereTheTestWas() throws Exception {
+        Path state = tmp.resolve("hanging.state");
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-Dlauncher.fixture.hang=true", "-cp", System.getProperty("java.class.path"),
+                SurefireStyleLauncher.class.getName(), "--no-summary", "--state", state.toString(),
+                "--reports-dir", tmp.toString(), "--class", fixture("Hanging")));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(tmp.resolve("child.txt").toFile())
+                .start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!(Files.exists(state) && Files.readString(state).contains("hangs")) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(Files.readString(state)).as("the child reached the hanging test").contains("hangs");
+        Thread.sleep(200); // from the state record into the test method's wait
+        p.destroy(); // SIGTERM, as timeout sends
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        Files.writeString(state, "exit\t" + p.exitValue() + "\n", java.nio.file.StandardOpenOption.APPEND);
+
+        Run run = aggregate(state);
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.lines()).anyMatch(l -> l.startsWith("[ERROR]   SurefireStyleLauncherTest$Hanging.hangs » JvmExit")
+                && l.contains("; the test thread was at ")
+                && l.contains("SurefireStyleLauncherTest$Hanging.waitsForTheSignal:")
+                && l.contains(" < SurefireStyleLauncherTest$Hanging.hangs:"));
     }
 
     private static Run aggregate(Path... states) throws Exception {
