@@ -10,7 +10,10 @@ import java.time.Duration;
  * @param pmDir            an empty directory for the server's PM files (removed by the driver afterwards)
  * @param pmWriteLatencyNs the PM write-latency model per written cache line (paper §5.1: 150 ns), 0 for none
  * @param persistence      the persistence method the server advertises (wsp, read-after-write, server-flush)
- * @param separateProcess  true: a server process of its own; false: in the driver's JVM where the store can
+ * @param separateProcess  true: a server process of its own; false: in the driver's JVM where the store can be
+ *                         embedded (shm only; tcp and verbs always start a process): the driver then reads its
+ *                         counters in-process, and the server runs with the driver's JVM options (G1 by default,
+ *                         where a process gets the server's, ZGC)
  * @param startTimeout     how long a start may take before it counts as failed
  * @param logDir           where a server process's stdout/stderr go
  * @param verbsHost        verbs: the address the server listens on (its RNIC's IP; 127.0.0.1 on one host)
