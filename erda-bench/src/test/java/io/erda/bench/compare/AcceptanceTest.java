@@ -1,0 +1,45 @@
+package io.erda.bench.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** results.md's acceptance section: each target met or not by the figures of one run, and only where it applies. */
+class AcceptanceTest {
+    private static RunRecord run(String protocol, String workload, double ops, Double updateMeanUs, int threads,
+                                 int clients, Long targetOps) {
+        return new RunRecord("shm", protocol, workload, 1024, threads, ops, null, null, updateMeanUs, null, null,
+            workload.equals("C") ? 0.0 : null, null, clients, targetOps, Map.of());
+    }
+
+    private static RunRecord run(String protocol, String workload, double ops, Double updateMeanUs) {
+        return run(protocol, workload, ops, updateMeanUs, 1, 1, null);
+    }
+
+    @Test
+    void eachTargetIsMetOrNotByTheRunsFigures() {
+        List<String> lines = ComparisonTable.acceptance(List.of(
+            run("erda", "update-only", 90_000, 9.5), run("redo-log", "update-only", 60_000, 15.0),
+            run("erda", "B", 400_000, 15.5), run("redo-log", "B", 150_000, 17.0),
+            run("erda", "C", 700_000, null), run("redo-log", "C", 200_000, null))).lines().toList();
+        assertThat(lines).containsExactly(
+            "- NOT met YCSB-update-only throughput ≥ 2.0× Redo Logging (1 thread): measured 1.50",
+            "- met YCSB-update-only update mean ≤ 10 µs (1 thread): measured 9.50",
+            "- met YCSB-B throughput ≥ 1.4× Redo Logging (1 thread): measured 2.67",
+            "- NOT met YCSB-B update mean ≤ 15 µs (1 thread): measured 15.5",
+            "- met YCSB-C throughput ≥ 1.5× Redo Logging (1 thread): measured 3.50",
+            "- met server CPU per GET is 0 µs (1 thread): measured 0");
+    }
+
+    @Test
+    void updateMeanTargetsAreForOneClosedLoopThreadOnly() {
+        String acceptance = ComparisonTable.acceptance(List.of(
+            run("erda", "update-only", 200_000, 20.0, 4, 1, null), run("erda", "B", 100_000, 30.0, 1, 2, null),
+            run("erda", "update-only", 20_000, 25.0, 1, 1, 20_000L)));
+        assertThat(acceptance).doesNotContain("update mean");
+        assertThat(ComparisonTable.acceptance(List.of(run("erda", "update-only", 90_000, 10.0))))
+            .isEqualTo("- met YCSB-update-only update mean ≤ 10 µs (1 thread): measured 10.0\n");
+    }
+}
