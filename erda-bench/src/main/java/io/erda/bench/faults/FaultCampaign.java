@@ -395,6 +395,15 @@ public final class FaultCampaign implements Callable<Integer> {
         }
     }
 
+    /**
+     * How long a server start, or an offline erda-server command, may take. verbs: 5 minutes, as ycsb-compare's, since
+     * under SoftRoCE's emulation (scripts/softroce-vm) a JVM's start alone can take most of a minute and a restart then
+     * registers (pins) every region; a restart there once printed nothing in 60 s and ended the campaign.
+     */
+    private Duration serverStartLimit() {
+        return Duration.ofSeconds(fabric.equals("verbs") ? 300 : 60);
+    }
+
     private ServerProcess startServer(String listen) throws IOException {
         String method = methods.get(serverStarts % methods.size());
         serverStarts++;
@@ -404,7 +413,7 @@ public final class FaultCampaign implements Callable<Integer> {
         if (!noPowerFailures) {
             args.addAll(List.of("--pm-emulation", "power-failure"));
         }
-        ServerSettings settings = new ServerSettings(fabric, dir, 0, method, true, Duration.ofSeconds(60), out);
+        ServerSettings settings = new ServerSettings(fabric, dir, 0, method, true, serverStartLimit(), out);
         return ServerProcess.start("server-" + serverStarts, SERVER_MAIN, args, settings);
     }
 
@@ -415,7 +424,7 @@ public final class FaultCampaign implements Callable<Integer> {
         Path log = out.resolve(args[0] + ".log");
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        if (!p.waitFor(serverStartLimit().toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
             throw new IllegalStateException("erda-server " + String.join(" ", args) + " failed; see " + log);
         }
