@@ -126,16 +126,21 @@ class SurefireStyleLauncherTest {
         }
     }
 
-    /** Blocks until the JVM is signalled, only when the child JVM of a test asks for it. */
+    /**
+     * Blocks until the JVM is signalled, only when the child JVM of a test asks for it (the property names a file it
+     * creates once in the method that waits).
+     */
     static class Hanging {
         @Test
-        void hangs() throws InterruptedException {
-            if (Boolean.getBoolean("launcher.fixture.hang")) {
-                waitsForTheSignal();
+        void hangs() throws Exception {
+            String waiting = System.getProperty("launcher.fixture.hang");
+            if (waiting != null) {
+                waitsForTheSignal(Path.of(waiting));
             }
         }
 
-        private static void waitsForTheSignal() throws InterruptedException {
+        private static void waitsForTheSignal(Path waiting) throws Exception {
+            Files.createFile(waiting);
             new java.util.concurrent.CountDownLatch(1).await();
         }
     }
@@ -256,10 +261,8 @@ class SurefireStyleLauncherTest {
     @Test
     void aJvmThatDiesMidClassIsReportedAsAnErrorOfThatClassAndTest() throws Exception {
         Path state = tmp.resolve("halting.state");
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-Dlauncher.fixture.halt=true", "-cp", System.getProperty("java.class.path"),
-                SurefireStyleLauncher.class.getName(), "--no-summary", "--state", state.toString(),
-                "--method", fixture("Halting") + "#first", "--method", fixture("Halting") + "#dies"));
+        List<String> command = childLauncher("-Dlauncher.fixture.halt=true", state,
+                "--method", fixture("Halting") + "#first", "--method", fixture("Halting") + "#dies");
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String childOut = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -282,18 +285,16 @@ class SurefireStyleLauncherTest {
     @Test
     void aKilledJvmSaysWhereTheTestWas() throws Exception {
         Path state = tmp.resolve("hanging.state");
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-Dlauncher.fixture.hang=true", "-cp", System.getProperty("java.class.path"),
-                SurefireStyleLauncher.class.getName(), "--no-summary", "--state", state.toString(),
-                "--reports-dir", tmp.toString(), "--class", fixture("Hanging")));
+        Path waiting = tmp.resolve("waiting");
+        List<String> command = childLauncher("-Dlauncher.fixture.hang=" + waiting, state,
+                "--reports-dir", tmp.toString(), "--class", fixture("Hanging"));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(tmp.resolve("child.txt").toFile())
                 .start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!(Files.exists(state) && Files.readString(state).contains("hangs")) && System.nanoTime() < deadline) {
+        while (!Files.exists(waiting) && p.isAlive() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertThat(Files.readString(state)).as("the child reached the hanging test").contains("hangs");
-        Thread.sleep(200); // from the state record into the test method's wait
+        assertThat(waiting).as("the child reached the method that waits; its output: %s", tmp.resolve("child.txt")).exists();
         p.destroy(); // SIGTERM, as timeout sends
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         Files.writeString(state, "exit\t" + p.exitValue() + "\n", java.nio.file.StandardOpenOption.APPEND);
@@ -304,6 +305,15 @@ class SurefireStyleLauncherTest {
                 && l.contains("; the test thread was at ")
                 && l.contains("SurefireStyleLauncherTest$Hanging.waitsForTheSignal:")
                 && l.contains(" < SurefireStyleLauncherTest$Hanging.hangs:"));
+    }
+
+    /** A launcher JVM of its own on this class path, with a fixture's system property, writing {@code state}. */
+    private static List<String> childLauncher(String property, Path state, String... selection) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), property,
+                "-cp", System.getProperty("java.class.path"), SurefireStyleLauncher.class.getName(), "--no-summary",
+                "--state", state.toString()));
+        command.addAll(List.of(selection));
+        return command;
     }
 
     private static Run aggregate(Path... states) throws Exception {
