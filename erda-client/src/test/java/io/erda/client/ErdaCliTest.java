@@ -44,8 +44,8 @@ class ErdaCliTest {
 
     /**
      * The versions are written through one library client, not one erda-cli run each: every run is a connection of
-     * its own, and over verbs in scripts/test-softroce's VM a connection costs about a second, so 100 of them made
-     * this test most of its group's time (put is erda-cli's in {@link #putGetDeleteAndStats}). The client stays
+     * its own, and over verbs in scripts/test-softroce's VM a connection costs 0.15 to 0.5 s, so 100 of them made this
+     * test most of its group's time (put is erda-cli's in {@link #putGetDeleteAndStats}). The client stays
      * connected through the cleaning, so it reads the cleaned head after the server's HEAD_STATEs; a new erda-cli
      * connection reads it too.
      */
