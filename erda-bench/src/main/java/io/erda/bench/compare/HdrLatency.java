@@ -1,7 +1,8 @@
 package io.erda.bench.compare;
 
+import io.erda.bench.ycsb.OperationLatency;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,13 +11,13 @@ import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import org.HdrHistogram.HistogramLogReader;
-import org.HdrHistogram.HistogramLogWriter;
 
 /**
- * The full latency histograms YCSB writes with {@code hdrhistogram.fileoutput=true}: one HdrHistogram log per
- * operation type and process ({@code PATH_PREFIX + NAME + ".hdr"}, NAME e.g. {@code READ} or, from the intended start
- * time, {@code Intended-READ}), one interval every status interval, values in µs. A run's histogram is the sum of its
- * intervals; several client processes' histograms are added, never their means averaged.
+ * The full latency histograms of a run: one HdrHistogram log per operation type and client process
+ * ({@code PATH_PREFIX + NAME + ".hdr"}, NAME e.g. {@code READ} or, from the intended start time, {@code Intended-READ}),
+ * values in nanoseconds, as the YCSB binding writes them ({@code io.erda.bench.ycsb.OperationLatency}; YCSB's own
+ * histograms hold whole µs and are not used). A run's histogram is the sum of a log's intervals; several client
+ * processes' histograms are added, never their means averaged. Figures and curves are given in µs.
  */
 final class HdrLatency {
 
@@ -26,10 +27,13 @@ final class HdrLatency {
     private HdrLatency() {
     }
 
-    /** The figures of {@code h}: operations, mean, median, p99, p99.9 and max, in µs. */
+    private static final double NANOS_PER_MICRO = 1000.0;
+
+    /** The figures of {@code h} (values in ns): operations, mean, median, p99, p99.9 and max, in µs. */
     static LatencyFigures figures(Histogram h) {
-        return new LatencyFigures(h.getTotalCount(), h.getMean(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
-            h.getValueAtPercentile(99.9), h.getMaxValue());
+        return new LatencyFigures(h.getTotalCount(), h.getMean() / NANOS_PER_MICRO,
+            h.getValueAtPercentile(50) / NANOS_PER_MICRO, h.getValueAtPercentile(99) / NANOS_PER_MICRO,
+            h.getValueAtPercentile(99.9) / NANOS_PER_MICRO, h.getMaxValue() / NANOS_PER_MICRO);
     }
 
     /** One point of a percentile curve: {@code 1 / (1 - percentile)} (the "nines" axis) and the latency there in µs. */
@@ -62,21 +66,15 @@ final class HdrLatency {
 
     /** Writes {@code h} as an HdrHistogram log of one interval, readable by {@link #read} and HdrHistogram's tools. */
     static void write(Histogram h, Path file, String comment) throws IOException {
-        Files.createDirectories(file.toAbsolutePath().getParent());
-        try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, java.nio.charset.StandardCharsets.US_ASCII)) {
-            HistogramLogWriter w = new HistogramLogWriter(out);
-            w.outputComment(comment);
-            w.outputLogFormatVersion();
-            w.outputLegend();
-            w.outputIntervalHistogram(0, 0, h, 1.0);
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new IOException("writing " + file + " failed");
+        try {
+            OperationLatency.write(h, file, comment);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
     }
 
     /**
-     * The percentile curve of {@code h}: points below the percentile of the last operation ({@code 1 - 1/count}),
+     * The percentile curve of {@code h} (values in ns), in µs: points below the percentile of the last operation ({@code 1 - 1/count}),
      * then the maximum there; empty for an empty histogram.
      */
     static List<Point> curve(Histogram h) {
@@ -90,9 +88,9 @@ final class HdrLatency {
             if (p >= 1.0 || 1.0 / (1.0 - p) >= n) {
                 break;
             }
-            points.add(new Point(1.0 / (1.0 - p), v.getValueIteratedTo()));
+            points.add(new Point(1.0 / (1.0 - p), v.getValueIteratedTo() / NANOS_PER_MICRO));
         }
-        points.add(new Point(n, h.getMaxValue()));
+        points.add(new Point(n, h.getMaxValue() / NANOS_PER_MICRO));
         return points;
     }
 }

@@ -51,10 +51,10 @@ final class PercentilePlots {
                         continue;
                     }
                     List<HdrLatency.Point> curve = HdrLatency.curve(h);
-                    // a log axis cannot show 0 µs: YCSB records whole µs, so sub-µs operations count as 1 on the plot
+                    // a log axis cannot show 0: a latency recorded as 0 ns (below the clock's resolution) is drawn at 1 ns
                     chart.addSeries(r.protocol() + " " + op.toLowerCase(java.util.Locale.ROOT),
                         curve.stream().map(p -> Math.log10(p.inverseTail())).toList(),
-                        curve.stream().map(p -> Math.log10(Math.max(1.0, p.latencyUs()))).toList()).setMarker(SeriesMarkers.NONE);
+                        curve.stream().map(p -> Math.log10(Math.max(0.001, p.latencyUs()))).toList()).setMarker(SeriesMarkers.NONE);
                     series++;
                 }
             }

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
- * A run's full latency histograms, per YCSB histogram name, from the HdrHistogram logs its client processes wrote
+ * A run's full latency histograms (ns), per YCSB operation name, from the HdrHistogram logs its client processes wrote
  * ({@code raw/CLIENT-NAME.hdr}); with several processes their sum is written as the run's own
  * {@code raw/RUN-NAME.hdr}, so every run has one file per name whatever its process count.
  *
@@ -40,7 +40,7 @@ record RunLatency(Map<String, Histogram> histograms, Map<String, LatencyFigures>
             Histogram sum = HdrLatency.sum(files);
             if (clients > 1) {
                 HdrLatency.write(sum, rawDir.resolve(label + "-" + name + ".hdr"),
-                    "[" + name + " of " + label + ": the sum of " + files.size() + " client processes' histograms, µs]");
+                    "[" + name + " of " + label + ": the sum of " + files.size() + " client processes' histograms, ns]");
             }
             histograms.put(name, sum);
             figures.put(name, HdrLatency.figures(sum));

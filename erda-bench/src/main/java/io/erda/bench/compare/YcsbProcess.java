@@ -2,6 +2,7 @@ package io.erda.bench.compare;
 
 import io.erda.bench.backend.ServerProcess;
 import io.erda.bench.ycsb.ErdaYcsbDb;
+import io.erda.bench.ycsb.OperationLatency;
 import io.erda.bench.ycsb.WarmedYcsbClient;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -24,8 +25,8 @@ import java.util.regex.Pattern;
  * One YCSB run as JVMs of its own (YCSB ends with System.exit): one or several client processes
  * ({@code io.erda.bench.ycsb.WarmedYcsbClient}, i.e. {@code site.ycsb.Client} after a warm-up no figure sees), each
  * with the run's threads. Each process's stdout (the measurements) and stderr (status every two seconds, errors) are
- * saved as {@code NAME.out} and {@code NAME.err}, its latency histograms as {@code NAME-OP.hdr} (YCSB's
- * {@code hdrhistogram.fileoutput}); NAME is the run's label, with {@code -cI} for client I of several. Status lines
+ * saved as {@code NAME.out} and {@code NAME.err}, its latency histograms as {@code NAME-OP.hdr} (the binding's, in ns:
+ * {@code io.erda.bench.ycsb.OperationLatency}); NAME is the run's label, with {@code -cI} for client I of several. Status lines
  * are forwarded as progress while it runs.
  *
  * <p>Several processes, or a warm-up, go through a gate: each process warms up, then waits; once all have, the
@@ -95,8 +96,8 @@ final class YcsbProcess {
                 p.put("threadcount", Integer.toString(threads));
                 p.put("status", "true");
                 p.put("status.interval", "2");
-                p.put("hdrhistogram.fileoutput", "true");
-                p.put("hdrhistogram.output.path", rawDir.toAbsolutePath() + "/" + name + "-");
+                // the binding's own histograms, in ns (YCSB's are truncated to whole µs; it writes none)
+                p.put(OperationLatency.PATH_PROPERTY, rawDir.toAbsolutePath() + "/" + name + "-");
                 p.putAll(properties);
                 p.forEach((k, v) -> command.addAll(List.of("-p", k + "=" + v)));
                 outs.add(rawDir.resolve(name + ".out"));

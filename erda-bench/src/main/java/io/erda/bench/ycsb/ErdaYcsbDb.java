@@ -24,7 +24,9 @@ import site.ycsb.Status;
  *       {@code redis://127.0.0.1:6379} (required);</li>
  *   <li>{@code erda.valuesize}: the largest value the client must handle, in bytes (default: an upper bound of the encoded size of
  *       {@code fieldcount} fields of {@code fieldlength} bytes);</li>
- *   <li>every other {@code erda.*} property is handed to the client library as an option.</li>
+ *   <li>every other {@code erda.*} property is handed to the client library as an option;</li>
+ *   <li>{@code latency.hdr.path}: where the binding writes its own latency histograms, in ns
+ *       ({@link OperationLatency}; YCSB's own are in whole µs).</li>
  * </ul>
  *
  * <p>YCSB makes one DB instance per client thread; each opens its own connection ({@link StoreClient}).
@@ -49,11 +51,13 @@ public final class ErdaYcsbDb extends DB {
     public static final String CLOSING = "erda-ycsb: closing";
 
     private StoreClient client;
+    private OperationLatency latency;
     private boolean failureReported;
 
     @Override
     public void init() throws DBException {
         Properties p = getProperties();
+        latency = OperationLatency.of(p);
         String protocol = p.getProperty("erda.protocol", "erda");
         String uri = p.getProperty("erda.uri");
         if (uri == null) {
@@ -80,6 +84,9 @@ public final class ErdaYcsbDb extends DB {
 
     @Override
     public void cleanup() throws DBException {
+        if (latency != null) {
+            latency.publish();
+        }
         if (client != null) {
             System.err.println(CLOSING);
             try {
@@ -92,12 +99,15 @@ public final class ErdaYcsbDb extends DB {
 
     @Override
     public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+        long intended = latency.intendedStart();
+        long start = System.nanoTime();
         try {
             byte[] stored = client.get(key(key));
             if (stored == null) {
                 return Status.NOT_FOUND;
             }
             RecordEncoding.decode(stored, fields, result);
+            latency.record(OperationLatency.Op.READ, intended, start);
             return Status.OK;
         } catch (Exception e) {
             return failed("read", key, e);
@@ -106,13 +116,20 @@ public final class ErdaYcsbDb extends DB {
 
     @Override
     public Status update(String table, String key, Map<String, ByteIterator> values) {
-        return insert(table, key, values);
+        return write(OperationLatency.Op.UPDATE, key, values);
     }
 
     @Override
     public Status insert(String table, String key, Map<String, ByteIterator> values) {
+        return write(OperationLatency.Op.INSERT, key, values);
+    }
+
+    private Status write(OperationLatency.Op op, String key, Map<String, ByteIterator> values) {
+        long intended = latency.intendedStart();
+        long start = System.nanoTime();
         try {
             client.put(key(key), RecordEncoding.encode(values));
+            latency.record(op, intended, start);
             return Status.OK;
         } catch (Exception e) {
             return failed("write", key, e);
@@ -121,8 +138,11 @@ public final class ErdaYcsbDb extends DB {
 
     @Override
     public Status delete(String table, String key) {
+        long intended = latency.intendedStart();
+        long start = System.nanoTime();
         try {
             client.delete(key(key));
+            latency.record(OperationLatency.Op.DELETE, intended, start);
             return Status.OK;
         } catch (Exception e) {
             return failed("delete", key, e);

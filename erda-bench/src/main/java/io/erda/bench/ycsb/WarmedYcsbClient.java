@@ -22,7 +22,7 @@ import site.ycsb.measurements.Measurements;
  * ({@code Measurements}, one process-wide HdrHistogram per operation, no reset), its run time and so its throughput
  * start with the first operation of a cold JVM. This main first runs the same workload in the same JVM for the
  * warm-up time, through instances of the binding that are not wrapped in YCSB's {@code DBWrapper} (the wrapper is
- * what measures), then hands the unchanged arguments to {@code Client.main}: the JIT, the class loading, the
+ * what measures) and are not given the binding's own histogram path ({@link OperationLatency}), then hands the unchanged arguments to {@code Client.main}: the JIT, the class loading, the
  * client library's first connection are done, and every YCSB figure covers the measured phase only.
  *
  * <p>Usage: {@code WarmedYcsbClient WARMUP_SECONDS GATE YCSB_ARGS...}, where YCSB_ARGS may only be {@code -P FILE}
@@ -93,8 +93,11 @@ public final class WarmedYcsbClient {
      * of its own, closed loop; returns the operations done. Nothing reaches YCSB's measurements: they are set up
      * with the run's properties here (the workload asks for them when constructed) but only the wrapper records.
      */
-    private static long warmUp(Properties props, long nanos) throws Exception {
-        Measurements.setProperties(props);
+    private static long warmUp(Properties measured, long nanos) throws Exception {
+        Measurements.setProperties(measured);
+        Properties props = new Properties();
+        props.putAll(measured);
+        props.remove(OperationLatency.PATH_PROPERTY); // the binding's own histograms record nothing of the warm-up
         Workload workload = Class.forName(props.getProperty("workload")).asSubclass(Workload.class)
             .getDeclaredConstructor().newInstance();
         workload.init(props);
