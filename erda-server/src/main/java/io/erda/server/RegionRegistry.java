@@ -184,11 +184,15 @@ final class RegionRegistry implements AutoCloseable {
             retiringNow.addAll(regions);
             for (var it = heads.get(head).entrySet().iterator(); it.hasNext(); ) {
                 var slot = it.next();
+                // read before it.remove(): a TreeMap removes a node with two children by moving its successor's key
+                // and value into that node, so the entry would then name the next slot's registration, and that live
+                // registration would be closed (clients: REMOTE_ACCESS_ERROR on its rkey) while this one leaked
                 long offset = slot.getKey() * regionSize;
+                MemoryRegion registration = slot.getValue();
                 if (log.isMapped(offset, 0) && retiringNow.contains(log.resolve(offset).region())) {
                     it.remove();
-                    retiredRemoteBytes += slot.getValue().remoteBytesWritten();
-                    unlinked.add(slot.getValue());
+                    retiredRemoteBytes += registration.remoteBytesWritten();
+                    unlinked.add(registration);
                     generations[head]++;
                 }
             }

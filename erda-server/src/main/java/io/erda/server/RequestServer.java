@@ -234,6 +234,16 @@ public final class RequestServer implements AutoCloseable {
         return store;
     }
 
+    /** The registrations of the store's PM, for tests in this package. */
+    RegionRegistry registry() {
+        return registry;
+    }
+
+    /** The fabric the server listens on, for tests in this package. */
+    Fabric fabric() {
+        return fabric;
+    }
+
     /** The head array clients are given: every registered region of every head. */
     io.erda.protocol.HeadArray headArray() {
         return registry.headArray();
