@@ -9,7 +9,9 @@ import java.time.Duration;
  * @param occupiedAfter   bytes the new chain occupied at the switch (copies plus writes during replication)
  * @param liveBytesCopied bytes of objects the cleaner copied into the new chain
  * @param objectsCopied   objects copied
- * @param staleSkipped    valid objects of the old chain that were no entry's current version (dropped)
+ * @param staleSkipped    versions the relocation found superseded by a PUT between finding and copying or recording
+ *                        them (dropped); the stale versions of the old chain are never visited, the entries naming
+ *                        the current ones
  * @param entriesRemoved  entries whose current version was a tombstone (the key's space is freed)
  * @param twoSided        from telling clients the head is being cleaned to telling them it is done
  */

@@ -1,14 +1,17 @@
 package io.erda.cleaner;
 
 import io.erda.core.PmDirectory;
+import io.erda.core.layout.AtomicWord;
+import io.erda.core.layout.LogAddress;
+import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.log.CleaningPhase;
 import io.erda.core.log.HeadRecords;
 import io.erda.core.log.LogChain;
 import io.erda.core.log.LogHead;
-import io.erda.core.log.LogScanner;
 import io.erda.core.table.HopscotchTable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -18,13 +21,16 @@ import java.util.List;
  * <ol>
  *   <li><b>Begin</b> (locked): create the new chain, remember the old chain's tail, record MERGE;
  *       tell the head's clients (two-sided mode) and wait the maximum round trip.</li>
- *   <li><b>Merge</b>: scan the old chain up to that tail; copy each object that is still its key's
- *       current version and record the copy in the entry's other slot without flipping; drop stale
- *       versions; remove entries whose current version is a tombstone. Where the paper scans in
- *       reverse and keeps the first version of each key it meets, the entry decides liveness here
- *       (the same answer, and right under concurrent PUTs and torn gaps), so the scan runs forward.</li>
- *   <li><b>Replicate</b> (locked start): writes go to the new chain; record REPLICATE; copy what was
- *       written to the old chain during the merge; wait until every reservation made in the old
+ *   <li><b>Merge</b>: copy each of the head's current versions that lies in the old chain below that
+ *       tail and record the copy in the entry's other slot without flipping; remove entries whose
+ *       current version is a tombstone; stale versions are never visited. Where the paper scans the
+ *       log in reverse and keeps the first version of each key it meets, the entries say which
+ *       versions are current here (the same answer, and right under concurrent PUTs and torn gaps),
+ *       so the cleaner passes over the table, in locked chunks, instead of reading the log: a chain
+ *       is cleaned when it is mostly stale, and reading, checksumming and looking up every stale
+ *       version cost three quarters of the cleaner's CPU ({@link Run#relocate}).</li>
+ *   <li><b>Replicate</b> (locked start): writes go to the new chain; record REPLICATE; copy the
+ *       current versions written to the old chain during the merge (another pass); wait until every reservation made in the old
  *       chain is settled (complete or rolled back, docs/ARCHITECTURE.md, [leases]).</li>
  *   <li><b>Switch</b>: record SWITCH; flip the tags of the head's entries in passes of locked
  *       chunks until a pass leaves no entry referencing the old chain (waiting out reservations
@@ -189,24 +195,63 @@ public final class LogCleaner {
             });
         }
 
-        /** Merge or replicate: relocates the live objects of the old chain in logical {@code [from, to)}. */
+        /**
+         * Merge or replicate: relocates the current versions that lie in the old chain's logical {@code [from, to)}.
+         * The entries say which versions those are: a pass over the table in locked chunks collects them, and each is
+         * then validated, planned (locked), copied (unlocked) and recorded (locked) as {@link Relocation} says. A
+         * version not valid yet (its WRITE still in flight) or not found because a rollback or a hopscotch move
+         * raced the pass is left to the switch, which copies whatever the entries still need from the old chain.
+         */
         void relocate(long from, long to, CleaningPoint midway) {
-            long half = from + (to - from) / 2;
-            boolean[] toldMidway = {false};
-            LogScanner.scan(old, head.geometry(), from, to, LogScanner.Mode.RESYNC, (offset, object) -> {
-                if (!toldMidway[0] && old.logical(offset) >= half) {
-                    toldMidway[0] = true;
+            long capacity = table.geometry().capacity();
+            boolean toldMidway = false;
+            for (long home = 0; home < capacity; home += SWITCH_CHUNK_BUCKETS) {
+                if (!toldMidway && home >= capacity / 2) {
+                    toldMidway = true;
                     hook.reached(headId, midway);
                 }
-                Relocation.Copy copy = host.locked(() -> relocation.plan(offset, object));
-                if (copy != null) {
-                    relocation.write(copy); // without the lock: PUTs go on meanwhile
-                    host.locked(() -> relocation.record(copy));
+                long chunkStart = home;
+                long[] current = host.locked(() -> currentInOldChain(chunkStart, chunkStart + SWITCH_CHUNK_BUCKETS, from, to));
+                for (long units : current) {
+                    ObjectFlyweight object = relocation.validObject(units);
+                    if (object == null) {
+                        continue;
+                    }
+                    long offset = LogAddress.bytesForUnits(units);
+                    Relocation.Copy copy = host.locked(() -> relocation.plan(offset, object));
+                    if (copy != null) {
+                        relocation.write(copy); // without the lock: PUTs go on meanwhile
+                        host.locked(() -> relocation.record(copy));
+                    }
                 }
-            });
-            if (!toldMidway[0]) {
+            }
+            if (!toldMidway) {
                 hook.reached(headId, midway);
             }
+        }
+
+        /**
+         * Locked: the current versions (in units) of the head's entries with home buckets in {@code [fromHome, toHome)}
+         * that lie in the old chain's logical {@code [from, to)}.
+         */
+        long[] currentInOldChain(long fromHome, long toHome, long from, long to) {
+            long[] found = new long[16];
+            int[] n = {0};
+            long[][] grown = {found};
+            table.forEach(fromHome, toHome, (position, word, fingerprint, h) -> {
+                long units = AtomicWord.current(word);
+                if (h != headId || units == AtomicWord.NONE) {
+                    return;
+                }
+                long logical = old.logical(LogAddress.bytesForUnits(units));
+                if (logical >= from && logical < to) {
+                    if (n[0] == grown[0].length) {
+                        grown[0] = Arrays.copyOf(grown[0], n[0] * 2);
+                    }
+                    grown[0][n[0]++] = units;
+                }
+            });
+            return Arrays.copyOf(grown[0], n[0]);
         }
 
         CleaningReport finish() throws InterruptedException {

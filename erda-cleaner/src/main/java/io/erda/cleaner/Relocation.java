@@ -37,6 +37,7 @@ final class Relocation {
     private final HopscotchTable table;
     private final ObjectFlyweight scratch = new ObjectFlyweight();
     private final ObjectFlyweight other = new ObjectFlyweight();
+    private final ObjectFlyweight candidate = new ObjectFlyweight();
     long bytesCopied;
     long objectsCopied;
     long staleSkipped;
@@ -98,6 +99,27 @@ final class Relocation {
         return Outcome.COPIED;
     }
 
+    /**
+     * The valid object at {@code units} in the old chain, wrapped in a flyweight of the relocation's own (until the
+     * next call), or null if there is none yet (a reservation whose WRITE is in flight, or torn). Unlocked: a
+     * written object does not change while its chain is being cleaned.
+     */
+    ObjectFlyweight validObject(long units) {
+        return valid(units, candidate);
+    }
+
+    /** {@code into} wrapping the valid object at {@code units}, or null if there is none. */
+    private ObjectFlyweight valid(long units, ObjectFlyweight into) {
+        long offset = LogAddress.bytesForUnits(units);
+        if (!head.isMapped(offset, 0)) {
+            return null;
+        }
+        ChainPosition at = head.resolve(offset);
+        MemorySegment data = at.region().data();
+        return into.wrap(data, at.offsetInRegion()).validate(data.byteSize() - at.offsetInRegion(), null).isValid()
+                ? into : null;
+    }
+
     /** The position of this head's entry whose current version is at {@code units}, or -1. */
     private int currentEntry(long hash, long units) {
         int headId = head.headId();
@@ -150,16 +172,7 @@ final class Relocation {
 
     /** Padded length of the valid object at {@code units} (left wrapped in {@link #scratch}), or -1. */
     private long validLength(long units) {
-        long offset = LogAddress.bytesForUnits(units);
-        if (!head.isMapped(offset, 0)) {
-            return -1;
-        }
-        ChainPosition at = head.resolve(offset);
-        MemorySegment data = at.region().data();
-        if (!scratch.wrap(data, at.offsetInRegion()).validate(data.byteSize() - at.offsetInRegion(), null).isValid()) {
-            return -1;
-        }
-        return scratch.totalLength();
+        return valid(units, scratch) == null ? -1 : scratch.totalLength();
     }
 
     /** Whether {@code candidate} lies in the new chain and holds the same bytes as the valid object at {@code original}. */
