@@ -82,11 +82,13 @@ final class ComparisonTable {
             }
             RunRecord ref = reference(runs, r);
             String where = " (" + ReportPlots.setting(0, r.threads(), r.clients()) + ")";
+            // the paper's throughput ratios over Redo Logging (§5.3, Figs. 18-20: C 1.53, B 1.50, A 1.38) rounded down;
+            // for update-only (Fig. 21) it reports the two as about equal, so Erda must at least match it
             double target = switch (r.workload()) {
                 case "C" -> 1.5;
                 case "B" -> 1.4;
                 case "A" -> 1.3;
-                case "update-only" -> 2.0;
+                case "update-only" -> 1.0;
                 default -> 0;
             };
             if (target > 0 && ref != null) {

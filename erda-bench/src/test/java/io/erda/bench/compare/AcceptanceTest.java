@@ -22,12 +22,12 @@ class AcceptanceTest {
     void eachTargetIsMetOrNotByTheRunsFigures() {
         List<String> lines = ComparisonTable.acceptance(List.of(
             run("erda", "update-only", 90_000, 9.5), run("redo-log", "update-only", 60_000, 15.0),
-            run("erda", "B", 400_000, 15.5), run("redo-log", "B", 150_000, 17.0),
+            run("erda", "B", 200_000, 15.5), run("redo-log", "B", 150_000, 17.0),
             run("erda", "C", 700_000, null), run("redo-log", "C", 200_000, null))).lines().toList();
         assertThat(lines).containsExactly(
-            "- NOT met YCSB-update-only throughput ≥ 2.0× Redo Logging (1 thread): measured 1.50",
+            "- met YCSB-update-only throughput ≥ 1.0× Redo Logging (1 thread): measured 1.50",
             "- met YCSB-update-only update mean ≤ 10 µs (1 thread): measured 9.50",
-            "- met YCSB-B throughput ≥ 1.4× Redo Logging (1 thread): measured 2.67",
+            "- NOT met YCSB-B throughput ≥ 1.4× Redo Logging (1 thread): measured 1.33",
             "- NOT met YCSB-B update mean ≤ 15 µs (1 thread): measured 15.5",
             "- met YCSB-C throughput ≥ 1.5× Redo Logging (1 thread): measured 3.50",
             "- met server CPU per GET is 0 µs (1 thread): measured 0");
