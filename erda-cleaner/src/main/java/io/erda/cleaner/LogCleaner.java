@@ -30,8 +30,9 @@ import java.util.List;
  *       is cleaned when it is mostly stale, and reading, checksumming and looking up every stale
  *       version cost three quarters of the cleaner's CPU ({@link Run#relocate}).</li>
  *   <li><b>Replicate</b> (locked start): writes go to the new chain; record REPLICATE; copy the
- *       current versions written to the old chain during the merge (another pass); wait until every reservation made in the old
- *       chain is settled (complete or rolled back, docs/ARCHITECTURE.md, [leases]).</li>
+ *       current versions written to the old chain during the merge (another pass over the table);
+ *       wait until every reservation made in the old chain is settled (complete or rolled back,
+ *       docs/ARCHITECTURE.md, [leases]).</li>
  *   <li><b>Switch</b>: record SWITCH; flip the tags of the head's entries in passes of locked
  *       chunks until a pass leaves no entry referencing the old chain (waiting out reservations
  *       whose rollback target is still there); in one short lock hold confirm that no rollback
@@ -49,9 +50,10 @@ import java.util.List;
  */
 public final class LogCleaner {
     /**
-     * Buckets per lock hold of the switch's passes. Detaching an entry reads and checks its object and copy (about
-     * 2 µs for 1 KiB), so with half the buckets used a hold of 4,096 lasted about 4 ms, and 0.1 % of PUTs during a
-     * cleaning waited for one (cleaner-bench, 1 M keys, update-only: write p99.9 3.8 to 4.0 ms).
+     * Buckets per lock hold of the passes over the table (merge and replicate collect current versions, the switch
+     * detaches entries). Detaching an entry reads and checks its object and copy (about 2 µs for 1 KiB), so with half
+     * the buckets used a hold of 4,096 lasted about 4 ms, and 0.1 % of PUTs during a cleaning waited for one
+     * (cleaner-bench, 1 M keys, update-only: write p99.9 3.8 to 4.0 ms).
      */
     private static final long SWITCH_CHUNK_BUCKETS = 512;
     private static final int MAX_DETACH_PASSES = 1000;
@@ -235,9 +237,8 @@ public final class LogCleaner {
          * that lie in the old chain's logical {@code [from, to)}.
          */
         long[] currentInOldChain(long fromHome, long toHome, long from, long to) {
-            long[] found = new long[16];
+            long[][] found = {new long[16]};
             int[] n = {0};
-            long[][] grown = {found};
             table.forEach(fromHome, toHome, (position, word, fingerprint, h) -> {
                 long units = AtomicWord.current(word);
                 if (h != headId || units == AtomicWord.NONE) {
@@ -245,13 +246,13 @@ public final class LogCleaner {
                 }
                 long logical = old.logical(LogAddress.bytesForUnits(units));
                 if (logical >= from && logical < to) {
-                    if (n[0] == grown[0].length) {
-                        grown[0] = Arrays.copyOf(grown[0], n[0] * 2);
+                    if (n[0] == found[0].length) {
+                        found[0] = Arrays.copyOf(found[0], n[0] * 2);
                     }
-                    grown[0][n[0]++] = units;
+                    found[0][n[0]++] = units;
                 }
             });
-            return Arrays.copyOf(grown[0], n[0]);
+            return Arrays.copyOf(found[0], n[0]);
         }
 
         CleaningReport finish() throws InterruptedException {

@@ -22,8 +22,9 @@ import site.ycsb.measurements.Measurements;
  * ({@code Measurements}, one process-wide HdrHistogram per operation, no reset), its run time and so its throughput
  * start with the first operation of a cold JVM. This main first runs the same workload in the same JVM for the
  * warm-up time, through instances of the binding that are not wrapped in YCSB's {@code DBWrapper} (the wrapper is
- * what measures) and are not given the binding's own histogram path ({@link OperationLatency}), then hands the unchanged arguments to {@code Client.main}: the JIT, the class loading, the
- * client library's first connection are done, and every YCSB figure covers the measured phase only.
+ * what measures) and are not given the binding's own histogram path ({@link OperationLatency}), then hands the
+ * unchanged arguments to {@code Client.main}: the JIT, the class loading, the client library's first connection are
+ * done, and every figure covers the measured phase only.
  *
  * <p>Usage: {@code WarmedYcsbClient WARMUP_SECONDS GATE YCSB_ARGS...}, where YCSB_ARGS may only be {@code -P FILE}
  * and {@code -p NAME=VALUE} (what YCSB's own flags set, e.g. {@code -p threadcount=2}, {@code -p dotransactions=true}),
