@@ -84,6 +84,13 @@ final class CountersFile {
         long unused = (long) LONG.getAndAdd(file, slotOffset(slot, field), delta);
     }
 
+    /** Zeroes a slot's counters for a new region (release: before the exports naming it are published). */
+    static void clear(MemorySegment file, int slot) {
+        for (int field = 0; field < SLOT_LENGTH; field += Long.BYTES) {
+            LONG.setRelease(file, slotOffset(slot, field), 0L);
+        }
+    }
+
     static long get(MemorySegment file, int slot, int field) {
         return (long) LONG.getAcquire(file, slotOffset(slot, field));
     }

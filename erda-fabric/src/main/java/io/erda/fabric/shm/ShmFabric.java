@@ -79,6 +79,12 @@ public final class ShmFabric implements Fabric {
     private MemorySegment counters;
     private long generation;
     private int nextCounterSlot;
+    /**
+     * Counter slots of deregistered exports, taken again before a new one ({@link #register}): only the regions
+     * exported at once are bounded by the counters file, not those of the instance's life (the cleaner makes and
+     * retires log regions all the time: about 2 a second under the main job's update-only load). Guarded by this.
+     */
+    private final java.util.ArrayDeque<Integer> freeCounterSlots = new java.util.ArrayDeque<>();
     private long retiredBytesWritten;
     private long retiredBytesRead;
     /** Written under {@code this}; volatile for the completion queues' inline progress. */
@@ -217,12 +223,20 @@ public final class ShmFabric implements Fabric {
             checkBacking(segment, options.durableMirror().backing(), "durable mirror file");
         }
         home(null);
-        if (nextCounterSlot >= CountersFile.DEFAULT_SLOTS) {
-            throw new FabricException("shm instance " + home + " has exported " + nextCounterSlot
-                    + " regions, the most its counters file holds");
+        int slot;
+        if (!freeCounterSlots.isEmpty()) {
+            // the old region's counts were frozen at its deregistration; an initiator still inside an access it
+            // admitted before then may add a few bytes after this (statistics only)
+            slot = freeCounterSlots.poll();
+            CountersFile.clear(counters, slot);
+        } else if (nextCounterSlot >= CountersFile.DEFAULT_SLOTS) {
+            throw new FabricException("shm instance " + home + " has " + nextCounterSlot + " regions exported at once,"
+                    + " the most its counters file holds");
+        } else {
+            slot = nextCounterSlot++;
         }
         int key = regions.newKey();
-        ShmMemoryRegion region = new ShmMemoryRegion(this, segment, options, key, nextCounterSlot++);
+        ShmMemoryRegion region = new ShmMemoryRegion(this, segment, options, key, slot);
         regions.put(key, region);
         publishExports();
         return region;
@@ -251,6 +265,7 @@ public final class ShmFabric implements Fabric {
             retiredBytesRead += region.remoteBytesRead();
             if (!closed) {
                 publishExports();
+                freeCounterSlots.add(region.counterSlot()); // after the publication that drops the region
             }
         }
     }

@@ -98,6 +98,33 @@ class ShmFabricConformanceTest extends FabricConformanceTest {
         assertThat(target.stats().bytesReadByPeers()).isEqualTo(300);
     }
 
+    /**
+     * A long-lived target registers and deregisters regions without end (the server's cleaner makes and retires log
+     * regions all the time). Until 2026-11-28 every export took a counters slot for the instance's life, and the
+     * 4,097th registration failed ("has exported 4096 regions"): about half an hour of update-only load on shm. A
+     * deregistered export's slot is now taken again, its counters from zero.
+     */
+    @Test
+    void countersSlotsOfDeregisteredExportsAreTakenAgainFromZero() throws Exception {
+        MemoryRegion local = initiatorBuffer(64);
+        try (SyncEndpoint sync = new SyncEndpoint(connectPair()[0])) {
+            MemoryRegion first = targetMemory(4096, Access.all());
+            sync.write(local, 0, 64, first.address(), first.rkey());
+            first.close();
+            for (int i = 0; i < CountersFile.DEFAULT_SLOTS + 10; i++) {
+                targetMemory(4096, Access.all()).close();
+            }
+            MemoryRegion last = targetMemory(4096, Access.all());
+            assertThat(((ShmMemoryRegion) last).counterSlot()).as("the first region's slot, taken again")
+                    .isEqualTo(((ShmMemoryRegion) first).counterSlot());
+            assertThat(last.remoteBytesWritten()).as("a reused slot starts from zero").isZero();
+            sync.write(local, 0, 8, last.address(), last.rkey());
+            assertThat(last.remoteBytesWritten()).isEqualTo(8);
+            assertThat(first.remoteBytesWritten()).as("the first region's counts, frozen at its close").isEqualTo(64);
+            assertThat(target.stats().bytesWrittenByPeers()).isEqualTo(64 + 8);
+        }
+    }
+
     @Test
     void writeLatencyModelIsAppliedPerCacheLineWritten() throws Exception {
         ShmMemoryRegion remote = (ShmMemoryRegion) targetMemory(4096, RegisterOptions.of(Access.all()).withWriteDelay(1));
