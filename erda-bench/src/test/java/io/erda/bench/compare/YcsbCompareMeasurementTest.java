@@ -80,11 +80,15 @@ class YcsbCompareMeasurementTest {
         assertThat(intended.p99Us()).as("intended-time p99 shows it").isGreaterThanOrEqualTo(120_000);
         assertThat(intended.p999Us()).isGreaterThanOrEqualTo(150_000);
         assertThat(intended.count()).isEqualTo(actual.count());
+        // one thread of one process paces by spinning where a core is left for the server (YcsbCompare.spinPacing)
+        assertThat(Files.readString(out.resolve("raw/shm-memory-stall-v64-C-t1.err")))
+            .contains("-p spin.sleep=" + (Runtime.getRuntime().availableProcessors() >= 2));
         String json = Files.readString(out.resolve("summary.json"));
         assertThat(json).contains("\"target_ops\": 1000", "\"Intended-READ\": {\"count\": " + intended.count());
         // the run's read figures are the intended ones
         assertThat(json).contains("\"read_p99_us\": " + SummaryJson.number(intended.p99Us()) + ",");
-        assertThat(Files.readString(out.resolve("results.md"))).contains("Open loop at 1000 ops/s", "| READ | intended start |",
+        assertThat(Files.readString(out.resolve("results.md"))).contains("Open loop at 1000 ops/s", "spinning where threads",
+            "| READ | intended start |",
             "| READ | actual start |");
     }
 

@@ -9,6 +9,17 @@ import picocli.CommandLine;
 
 class YcsbCompareOptionsTest {
 
+    /** Open-loop threads spin only while each has a core and one is left for the server. */
+    @Test
+    void openLoopThreadsSpinOnlyWhereEveryOneHasACoreBesideTheServers() {
+        assertThat(YcsbCompare.spinPacing(1, 1, 2)).isTrue();
+        assertThat(YcsbCompare.spinPacing(2, 1, 2)).isFalse();
+        assertThat(YcsbCompare.spinPacing(1, 2, 2)).isFalse();
+        assertThat(YcsbCompare.spinPacing(3, 2, 8)).isTrue();
+        assertThat(YcsbCompare.spinPacing(4, 2, 8)).isFalse();
+        assertThat(YcsbCompare.spinPacing(1, 1, 1)).isFalse();
+    }
+
     @Test
     void regionSizeTakesBytesOrASuffixAsErdaServerDoes() {
         YcsbCompare bytes = new YcsbCompare();
