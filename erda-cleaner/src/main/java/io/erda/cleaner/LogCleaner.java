@@ -11,8 +11,8 @@ import io.erda.core.log.LogHead;
 import io.erda.core.table.HopscotchTable;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.stream.LongStream;
 
 /**
  * The log cleaner (paper §4.4, Figs. 9-13): compacts one head at a time while the server keeps
@@ -237,8 +237,7 @@ public final class LogCleaner {
          * that lie in the old chain's logical {@code [from, to)}.
          */
         long[] currentInOldChain(long fromHome, long toHome, long from, long to) {
-            long[][] found = {new long[16]};
-            int[] n = {0};
+            LongStream.Builder found = LongStream.builder();
             table.forEach(fromHome, toHome, (position, word, fingerprint, h) -> {
                 long units = AtomicWord.current(word);
                 if (h != headId || units == AtomicWord.NONE) {
@@ -246,13 +245,10 @@ public final class LogCleaner {
                 }
                 long logical = old.logical(LogAddress.bytesForUnits(units));
                 if (logical >= from && logical < to) {
-                    if (n[0] == found[0].length) {
-                        found[0] = Arrays.copyOf(found[0], n[0] * 2);
-                    }
-                    found[0][n[0]++] = units;
+                    found.add(units);
                 }
             });
-            return Arrays.copyOf(found[0], n[0]);
+            return found.build().toArray();
         }
 
         CleaningReport finish() throws InterruptedException {
