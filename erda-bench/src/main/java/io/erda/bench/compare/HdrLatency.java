@@ -2,7 +2,6 @@ package io.erda.bench.compare;
 
 import io.erda.bench.ycsb.OperationLatency;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,11 +65,7 @@ final class HdrLatency {
 
     /** Writes {@code h} as an HdrHistogram log of one interval, readable by {@link #read} and HdrHistogram's tools. */
     static void write(Histogram h, Path file, String comment) throws IOException {
-        try {
-            OperationLatency.write(h, file, comment);
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
+        OperationLatency.write(h, file, comment);
     }
 
     /**

@@ -85,7 +85,11 @@ public final class ErdaYcsbDb extends DB {
     @Override
     public void cleanup() throws DBException {
         if (latency != null) {
-            latency.publish();
+            try {
+                latency.publish();
+            } catch (java.io.IOException e) {
+                throw new DBException("writing the latency histograms failed: " + e, e);
+            }
         }
         if (client != null) {
             System.err.println(CLOSING);

@@ -2,7 +2,6 @@ package io.erda.bench.ycsb;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,7 +80,7 @@ public final class OperationLatency {
      * Adds this instance's histograms to the process's and writes the process's sums; after the last thread's
      * cleanup the files hold every measured operation of the process.
      */
-    void publish() {
+    void publish() throws IOException {
         if (prefix == null) {
             return;
         }
@@ -90,29 +89,26 @@ public final class OperationLatency {
             fromIntended.forEach((op, h) -> PROCESS.computeIfAbsent("Intended-" + op.name(), n -> new Histogram(3)).add(h));
             actual.clear();
             fromIntended.clear();
-            PROCESS.forEach((name, h) -> write(h, Path.of(prefix + name + ".hdr"),
-                "[" + name + " latency in ns, from " + (name.startsWith("Intended-") ? "the intended" : "the actual")
-                    + " start, timed by the binding]"));
+            for (Map.Entry<String, Histogram> e : PROCESS.entrySet()) {
+                String name = e.getKey();
+                write(e.getValue(), Path.of(prefix + name + ".hdr"), "[" + name + " latency in ns, from "
+                    + (name.startsWith("Intended-") ? "the intended" : "the actual") + " start, timed by the binding]");
+            }
         }
     }
 
     /** Writes {@code h} as an HdrHistogram log of one interval, readable by HdrHistogram's log reader and tools. */
-    public static void write(Histogram h, Path file, String comment) {
-        try {
-            Path dir = file.toAbsolutePath().getParent();
-            Files.createDirectories(dir);
-            try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.US_ASCII)) {
-                HistogramLogWriter w = new HistogramLogWriter(out);
-                w.outputComment(comment);
-                w.outputLogFormatVersion();
-                w.outputLegend();
-                w.outputIntervalHistogram(0, 0, h, 1.0);
-                if (out.checkError()) {
-                    throw new IOException("writing " + file + " failed");
-                }
+    public static void write(Histogram h, Path file, String comment) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.US_ASCII)) {
+            HistogramLogWriter w = new HistogramLogWriter(out);
+            w.outputComment(comment);
+            w.outputLogFormatVersion();
+            w.outputLegend();
+            w.outputIntervalHistogram(0, 0, h, 1.0);
+            if (out.checkError()) {
+                throw new IOException("cannot write the latency histogram " + file);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the latency histogram " + file + ": " + e.getMessage(), e);
         }
     }
 }
