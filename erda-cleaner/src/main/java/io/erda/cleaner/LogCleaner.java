@@ -73,11 +73,11 @@ public final class LogCleaner {
         return store.head(headId).currentChain().logicalTail();
     }
 
-    /** Heads whose chain occupies more than {@code thresholdBytes} and that are not being cleaned. */
-    public List<Integer> headsOver(long thresholdBytes) {
+    /** Heads whose chain occupies more than their threshold ({@code thresholdOfHead}) and that are not being cleaned. */
+    public List<Integer> headsOver(java.util.function.IntToLongFunction thresholdOfHead) {
         List<Integer> over = new ArrayList<>();
         for (int h = 0; h < store.heads().size(); h++) {
-            if (store.headRecords().phase(h) == CleaningPhase.IDLE && occupiedBytes(h) > thresholdBytes) {
+            if (store.headRecords().phase(h) == CleaningPhase.IDLE && occupiedBytes(h) > thresholdOfHead.applyAsLong(h)) {
                 over.add(h);
             }
         }

@@ -117,6 +117,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         view.onChange(this::dropGonePeers);
         boolean existed = io.erda.core.PmDirectory.exists(config.directory());
         server = RequestServer.start(config, this); // recovers a store opened from its files, as any restart
+        server.startCleaning(); // each member cleans its own log, as a single server does ([cleaning])
         store = StoreIdentity.establish(config.directory(), existed);
         LOG.info(() -> "server " + id + ": store " + store + (existed ? ", opened from its files" : ", new"));
         register();

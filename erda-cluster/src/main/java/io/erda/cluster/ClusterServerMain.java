@@ -1,21 +1,20 @@
 package io.erda.cluster;
 
-import io.erda.protocol.PersistenceMethod;
 import io.erda.server.ErdaServerMain;
-import io.erda.server.PmEmulation;
 import io.erda.server.ServerConfig;
+import io.erda.server.ServerOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -54,24 +53,8 @@ public final class ClusterServerMain implements Callable<Integer> {
             description = "Fabric URI to listen on. Default: ${DEFAULT-VALUE}.")
     URI listen;
 
-    @Option(names = "--persistence", paramLabel = "METHOD", defaultValue = "wsp",
-            description = "wsp, read-after-write or server-flush. Default: ${DEFAULT-VALUE}.")
-    String persistence;
-
-    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "1000", description = "Reservation lease. "
-            + "Default: ${DEFAULT-VALUE}.")
-    long leaseMillis;
-
-    @Option(names = "--heads", paramLabel = "N", description = "Log heads of a new store.")
-    Integer heads;
-
-    @Option(names = "--table-capacity", paramLabel = "KEYS", converter = ErdaServerMain.SizeConverter.class,
-            description = "Hash table home buckets of a new store.")
-    Long tableCapacity;
-
-    @Option(names = "--region-size", paramLabel = "BYTES", converter = ErdaServerMain.SizeConverter.class,
-            description = "Bytes of one log region file.")
-    Long regionSize;
+    @Mixin
+    ServerOptions store = new ServerOptions();
 
     @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Request threads. "
             + "Default: ${DEFAULT-VALUE}.")
@@ -81,9 +64,7 @@ public final class ClusterServerMain implements Callable<Integer> {
     public Integer call() throws Exception {
         boolean ephemeral = dir == null;
         Path directory = ephemeral ? Files.createTempDirectory(Path.of("/dev/shm"), "erda-cluster-" + id + "-") : dir;
-        ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, null,
-                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), 0, workers, null,
-                PmEmulation.NONE);
+        ServerConfig config = store.config(directory, listen, workers);
         ClusterServer member = new ClusterServer(zk, id, shards, initialServers, sessionTimeoutMillis, config).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -108,6 +89,7 @@ public final class ClusterServerMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new ClusterServerMain()).execute(args));
+        System.exit(ErdaServerMain.reportingBadValues(new CommandLine(new ClusterServerMain()), "erda-cluster-server")
+                .execute(args));
     }
 }

@@ -4,7 +4,6 @@ import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmPermissionException;
 import io.erda.core.pm.PowerFailure;
 import io.erda.fabric.FabricException;
-import io.erda.protocol.PersistenceMethod;
 import io.erda.server.offline.StoreVerifier;
 import io.erda.server.offline.TableRebuilder;
 import java.io.IOException;
@@ -13,7 +12,6 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -21,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -54,78 +53,12 @@ public final class ErdaServerMain implements Callable<Integer> {
             description = "Fabric URI to listen on: tcp://host:port (port 0 picks one) or shm:///dir. Default: ${DEFAULT-VALUE}.")
     URI listen;
 
-    @Option(names = "--heads", paramLabel = "N", description = "Log heads of a new store (default "
-            + ServerConfig.DEFAULT_HEADS + "). For an existing store, must match if given.")
-    Integer heads;
-
-    @Option(names = "--table-capacity", paramLabel = "KEYS", converter = SizeConverter.class,
-            description = "Hash table home buckets of a new store, rounded up to a power of two (default 1m). For an "
-                    + "existing store, must match if given.")
-    Long tableCapacity;
-
-    @Option(names = "--region-size", paramLabel = "BYTES", converter = SizeConverter.class,
-            description = "Bytes of one log region file (default 1g; suffixes k, m, g). For an existing store, must "
-                    + "match if given.")
-    Long regionSize;
-
-    @Option(names = "--segment-size", paramLabel = "BYTES", converter = SizeConverter.class,
-            description = "Bytes of one segment; bounds the largest object (default 8m). For an existing store, must "
-                    + "match if given.")
-    Long segmentSize;
-
-    @Option(names = "--persistence", paramLabel = "METHOD", defaultValue = "wsp",
-            description = "What a client does before it reports a PUT durable: wsp (nothing), read-after-write (a READ "
-                    + "after its WRITE), server-flush (a FLUSH request). Default: ${DEFAULT-VALUE}.")
-    String persistence;
-
-    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "1000",
-            description = "Lease of a reservation: after it the validator may roll back an incomplete object. "
-                    + "Default: ${DEFAULT-VALUE}.")
-    long leaseMillis;
-
-    @Option(names = "--pm-write-latency-ns", paramLabel = "NS", defaultValue = "0",
-            description = "Emulated PM write latency per 64-byte line for every writer (the papers use 150). "
-                    + "Default: ${DEFAULT-VALUE}.")
-    long pmWriteLatencyNanos;
-
-    @Option(names = "--pm-emulation", paramLabel = "MODE", defaultValue = "none",
-            description = "none, or power-failure: every PM file keeps NAME.durable, what the persistence method made "
-                    + "durable (wsp: everything, so no images are kept). After the process is killed, "
-                    + "'erda-server power-fail --dir DIR --seed S' collapses the store to what a power failure could "
-                    + "leave; restart with the same options. Not on a kernel RNIC unless wsp. Small regions keep the "
-                    + "collapse fast (--region-size 16m). Default: ${DEFAULT-VALUE}.")
-    String pmEmulation;
-
-    @Option(names = "--huge-pages", paramLabel = "MODE", defaultValue = "off",
-            description = "off, or thp: map the table and log regions with 2 MiB transparent huge pages (fewer TLB "
-                    + "misses per GET on large stores). Needs --dir on a tmpfs mounted with huge=within_size or "
-                    + "huge=always (as root: mount -t tmpfs -o huge=within_size,size=SIZE erda-pm DIR); each mapping is "
-                    + "checked to be huge pages, and the server refuses to start, naming the setting to change, if "
-                    + "not. Default: ${DEFAULT-VALUE}.")
-    String hugePages;
-
-    @Option(names = "--clean-threshold", paramLabel = "BYTES", converter = SizeConverter.class, defaultValue = "0",
-            description = "Clean a head once its chain occupies more than this (paper §4.4; 0, the default: never; "
-                    + "an interrupted cleaning is always resumed at start). To clean one head now, whatever the "
-                    + "threshold, on a running server: scripts/erda-cli URI clean HEAD (prints the run's report).")
-    long cleanThreshold;
-
-    @Option(names = "--region-pool", paramLabel = "REGIONS",
-            description = "Log regions the cleaner retires are zeroed; keep up to this many for new regions to reuse "
-                    + "(their memory stays allocated and mapped: no new file, no first-touch faults) instead of "
-                    + "deleting them; 0: delete every one. Default: as many as all heads' chains span at the clean "
-                    + "threshold (heads × ⌈threshold ÷ region size⌉), one per head at least.")
-    Integer regionPool;
+    @Mixin
+    ServerOptions store = new ServerOptions();
 
     @Option(names = "--workers", paramLabel = "N", defaultValue = "1",
             description = "Request threads. Default: ${DEFAULT-VALUE}.")
     int workers;
-
-    @Option(names = "--group", paramLabel = "NAME", description = "Share the store's files with this group: 0660 "
-            + "(the store directory 2770, the shm fabric's files and directories 0660/0770), so shm clients of other "
-            + "users in it can map them. Default: the server's user only (0600, 0700). A store another user could "
-            + "write (group-writable without --group, world-writable, or owned by another user) is refused.")
-    String group;
 
     @Override
     public Integer call() throws Exception {
@@ -133,7 +66,7 @@ public final class ErdaServerMain implements Callable<Integer> {
         Path directory = storeDirectory();
         ServerConfig config = config(directory);
         RequestServer server = RequestServer.start(config);
-        server.startCleaning(cleanThreshold, regionPool);
+        server.startCleaning();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
@@ -152,11 +85,7 @@ public final class ErdaServerMain implements Callable<Integer> {
 
     /** The server's configuration as the options give it, checked (a bad value throws naming it); starts nothing. */
     ServerConfig config(Path directory) {
-        ServerConfig config = new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize,
-                PersistenceMethod.fromOption(persistence), Duration.ofMillis(leaseMillis), pmWriteLatencyNanos, workers,
-                group, PmEmulation.fromOption(pmEmulation), HugePages.fromOption(hugePages));
-        config.geometry(null); // the geometry options, checked as a new store would take them
-        return config;
+        return store.config(directory, listen, workers);
     }
 
     /** Exactly one of --dir and --ephemeral. */
@@ -167,10 +96,6 @@ public final class ErdaServerMain implements Callable<Integer> {
         if (dir == null && !ephemeral) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "a PM directory is required: give --dir DIR (or --ephemeral for a throw-away store)");
-        }
-        if (regionPool != null && regionPool < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--region-pool " + regionPool + " is negative: give 0 (delete retired regions) or more");
         }
     }
 
@@ -305,14 +230,21 @@ public final class ErdaServerMain implements Callable<Integer> {
 
     /** The command line with its output and its handling of bad values (exit 2 with the message). */
     static CommandLine commandLine(PrintWriter out, PrintWriter err) {
-        CommandLine cli = new CommandLine(new ErdaServerMain()).setOut(out).setErr(err);
-        // No picocli argument files: "@x" is a value (a directory, a URI), never a file to read arguments from.
+        return reportingBadValues(new CommandLine(new ErdaServerMain()).setOut(out).setErr(err), "erda-server");
+    }
+
+    /**
+     * {@code cli} (a server command: erda-server, a cluster member) answering a bad value or a store it must refuse
+     * with exit 2 and one line, {@code name: message}, instead of a stack trace; and taking "@x" as a value (a
+     * directory, a URI), never as a file of arguments to read.
+     */
+    public static CommandLine reportingBadValues(CommandLine cli, String name) {
         cli.setExpandAtFiles(false);
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             if (e instanceof PmFormatException || e instanceof PmPermissionException || e instanceof IllegalArgumentException
                     || e instanceof UncheckedIOException || e instanceof FabricException
                     || e instanceof HugePagesUnavailableException) {
-                commandLine.getErr().println("erda-server: " + e.getMessage());
+                commandLine.getErr().println(name + ": " + e.getMessage());
                 commandLine.getErr().flush();
                 return 2;
             }

@@ -131,7 +131,10 @@ public final class RequestServer implements AutoCloseable {
         this.validator = new LeaseValidator(store.leases(), stats);
         WriteLatencyModel latency = new WriteLatencyModel(config.pmWriteLatencyNanos());
         this.baselines = Baselines.open(config.directory(), latency, fabric, store, stats);
-        this.statsReport = new StatsReport(store, stats, registry, fabric, baselines);
+        this.statsReport = new StatsReport(store, stats, registry, fabric, baselines, () -> {
+            StoreCleaning c = cleaning;
+            return c == null ? "none" : c.threshold().toString();
+        }, this::cleanThresholdOf);
     }
 
     /** Opens (or creates) the store, recovers it, registers it and starts serving. */
@@ -178,26 +181,38 @@ public final class RequestServer implements AutoCloseable {
     }
 
     /**
-     * Starts the log cleaner (paper §4.4): rolls forward a cleaning run a crash interrupted, then cleans every head
-     * whose chain occupies more than {@code thresholdBytes} (0: only the roll-forward). Retired regions are kept for
-     * reuse up to the default pool ({@link io.erda.core.log.RegionPool#capacityFor}).
+     * Starts the log cleaner (paper §4.4) as the config says ({@link ServerConfig#cleanThreshold()},
+     * {@link ServerConfig#regionPool()}): rolls forward a cleaning run a crash interrupted, then cleans every head its
+     * threshold says is due (with {@link CleanThreshold#OFF}: only the roll-forward, and admin runs).
      */
+    public synchronized void startCleaning() {
+        startCleaning(config.cleanThreshold(), config.regionPool());
+    }
+
+    /** {@link #startCleaning()} with a fixed threshold of {@code thresholdBytes} (0: only the roll-forward). */
     public synchronized void startCleaning(long thresholdBytes) {
-        startCleaning(thresholdBytes, null);
+        startCleaning(CleanThreshold.of(thresholdBytes), null);
     }
 
     /**
-     * {@link #startCleaning(long)} keeping at most {@code poolRegions} retired regions zeroed for reuse (0: delete
-     * every one; null: the default, as many as all heads' chains span at the threshold, one per head at least).
+     * {@link #startCleaning()} with {@code threshold}, keeping at most {@code poolRegions} retired regions zeroed for
+     * reuse (0: delete every one; null: {@link CleanThreshold#defaultPool}).
      */
-    public synchronized void startCleaning(long thresholdBytes, Integer poolRegions) {
+    public synchronized void startCleaning(CleanThreshold threshold, Integer poolRegions) {
         if (cleaning == null) {
             io.erda.core.PmDirectory pm = store.directory();
-            pm.regionPool().capacity(poolRegions != null ? poolRegions : io.erda.core.log.RegionPool.capacityFor(
-                    pm.heads().size(), pm.geometry().log().regionSize(), thresholdBytes));
-            cleaning = new StoreCleaning(store, registry, stats, thresholdBytes, this::notifyHeadState);
+            long regionSize = pm.geometry().log().regionSize();
+            pm.regionPool().capacity(poolRegions != null ? poolRegions
+                    : threshold.defaultPool(pm.heads().size(), regionSize));
+            cleaning = new StoreCleaning(store, registry, stats, threshold, this::notifyHeadState);
             cleaning.start();
         }
+    }
+
+    /** The bytes above which head {@code head}'s chain is cleaned now; {@link Long#MAX_VALUE}: not cleaned. */
+    long cleanThresholdOf(int head) {
+        StoreCleaning c = cleaning;
+        return c == null ? Long.MAX_VALUE : c.thresholdOf(head);
     }
 
     /** Cleans one head now and returns what the run did (the admin request; the cleaner must be started). */

@@ -29,10 +29,14 @@ import java.util.Objects;
  *                            "Security model"
  * @param pmEmulation         power-failure emulation or none ({@link PmEmulation})
  * @param hugePages           whether the table and log regions are mapped with huge pages ({@link HugePages})
+ * @param cleanThreshold      when the log cleaner cleans a head ({@link CleanThreshold}); applied by
+ *                            {@link RequestServer#startCleaning()}
+ * @param regionPool          retired log regions kept zeroed for reuse, or null: {@link CleanThreshold#defaultPool}
  */
 public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
                            Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
-                           int workers, String group, PmEmulation pmEmulation, HugePages hugePages) {
+                           int workers, String group, PmEmulation pmEmulation, HugePages hugePages,
+                           CleanThreshold cleanThreshold, Integer regionPool) {
     public static final int DEFAULT_HEADS = 4;
     public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
@@ -44,6 +48,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(pmEmulation, "pmEmulation");
         Objects.requireNonNull(hugePages, "hugePages");
+        Objects.requireNonNull(cleanThreshold, "cleanThreshold");
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("lease " + lease.toMillis() + " ms is not positive");
         }
@@ -53,14 +58,35 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         if (workers < 1 || workers > 64) {
             throw new IllegalArgumentException("worker count " + workers + " outside [1, 64]");
         }
+        if (regionPool != null && regionPool < 0) {
+            throw new IllegalArgumentException("region pool " + regionPool
+                    + " is negative: give 0 (delete retired regions) or more");
+        }
         if (group != null && group.isBlank()) {
             group = null;
         }
     }
 
+    /** A builder with the defaults: geometry of the store (or the defaults), wsp, 1 s lease, 1 worker, no cleaning. */
+    public static Builder builder(Path directory, URI listen) {
+        return new Builder(directory, listen);
+    }
+
+    /** A config with defaults for everything but the directory and listen URI (tests, embedding). */
+    public static ServerConfig defaults(Path directory, URI listen) {
+        return builder(directory, listen).build();
+    }
+
+    /** A builder holding this config's values. */
+    public Builder toBuilder() {
+        return new Builder(directory, listen).heads(heads).tableCapacity(tableCapacity).regionSize(regionSize)
+                .segmentSize(segmentSize).persistence(persistence).lease(lease).pmWriteLatencyNanos(pmWriteLatencyNanos)
+                .workers(workers).group(group).pmEmulation(pmEmulation).hugePages(hugePages)
+                .cleanThreshold(cleanThreshold).regionPool(regionPool);
+    }
+
     public ServerConfig withGroup(String newGroup) {
-        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, newGroup, pmEmulation, hugePages);
+        return toBuilder().group(newGroup).build();
     }
 
     /** What the fabric is opened with: the shm provider makes its files for {@link #group()} too. */
@@ -68,57 +94,142 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         return group == null ? java.util.Map.of() : java.util.Map.of("group", group);
     }
 
-    /** A config whose files are its user's only (no group), without PM emulation ({@link PmEmulation#NONE}). */
-    public ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
-                        Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
-                        int workers) {
-        this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
-                workers, null, PmEmulation.NONE, HugePages.OFF);
-    }
-
-    /** A config as the command line gives it before {@code --huge-pages} existed: huge pages off. */
-    public ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
-                        Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
-                        int workers, String group, PmEmulation pmEmulation) {
-        this(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease, pmWriteLatencyNanos,
-                workers, group, pmEmulation, HugePages.OFF);
-    }
-
-    /** A config with defaults for everything but the directory and listen URI (tests, embedding). */
-    public static ServerConfig defaults(Path directory, URI listen) {
-        return new ServerConfig(directory, listen, null, null, null, null, PersistenceMethod.WSP, DEFAULT_LEASE, 0, 1);
-    }
-
     public ServerConfig withGeometry(int newHeads, long newCapacity, long newRegionSize, long newSegmentSize) {
-        return new ServerConfig(directory, listen, newHeads, newCapacity, newRegionSize, newSegmentSize, persistence,
-                lease, pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
+        return toBuilder().heads(newHeads).tableCapacity(newCapacity).regionSize(newRegionSize)
+                .segmentSize(newSegmentSize).build();
     }
 
     public ServerConfig withLease(Duration newLease) {
-        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, newLease,
-                pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
+        return toBuilder().lease(newLease).build();
     }
 
     public ServerConfig withPersistence(PersistenceMethod method) {
-        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, method, lease,
-                pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
+        return toBuilder().persistence(method).build();
     }
 
     public ServerConfig withListen(URI uri) {
-        return new ServerConfig(directory, uri, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, group, pmEmulation, hugePages);
+        return toBuilder().listen(uri).build();
     }
 
     /** This config with {@code emulation} (power-failure: durable images for the offline collapse). */
     public ServerConfig withPmEmulation(PmEmulation emulation) {
-        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, group, emulation, hugePages);
+        return toBuilder().pmEmulation(emulation).build();
     }
 
     /** This config with the table and log regions mapped as {@code mode} says. */
     public ServerConfig withHugePages(HugePages mode) {
-        return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                pmWriteLatencyNanos, workers, group, pmEmulation, mode);
+        return toBuilder().hugePages(mode).build();
+    }
+
+    /** The regions the cleaner's pool keeps: {@link #regionPool()} if given, else the threshold's default. */
+    public int regionPoolFor(int storeHeads, long storeRegionSize) {
+        return regionPool != null ? regionPool : cleanThreshold.defaultPool(storeHeads, storeRegionSize);
+    }
+
+    /** Builds a {@link ServerConfig}; every field but the directory and listen URI has a default. */
+    public static final class Builder {
+        private Path directory;
+        private URI listen;
+        private Integer heads;
+        private Long tableCapacity;
+        private Long regionSize;
+        private Long segmentSize;
+        private PersistenceMethod persistence = PersistenceMethod.WSP;
+        private Duration lease = DEFAULT_LEASE;
+        private long pmWriteLatencyNanos;
+        private int workers = 1;
+        private String group;
+        private PmEmulation pmEmulation = PmEmulation.NONE;
+        private HugePages hugePages = HugePages.OFF;
+        private CleanThreshold cleanThreshold = CleanThreshold.OFF;
+        private Integer regionPool;
+
+        private Builder(Path directory, URI listen) {
+            this.directory = directory;
+            this.listen = listen;
+        }
+
+        public Builder directory(Path value) {
+            directory = value;
+            return this;
+        }
+
+        public Builder listen(URI value) {
+            listen = value;
+            return this;
+        }
+
+        /** Log heads of a new store; null: the stored count, or {@value #DEFAULT_HEADS}. */
+        public Builder heads(Integer value) {
+            heads = value;
+            return this;
+        }
+
+        public Builder tableCapacity(Long value) {
+            tableCapacity = value;
+            return this;
+        }
+
+        public Builder regionSize(Long value) {
+            regionSize = value;
+            return this;
+        }
+
+        public Builder segmentSize(Long value) {
+            segmentSize = value;
+            return this;
+        }
+
+        public Builder persistence(PersistenceMethod value) {
+            persistence = value;
+            return this;
+        }
+
+        public Builder lease(Duration value) {
+            lease = value;
+            return this;
+        }
+
+        public Builder pmWriteLatencyNanos(long value) {
+            pmWriteLatencyNanos = value;
+            return this;
+        }
+
+        public Builder workers(int value) {
+            workers = value;
+            return this;
+        }
+
+        public Builder group(String value) {
+            group = value;
+            return this;
+        }
+
+        public Builder pmEmulation(PmEmulation value) {
+            pmEmulation = value;
+            return this;
+        }
+
+        public Builder hugePages(HugePages value) {
+            hugePages = value;
+            return this;
+        }
+
+        public Builder cleanThreshold(CleanThreshold value) {
+            cleanThreshold = value;
+            return this;
+        }
+
+        public Builder regionPool(Integer value) {
+            regionPool = value;
+            return this;
+        }
+
+        /** The config, checked (a bad value throws naming it). */
+        public ServerConfig build() {
+            return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
+                    pmWriteLatencyNanos, workers, group, pmEmulation, hugePages, cleanThreshold, regionPool);
+        }
     }
 
     /**

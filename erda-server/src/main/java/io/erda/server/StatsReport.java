@@ -15,14 +15,22 @@ final class StatsReport {
     private final RegionRegistry registry;
     private final Fabric fabric;
     private final Baselines baselines;
+    /** The cleaner's threshold ({@link CleanThreshold#toString}), or "none" while the cleaner is not started. */
+    private final java.util.function.Supplier<String> cleanThreshold;
+    /** Per head, the chain bytes above which it is cleaned now ({@link Long#MAX_VALUE}: not cleaned). */
+    private final java.util.function.IntToLongFunction cleanThresholdOf;
     private final long startNanos = System.nanoTime();
 
-    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, Baselines baselines) {
+    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, Baselines baselines,
+                java.util.function.Supplier<String> cleanThreshold,
+                java.util.function.IntToLongFunction cleanThresholdOf) {
         this.store = store;
         this.stats = stats;
         this.registry = registry;
         this.fabric = fabric;
         this.baselines = baselines;
+        this.cleanThreshold = cleanThreshold;
+        this.cleanThresholdOf = cleanThresholdOf;
     }
 
     String text() {
@@ -64,6 +72,15 @@ final class StatsReport {
         line(b, "regions_pooled", pool.size());
         line(b, "cleanings", stats.cleanings.sum());
         line(b, "cleaner_cpu_ns", stats.cleanerCpuNanos.sum());
+        b.append("clean_threshold=").append(cleanThreshold.get()).append('\n');
+        // per head: the bytes its chain occupies, and the size at which it is cleaned next (absent: not cleaned)
+        for (int h = 0; h < store.directory().heads().size(); h++) {
+            line(b, "head_" + h + "_occupied_bytes", store.directory().head(h).currentChain().logicalTail());
+            long at = cleanThresholdOf.applyAsLong(h);
+            if (at != Long.MAX_VALUE) {
+                line(b, "head_" + h + "_clean_above_bytes", at);
+            }
+        }
         line(b, "uptime_ms", (System.nanoTime() - startNanos) / 1_000_000);
         return b.toString();
     }

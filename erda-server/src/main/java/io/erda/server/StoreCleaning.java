@@ -33,7 +33,8 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private final RegionRegistry registry;
     private final StoreStats stats;
     private final LogCleaner cleaner;
-    private final long thresholdBytes;
+    private final CleanThreshold threshold;
+    private final long regionSize;
     /**
      * Bound on waiting for clients to acknowledge the switched head array before the old chain is deregistered: an
      * idle client acknowledges nothing, and only delays the reclaim by this much (it has no READ in flight).
@@ -48,21 +49,22 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private volatile boolean running = true;
     private volatile CleaningReport last;
     /** Per head, the bytes its chain occupied when its last run ended (0 before any); see {@link #due}. */
-    private final long[] occupiedAfter;
+    private final java.util.concurrent.atomic.AtomicLongArray occupiedAfter;
     /** Heads already warned about live data near the threshold (warned once each). */
     private final boolean[] warned;
     private Thread thread;
 
-    StoreCleaning(Store store, RegionRegistry registry, StoreStats stats, long thresholdBytes,
+    StoreCleaning(Store store, RegionRegistry registry, StoreStats stats, CleanThreshold threshold,
                   Supplier<BooleanSupplier> notifyClients) {
         this.store = store;
         this.registry = registry;
         this.stats = stats;
-        this.thresholdBytes = thresholdBytes;
+        this.threshold = threshold;
+        this.regionSize = store.directory().geometry().log().regionSize();
         this.notifyClients = notifyClients;
         this.cleaner = new LogCleaner(store.directory(), this, haltHook(System.getenv(HALT_AT)));
-        this.occupiedAfter = new long[store.directory().heads().size()];
-        this.warned = new boolean[occupiedAfter.length];
+        this.occupiedAfter = new java.util.concurrent.atomic.AtomicLongArray(store.directory().heads().size());
+        this.warned = new boolean[occupiedAfter.length()];
     }
 
     private static CleaningHook haltHook(String point) {
@@ -79,7 +81,7 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         };
     }
 
-    /** Starts the thread: resumes interrupted runs, then cleans heads over the threshold (never if it is 0). */
+    /** Starts the thread: resumes interrupted runs, then cleans heads over their threshold (never if it is off). */
     void start() {
         thread = Thread.ofPlatform().name("erda-cleaner").daemon().start(this::run);
     }
@@ -91,10 +93,10 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
                     charged(() -> cleaner.resume(head));
                 }
             }
-            while (running && thresholdBytes > 0) {
-                for (int head : cleaner.headsOver(thresholdBytes)) {
+            while (running && threshold.enabled()) {
+                for (int head : cleaner.headsOver(this::thresholdOf)) {
                     synchronized (runs) {
-                        if (cleaner.headsOver(thresholdBytes).contains(head) && due(head)) {
+                        if (cleaner.headsOver(this::thresholdOf).contains(head) && due(head)) {
                             charged(() -> cleaner.clean(head));
                         }
                     }
@@ -144,23 +146,37 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         return r;
     }
 
+    CleanThreshold threshold() {
+        return threshold;
+    }
+
     /**
-     * Whether a head over the threshold is due: its chain has grown by more than half the threshold since its last
-     * run ended. A head whose live data alone is more than half the threshold would otherwise be cleaned back to back,
-     * every run copying all of it to free little (with live data over the threshold, without end).
+     * The chain bytes above which {@code head} is cleaned: the fixed threshold, or for {@link CleanThreshold#AUTO}
+     * what the head's region size and live bytes give; the live bytes are what its last run kept.
+     */
+    long thresholdOf(int head) {
+        return threshold.forHead(regionSize, occupiedAfter.get(head));
+    }
+
+    /**
+     * Whether a head over its threshold is due: its chain has grown by more than half the threshold since its last
+     * run ended. A head whose live data alone is more than half a fixed threshold would otherwise be cleaned back to
+     * back, every run copying all of it to free little (with live data over the threshold, without end). The automatic
+     * threshold is at least twice the live bytes, so a head over it is always due.
      */
     private boolean due(int head) {
-        return cleaner.occupiedBytes(head) - occupiedAfter[head] > thresholdBytes / 2;
+        return cleaner.occupiedBytes(head) - occupiedAfter.get(head) > thresholdOf(head) / 2;
     }
 
     private CleaningReport report(CleaningReport r) {
         stats.cleanings.increment();
-        occupiedAfter[r.headId()] = r.occupiedAfter();
-        if (thresholdBytes > 0 && r.occupiedAfter() > thresholdBytes / 2 && !warned[r.headId()]) {
+        occupiedAfter.set(r.headId(), r.occupiedAfter());
+        long bytes = threshold.bytes();
+        if (!threshold.auto() && bytes > 0 && r.occupiedAfter() > bytes / 2 && !warned[r.headId()]) {
             warned[r.headId()] = true;
             LOG.warning(() -> "head " + r.headId() + " still occupies " + r.occupiedAfter() + " bytes after cleaning,"
-                    + " more than half the clean threshold of " + thresholdBytes + ": it is cleaned again only after "
-                    + thresholdBytes / 2 + " more bytes (raise --clean-threshold above twice a head's live data)");
+                    + " more than half the clean threshold of " + bytes + ": it is cleaned again only after "
+                    + bytes / 2 + " more bytes (raise --clean-threshold above twice a head's live data, or use auto)");
         }
         last = r;
         LOG.info(() -> "cleaned " + r);

@@ -46,6 +46,40 @@ class CleanerScheduleTest {
         }
     }
 
+    @Test
+    void withTheAutomaticThresholdAHeadUnderUpdatesStaysWithinThreeRegionsAndTwiceItsLiveBytes() throws Exception {
+        ServerConfig config = TestStores.config(dir, "tcp", Duration.ofMillis(300)).withGeometry(1, 4096,
+                TestStores.REGION, TestStores.SEGMENT).toBuilder().cleanThreshold(CleanThreshold.AUTO).build();
+        try (RequestServer server = RequestServer.start(config)) {
+            server.startCleaning(); // as the config says: auto
+            Store store = server.store();
+            long written = 0;
+            int round = 0;
+            for (; written < 8 * TestStores.REGION; round++) { // ~300 KB live, 8 regions written
+                for (int i = 0; i < KEYS; i++) {
+                    TestStores.put(store, "key-" + i, VALUE + round);
+                    written += VALUE.length();
+                    // the writer may outrun a 50 ms poll of the cleaner; the bound is that the cleaner catches up
+                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    while (chain(store) > 3 * TestStores.REGION && System.nanoTime() < deadline) {
+                        Thread.sleep(5);
+                    }
+                    assertThat(chain(store)).as("chain bytes after " + written + " bytes written")
+                            .isLessThanOrEqualTo(3 * TestStores.REGION);
+                }
+            }
+            assertThat(cleanings(server)).as("runs while 8 regions were written").isGreaterThanOrEqualTo(2);
+            assertThat(TestStores.stat(server, "head_0_clean_above_bytes")).isEqualTo(2 * TestStores.REGION);
+            for (int i = 0; i < KEYS; i++) {
+                assertThat(TestStores.get(store, "key-" + i)).as("key-" + i).isEqualTo(VALUE + (round - 1));
+            }
+        }
+    }
+
+    private static long chain(Store store) {
+        return store.directory().head(0).currentChain().logicalTail();
+    }
+
     private static long cleanings(RequestServer server) {
         return TestStores.stat(server, "cleanings");
     }

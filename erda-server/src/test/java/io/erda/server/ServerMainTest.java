@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The command line: help, refusals with clear messages, and the offline commands' exit codes. */
@@ -32,6 +33,26 @@ class ServerMainTest {
         assertThat(out.toString()).contains("--dir", "--ephemeral", "--listen", "--heads", "--table-capacity",
                 "--region-size", "--segment-size", "--persistence", "--lease-ms", "--pm-write-latency-ns", "--workers", "--group",
                 "verify", "rebuild", "server-flush");
+    }
+
+    @Test
+    void theLogIsCleanedByDefaultAndHelpSaysWhen() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("--clean-threshold", "auto (the default)", "live bytes", "0: never");
+        CommandLine cli = ErdaServerMain.commandLine(new PrintWriter(out, true), new PrintWriter(err, true));
+        cli.parseArgs("--dir", dir.toString());
+        ServerConfig config = ((ErdaServerMain) cli.getCommand()).config(dir);
+        assertThat(config.cleanThreshold()).isEqualTo(CleanThreshold.AUTO);
+        cli.parseArgs("--dir", dir.toString(), "--clean-threshold", "0");
+        assertThat(((ErdaServerMain) cli.getCommand()).config(dir).cleanThreshold()).isEqualTo(CleanThreshold.OFF);
+    }
+
+    @Test
+    void aBadCleanThresholdIsRefusedNamingIt() {
+        assertThat(run("--dir", dir.resolve("s").toString(), "--clean-threshold", "-1m")).isEqualTo(2);
+        assertThat(err.toString()).contains("-1m", "negative");
+        assertThat(run("--dir", dir.resolve("s").toString(), "--region-pool", "-2")).isEqualTo(2);
+        assertThat(err.toString()).contains("region pool -2 is negative");
     }
 
     @Test

@@ -43,9 +43,9 @@ public final class ErdaBackend implements StoreBackend {
         if (s.separateProcess() || !s.fabric().equals("shm")) {
             return startProcess(s);
         }
-        ServerConfig config = new ServerConfig(s.pmDir().resolve("store"), listenUri(s), null, null,
-            s.regionSize() > 0 ? s.regionSize() : null, null, PersistenceMethod.fromOption(s.persistence()),
-            ServerConfig.DEFAULT_LEASE, s.pmWriteLatencyNs(), 1);
+        ServerConfig config = ServerConfig.builder(s.pmDir().resolve("store"), listenUri(s))
+            .regionSize(s.regionSize() > 0 ? s.regionSize() : null)
+            .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs()).build();
         RequestServer server;
         try {
             server = RequestServer.start(config);
@@ -80,9 +80,8 @@ public final class ErdaBackend implements StoreBackend {
         if (s.regionSize() > 0) {
             args.addAll(List.of("--region-size", Long.toString(s.regionSize())));
         }
-        if (s.cleanThreshold() > 0) {
-            args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
-        }
+        // always given: 0 must mean no cleaning here, where erda-server's own default is auto
+        args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
         ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
             io.erda.server.ErdaServerMain.defaultJvmOptions(), "io.erda.server.ErdaServerMain", args, s);
         ErdaClient statsClient;

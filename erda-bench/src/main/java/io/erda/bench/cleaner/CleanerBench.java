@@ -64,7 +64,7 @@ public final class CleanerBench implements Callable<Integer> {
         String listen = fabric.equals("shm") ? "shm://" + dir.resolveSibling(dir.getFileName() + "-fabric") : "tcp://127.0.0.1:0";
         List<String> args = List.of("--dir", dir.toString(), "--listen", listen, "--heads", "1", "--table-capacity",
                 Integer.toString(Integer.highestOneBit(keys) * 4), "--region-size", Long.toString(16L << 20),
-                "--segment-size", Long.toString(4L << 20), "--workers", "1");
+                "--segment-size", Long.toString(4L << 20), "--workers", "1", "--clean-threshold", "0"); // admin runs only
         ServerSettings settings = new ServerSettings(fabric, dir, 0, "wsp", true, Duration.ofSeconds(60), Path.of("target", "cleaner-bench"));
         try (ServerProcess server = ServerProcess.start("erda-server-cleaner-bench",
                 io.erda.server.ErdaServerMain.defaultJvmOptions(), "io.erda.server.ErdaServerMain", args, settings);

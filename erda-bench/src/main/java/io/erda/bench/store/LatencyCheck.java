@@ -123,9 +123,9 @@ final class LatencyCheck {
         Files.createDirectories(work.resolve("pair"));
         // in steady state, as ycsb-compare's servers: the cleaner bounds the log and its regions are reused, so the
         // figures do not depend on how much fresh memory the machine has at hand (ServerSettings)
-        ServerConfig config = new ServerConfig(work.resolve("store"), listen, null, null,
-                io.erda.bench.backend.ServerSettings.STEADY_STATE_REGION_SIZE, null, persistence,
-                ServerConfig.DEFAULT_LEASE, pmWriteLatencyNanos, 1);
+        ServerConfig config = ServerConfig.builder(work.resolve("store"), listen)
+                .regionSize(io.erda.bench.backend.ServerSettings.STEADY_STATE_REGION_SIZE).persistence(persistence)
+                .pmWriteLatencyNanos(pmWriteLatencyNanos).build();
         byte[][] keyBytes = new byte[keys][];
         for (int i = 0; i < keys; i++) {
             keyBytes[i] = String.format(Locale.ROOT, "key-lc-%09d", i).getBytes(StandardCharsets.US_ASCII);

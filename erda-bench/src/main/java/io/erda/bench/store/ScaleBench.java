@@ -443,7 +443,7 @@ public final class ScaleBench implements Callable<Integer> {
         }
         List<String> args = List.of("--dir", work.resolve("store").toString(), "--listen", listen.toString(),
             "--heads", Integer.toString(ServerConfig.DEFAULT_HEADS), "--table-capacity", Long.toString(capacity),
-            "--region-size", Long.toString(region), "--huge-pages", mode);
+            "--region-size", Long.toString(region), "--huge-pages", mode, "--clean-threshold", "0"); // inserts only
         ServerSettings settings = new ServerSettings("shm", work, 0, "wsp", true, Duration.ofSeconds(60), out);
         ServerProcess process = ServerProcess.start(name + "-server", jvm, "io.erda.server.ErdaServerMain", args, settings);
         String described = "process " + process.pid() + " (JVM options: " + String.join(" ", jvm) + ")";

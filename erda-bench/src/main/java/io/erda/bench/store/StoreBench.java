@@ -121,9 +121,9 @@ public final class StoreBench implements Callable<Integer> {
             case "shm" -> URI.create("shm://" + work.resolve("fabric"));
             default -> throw new IllegalArgumentException("fabric " + fabric + " is not tcp or shm");
         };
-        ServerConfig config = new ServerConfig(work.resolve("store"), listen, null, null, null, null,
-                PersistenceMethod.fromOption(persistence), ServerConfig.DEFAULT_LEASE,
-                pmWriteLatencyNs != null ? pmWriteLatencyNs : 0, 1);
+        ServerConfig config = ServerConfig.builder(work.resolve("store"), listen)
+                .persistence(PersistenceMethod.fromOption(persistence))
+                .pmWriteLatencyNanos(pmWriteLatencyNs != null ? pmWriteLatencyNs : 0).build();
         List<Row> rows = new ArrayList<>();
         try (RequestServer server = RequestServer.start(config);
              ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {

@@ -1,0 +1,120 @@
+package io.erda.server;
+
+import io.erda.protocol.PersistenceMethod;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/**
+ * The options of a store and its server that every server command shares, {@code erda-server} and a cluster member
+ * ({@code erda-cluster-server}) alike: geometry, persistence, leases, PM emulation, huge pages, log cleaning, region
+ * pool and file group. A picocli mixin; where and how a command listens, its directory and its request threads stay
+ * the command's own.
+ */
+public final class ServerOptions {
+    @Option(names = "--heads", paramLabel = "N", description = "Log heads of a new store (default "
+            + ServerConfig.DEFAULT_HEADS + "). For an existing store, must match if given.")
+    Integer heads;
+
+    @Option(names = "--table-capacity", paramLabel = "KEYS", converter = ErdaServerMain.SizeConverter.class,
+            description = "Hash table home buckets of a new store, rounded up to a power of two (default 1m). For an "
+                    + "existing store, must match if given.")
+    Long tableCapacity;
+
+    @Option(names = "--region-size", paramLabel = "BYTES", converter = ErdaServerMain.SizeConverter.class,
+            description = "Bytes of one log region file (default 1g; suffixes k, m, g). For an existing store, must "
+                    + "match if given.")
+    Long regionSize;
+
+    @Option(names = "--segment-size", paramLabel = "BYTES", converter = ErdaServerMain.SizeConverter.class,
+            description = "Bytes of one segment; bounds the largest object (default 8m). For an existing store, must "
+                    + "match if given.")
+    Long segmentSize;
+
+    @Option(names = "--persistence", paramLabel = "METHOD", defaultValue = "wsp",
+            description = "What a client does before it reports a PUT durable: wsp (nothing), read-after-write (a READ "
+                    + "after its WRITE), server-flush (a FLUSH request). Default: ${DEFAULT-VALUE}.")
+    String persistence;
+
+    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "1000",
+            description = "Lease of a reservation: after it the validator may roll back an incomplete object. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long leaseMillis;
+
+    @Option(names = "--pm-write-latency-ns", paramLabel = "NS", defaultValue = "0",
+            description = "Emulated PM write latency per 64-byte line for every writer (the papers use 150). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long pmWriteLatencyNanos;
+
+    @Option(names = "--pm-emulation", paramLabel = "MODE", defaultValue = "none",
+            description = "none, or power-failure: every PM file keeps NAME.durable, what the persistence method made "
+                    + "durable (wsp: everything, so no images are kept). After the process is killed, "
+                    + "'erda-server power-fail --dir DIR --seed S' collapses the store to what a power failure could "
+                    + "leave; restart with the same options. Not on a kernel RNIC unless wsp. Small regions keep the "
+                    + "collapse fast (--region-size 16m). Default: ${DEFAULT-VALUE}.")
+    String pmEmulation;
+
+    @Option(names = "--huge-pages", paramLabel = "MODE", defaultValue = "off",
+            description = "off, or thp: map the table and log regions with 2 MiB transparent huge pages (fewer TLB "
+                    + "misses per GET on large stores). Needs --dir on a tmpfs mounted with huge=within_size or "
+                    + "huge=always (as root: mount -t tmpfs -o huge=within_size,size=SIZE erda-pm DIR); each mapping is "
+                    + "checked to be huge pages, and the server refuses to start, naming the setting to change, if "
+                    + "not. Default: ${DEFAULT-VALUE}.")
+    String hugePages;
+
+    @Option(names = "--clean-threshold", paramLabel = "auto|BYTES", defaultValue = "auto",
+            converter = CleanThresholdConverter.class,
+            description = "When the log cleaner compacts a head (paper §4.4). auto (the default): once its chain holds "
+                    + "at least " + CleanThreshold.AUTO_REGIONS + " log regions and more than twice the head's live "
+                    + "bytes (what its last cleaning kept), so a store under updates stays within a few regions per "
+                    + "head plus twice its data; BYTES (suffixes k, m, g): once the chain occupies more than this; 0: "
+                    + "never. An interrupted cleaning is always resumed at start. To clean one head now, whatever the "
+                    + "threshold, on a running server: scripts/erda-cli URI clean HEAD (prints the run's report).")
+    CleanThreshold cleanThreshold;
+
+    @Option(names = "--region-pool", paramLabel = "REGIONS",
+            description = "Log regions the cleaner retires are zeroed; keep up to this many for new regions to reuse "
+                    + "(their memory stays allocated and mapped: no new file, no first-touch faults) instead of "
+                    + "deleting them; 0: delete every one. Default: as many as all heads' chains span when a cleaning "
+                    + "begins (heads × ⌈threshold ÷ region size⌉; " + (CleanThreshold.AUTO_REGIONS - 1)
+                    + " per head with auto), one per head at least.")
+    Integer regionPool;
+
+    @Option(names = "--group", paramLabel = "NAME", description = "Share the store's files with this group: 0660 "
+            + "(the store directory 2770, the shm fabric's files and directories 0660/0770), so shm clients of other "
+            + "users in it can map them. Default: the server's user only (0600, 0700). A store another user could "
+            + "write (group-writable without --group, world-writable, or owned by another user) is refused.")
+    String group;
+
+    /**
+     * The configuration these options give for a store in {@code directory} listening on {@code listen} with
+     * {@code workers} request threads, checked as a new store would take it (a bad value throws naming it).
+     */
+    public ServerConfig config(Path directory, URI listen, int workers) {
+        ServerConfig config = ServerConfig.builder(directory, listen).heads(heads).tableCapacity(tableCapacity)
+                .regionSize(regionSize).segmentSize(segmentSize).persistence(PersistenceMethod.fromOption(persistence))
+                .lease(Duration.ofMillis(leaseMillis)).pmWriteLatencyNanos(pmWriteLatencyNanos).workers(workers)
+                .group(group).pmEmulation(PmEmulation.fromOption(pmEmulation)).hugePages(HugePages.fromOption(hugePages))
+                .cleanThreshold(cleanThreshold).regionPool(regionPool).build();
+        config.geometry(null); // the geometry options, checked as a new store would take them
+        return config;
+    }
+
+    /** {@code --clean-threshold}: auto, or bytes with an optional k/m/g suffix. */
+    static final class CleanThresholdConverter implements picocli.CommandLine.ITypeConverter<CleanThreshold> {
+        @Override
+        public CleanThreshold convert(String value) {
+            try {
+                return CleanThreshold.fromOption(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** The group the store's files are shared with ({@code --group}), or null. */
+    public String group() {
+        return group;
+    }
+}
