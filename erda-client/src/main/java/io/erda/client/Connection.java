@@ -135,8 +135,9 @@ final class Connection implements AutoCloseable {
      * HEAD_STATEs processed are counted in {@code stats}.
      */
     static Connection open(Fabric fabric, ClientOptions options, ClientStats stats) {
-        EndpointOptions endpointOptions = options.protocol() == ClientOptions.Protocol.ERDA ? EndpointOptions.defaults()
-                : EndpointOptions.defaults().withRnrTimeout(options.operationTimeout());
+        EndpointOptions defaults = EndpointOptions.defaults().withConnectTimeout(options.operationTimeout());
+        EndpointOptions endpointOptions = options.protocol() == ClientOptions.Protocol.ERDA ? defaults
+                : defaults.withRnrTimeout(options.operationTimeout());
         Endpoint endpoint = options.endpointDecorator().apply(fabric.createEndpoint(endpointOptions));
         return new Connection(fabric, options, stats, endpoint);
     }

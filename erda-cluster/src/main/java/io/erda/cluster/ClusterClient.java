@@ -33,10 +33,16 @@ public final class ClusterClient implements KeyValueClient {
     /** ZooKeeper session timeout of a client: only its watches depend on it. */
     private static final int SESSION_TIMEOUT_MILLIS = 10_000;
     private static final long PAUSE_MILLIS = 20;
+    /**
+     * How long one attempt on one member may take (connect, or a request's reply) before the operation is tried again
+     * on the then current map: a member that paused or hung is given up on, not waited for the whole operation timeout.
+     */
+    static final java.time.Duration MEMBER_ATTEMPT_TIMEOUT = java.time.Duration.ofSeconds(2);
 
     private final ClientOptions options;
     private final CuratorFramework zk;
     private final ClusterView view;
+    private final MapLease lease;
     private final Map<Integer, Member> members = new ConcurrentHashMap<>();
     private final LongAdder retries = new LongAdder();
     private volatile boolean closed;
@@ -50,6 +56,7 @@ public final class ClusterClient implements KeyValueClient {
         this.view = new ClusterView(zk);
         view.onChange(this::dropGoneMembers);
         view.start();
+        this.lease = new MapLease(zk, view);
     }
 
     public static ClusterClient connect(URI uri) {
@@ -143,6 +150,18 @@ public final class ClusterClient implements KeyValueClient {
             }
             ShardMap map = view.map();
             int shard = map.shardOf(key.hash());
+            if (!lease.valid()) {
+                if (System.nanoTime() > deadline) {
+                    long age = lease.ageNanos();
+                    throw new IllegalStateException("shard " + shard + ": the shard map (epoch " + map.epoch()
+                            + ") could not be confirmed with ZooKeeper at " + options.uri().getRawAuthority() + " for "
+                            + (age < 0 ? "ever" : age / 1_000_000 + " ms") + " (a map is routed by only "
+                            + MapLease.DURATION.toMillis() + " ms after its last confirmation); gave up after "
+                            + options.operationTimeout().toMillis() + " ms");
+                }
+                pause();
+                continue;
+            }
             int primary = map.primary(shard);
             if (map.state(shard) == ShardMap.State.LOST) {
                 throw new IllegalStateException("shard " + shard + " is lost (map epoch " + map.epoch() + "): its "
@@ -179,8 +198,10 @@ public final class ClusterClient implements KeyValueClient {
         if (uri == null) {
             throw new MemberGone("server " + id + " is not registered");
         }
-        return members.computeIfAbsent(id, s -> new Member(uri, ErdaClient.connect(
-                ClientOptions.of(uri).withPoolSize(options.poolSize()), this::writeBackup))).client();
+        java.time.Duration attempt = options.operationTimeout().compareTo(MEMBER_ATTEMPT_TIMEOUT) < 0
+                ? options.operationTimeout() : MEMBER_ATTEMPT_TIMEOUT;
+        return members.computeIfAbsent(id, s -> new Member(uri, ErdaClient.connect(ClientOptions.of(uri)
+                .withPoolSize(options.poolSize()).withOperationTimeout(attempt), this::writeBackup))).client();
     }
 
     /** The backup half of a replicated PUT; a failure fails the PUT, which is then tried again whole. */
@@ -199,10 +220,11 @@ public final class ClusterClient implements KeyValueClient {
         }
     }
 
+    /** Forgets server {@code id}'s client; it is closed in the background ({@link DetachedClose}). */
     private void drop(int id) {
         Member gone = members.remove(id);
         if (gone != null) {
-            gone.client().close();
+            DetachedClose.start(gone.client(), "member-" + id);
         }
     }
 
@@ -230,10 +252,14 @@ public final class ClusterClient implements KeyValueClient {
             return;
         }
         closed = true;
+        lease.close();
         view.close();
         zk.close();
         for (Integer id : List.copyOf(members.keySet())) {
-            drop(id);
+            Member m = members.remove(id);
+            if (m != null) {
+                m.client().close();
+            }
         }
     }
 

@@ -63,6 +63,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final Map<Integer, Peer> peers = new ConcurrentHashMap<>();
     private final PrimaryShard[] primaryShards;
     private final BackupShard[] backupShards;
+    /** When PUTs of a shard newly led here may be acknowledged: after clients' map leases ran out ({@link MapLease}). */
+    private final PrimaryTenure tenure;
     private final ScheduledExecutorService coordinator = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("erda-cluster-coordinator").daemon().factory());
     private CuratorFramework zk;
@@ -98,6 +100,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         this.config = config;
         this.primaryShards = new PrimaryShard[shards];
         this.backupShards = new BackupShard[shards];
+        this.tenure = new PrimaryTenure(id, shards, MapLease.promotionWaitNanos());
         for (int s = 0; s < shards; s++) {
             primaryShards[s] = new PrimaryShard(s);
             backupShards[s] = new BackupShard(s);
@@ -114,6 +117,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
             }
         });
         view = new ClusterView(zk).start();
+        view.onChange(() -> tenure.observe(view.map(), session));
         view.onChange(this::dropGonePeers);
         boolean existed = io.erda.core.PmDirectory.exists(config.directory());
         server = RequestServer.start(config, this); // recovers a store opened from its files, as any restart
@@ -281,6 +285,14 @@ public final class ClusterServer implements Replication, AutoCloseable {
             throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is not the primary of shard " + shard
                     + " in map epoch " + map.epoch() + " (server " + map.primary(shard) + " is, shard "
                     + map.state(shard).text() + ")");
+        }
+        tenure.observe(map, session);
+        long wait = tenure.remainingNanos(shard);
+        if (wait > 0) {
+            // a client whose map still names the previous primary may still read there: refused, the client retries
+            throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " became primary of shard " + shard
+                    + " in map epoch " + map.epoch() + "; it acknowledges PUTs once clients' map leases ("
+                    + MapLease.DURATION.toMillis() + " ms) have run out, in " + (wait / 1_000_000 + 1) + " ms");
         }
         return new ShardTask(primaryShards[shard]);
     }
@@ -644,12 +656,15 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 .client();
     }
 
-    /** Closes the client of a peer whose connection failed (a fabric error), so the next use reconnects. */
+    /**
+     * Forgets the client of a peer whose connection failed (a fabric error) or that left, so the next use reconnects;
+     * the old one is closed in the background ({@link DetachedClose}).
+     */
     private void peerFailed(int server, Throwable cause) {
         if (cause == null || cause instanceof io.erda.fabric.FabricException) {
             Peer broken = peers.remove(server);
             if (broken != null) {
-                broken.client().close();
+                DetachedClose.start(broken.client(), "peer-" + server);
             }
         }
     }

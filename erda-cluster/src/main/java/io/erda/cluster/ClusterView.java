@@ -85,14 +85,18 @@ final class ClusterView implements AutoCloseable {
 
     private void mapChanged(ChildData after) {
         if (after != null && Zk.MAP.equals(after.getPath()) && after.getData() != null && after.getData().length > 0) {
-            ShardMap next = ShardMap.decode(after.getData());
-            ShardMap current = map;
-            if (current == null || next.epoch() > current.epoch()) {
-                map = next;
-                LOG.info(() -> "shard map " + next);
-            }
+            offer(ShardMap.decode(after.getData()));
         }
         fire();
+    }
+
+    /** Takes {@code next} as the map if it is newer than the one held (a watch, or a read by {@link MapLease}). */
+    synchronized void offer(ShardMap next) {
+        ShardMap current = map;
+        if (current == null || next.epoch() > current.epoch()) {
+            map = next;
+            LOG.info(() -> "shard map " + next);
+        }
     }
 
     private void fire() {

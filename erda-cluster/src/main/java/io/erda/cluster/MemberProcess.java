@@ -85,6 +85,30 @@ public final class MemberProcess implements AutoCloseable {
         ServerProcessStop.kill(process);
     }
 
+    /** SIGSTOP: the process stops where it is (a long GC pause, a stalled VM), holding its connections open. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            int exit = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " exited " + exit);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted signalling member " + id, e);
+        }
+    }
+
     @Override
     public void close() {
         ServerProcessStop.stop(process);

@@ -77,7 +77,7 @@ class ClusterCleaningTest {
             }
             for (int id = 1; id <= 2; id++) {
                 Map<String, String> stats = servers.get(id - 1).serverStats();
-                assertThat(stats.get("clean_threshold")).as("member " + id).isEqualTo("auto");
+                assertThat(stats.get("clean_threshold_auto")).as("member " + id + " cleans automatically").isEqualTo("1");
                 assertThat(Long.parseLong(stats.get("cleanings"))).as("cleanings of member " + id)
                         .isGreaterThanOrEqualTo(2);
                 // cleaned once over two regions; a chain may grow on by a round or two while a run copies

@@ -133,7 +133,7 @@ public final class RequestServer implements AutoCloseable {
         this.baselines = Baselines.open(config.directory(), latency, fabric, store, stats);
         this.statsReport = new StatsReport(store, stats, registry, fabric, baselines, () -> {
             StoreCleaning c = cleaning;
-            return c == null ? "none" : c.threshold().toString();
+            return c == null ? CleanThreshold.OFF : c.threshold();
         }, this::cleanThresholdOf);
     }
 

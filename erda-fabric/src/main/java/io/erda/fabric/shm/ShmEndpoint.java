@@ -110,7 +110,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
         try {
             Path home = fabric().home(dir);
             c = Connection.open(dir.resolve(ShmFabric.SOCKET_FILE));
-            c.closeUnlessDone(HANDSHAKE_TIMEOUT, done);
+            c.closeUnlessDone(options.connectTimeout(), done);
             Handshake.writeRequest(c.out, privateData, home);
             Handshake.Reply reply = Handshake.readReply(c.in);
             if (!reply.accepted()) {
