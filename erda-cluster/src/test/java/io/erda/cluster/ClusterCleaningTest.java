@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
-import java.net.URI;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,34 +22,23 @@ class ClusterCleaningTest {
     private static final int KEYS = 40;
     private static final int VALUE = 4000;
 
-    private TestingServer zookeeper;
-    private URI zk;
-    private Path root;
-    private final List<MemberProcess> members = new ArrayList<>();
+    private MemberCluster cluster;
 
     @BeforeEach
     void startCluster() throws Exception {
-        zookeeper = ZooKeeperMain.start(0);
-        zk = URI.create("zk://127.0.0.1:" + zookeeper.getPort() + "/erda");
-        root = ClusterDemo.scratch();
-        for (int id = 1; id <= 2; id++) {
-            members.add(MemberProcess.start(zk, id, "--shards", "2", "--initial-servers", "2", "--heads", "1",
-                    "--table-capacity", "4096", "--region-size", "1m", "--segment-size", "64k",
-                    "--dir", root.resolve("member-" + id).toString()));
-        }
+        cluster = new MemberCluster(2, (id, root) -> List.of("--shards", "2", "--initial-servers", "2", "--heads", "1",
+                "--table-capacity", "4096", "--region-size", "1m", "--segment-size", "64k"));
     }
 
     @AfterEach
     void stopCluster() throws Exception {
-        members.forEach(MemberProcess::close);
-        zookeeper.close();
-        ClusterDemo.deleteTree(root);
+        cluster.close();
     }
 
     @Test
     void membersUnderUpdatesCleanTheirLogsAndKeepTheirChainsBounded() throws Exception {
         Map<Integer, Long> largest = new ConcurrentHashMap<>();
-        try (ClusterClient cluster = ClusterClient.connect(zk)) {
+        try (ClusterClient cluster = ClusterClient.connect(this.cluster.zk)) {
             cluster.awaitMap(m -> m != null && m.state(0) == ShardMap.State.FULL && m.state(1) == ShardMap.State.FULL
                     && cluster.serverUri(1) != null && cluster.serverUri(2) != null, java.time.Duration.ofSeconds(30));
             List<ErdaClient> servers = List.of(server(cluster, 1), server(cluster, 2));

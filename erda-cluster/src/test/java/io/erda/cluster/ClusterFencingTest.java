@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.erda.client.ClientOptions;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,38 +19,26 @@ import org.junit.jupiter.api.Test;
  * deposed primary's memory.
  */
 class ClusterFencingTest {
-    private TestingServer zookeeper;
-    private URI zk;
-    private Path root;
-    private final List<MemberProcess> members = new ArrayList<>();
+    private MemberCluster cluster;
 
     @BeforeEach
     void startCluster() throws Exception {
-        zookeeper = ZooKeeperMain.start(0);
-        zk = URI.create("zk://127.0.0.1:" + zookeeper.getPort() + "/erda");
-        root = ClusterDemo.scratch();
-        for (int id = 1; id <= 3; id++) {
-            members.add(MemberProcess.start(zk, id, "--shards", "4", "--initial-servers", "3",
-                    "--session-timeout-ms", "2000", "--table-capacity", "4096", "--region-size", "4m",
-                    "--segment-size", "256k", "--listen", "shm://" + root.resolve("fabric-" + id),
-                    "--dir", root.resolve("member-" + id).toString()));
-        }
+        cluster = new MemberCluster(3, (id, root) -> List.of("--shards", "4", "--initial-servers", "3",
+                "--session-timeout-ms", "2000", "--table-capacity", "4096", "--region-size", "4m",
+                "--segment-size", "256k", "--listen", "shm://" + root.resolve("fabric-" + id)));
     }
 
     @AfterEach
     void stopCluster() throws Exception {
-        members.forEach(MemberProcess::resume);
-        members.forEach(MemberProcess::close);
-        zookeeper.close();
-        ClusterDemo.deleteTree(root);
+        cluster.close();
     }
 
     @Test
     void aReaderWhoseMapLagsNeverReadsAPrimaryDeposedWhilePaused() throws Exception {
         byte[] v1 = "v1".getBytes(StandardCharsets.UTF_8);
         byte[] v2 = "v2".getBytes(StandardCharsets.UTF_8);
-        try (ClusterClient writer = ClusterClient.connect(zk);
-             ZkLink link = new ZkLink(zookeeper.getPort());
+        try (ClusterClient writer = ClusterClient.connect(cluster.zk);
+             ZkLink link = new ZkLink(cluster.zookeeper.getPort());
              ClusterClient reader = ClusterClient.connect(ClientOptions.of(
                      URI.create("zk://127.0.0.1:" + link.port() + "/erda")).withOperationTimeout(Duration.ofSeconds(2)))) {
             ShardMap map = writer.awaitMap(m -> m != null && m.servers().size() == 3
@@ -67,7 +52,7 @@ class ClusterFencingTest {
             assertThat(reader.get(key)).as("the reader, connected to the primary").isEqualTo(v1);
 
             link.cut(); // the reader hears nothing more from ZooKeeper, and does not know it yet
-            member(primary).pause();
+            cluster.member(primary).pause();
             writer.put(key, v2); // refused until the backup is promoted and has waited out the map leases
             assertThat(writer.shardMap().primary(0)).as("shard 0's primary after the failover").isEqualTo(backup);
             assertThat(reader.shardMap().primary(0)).as("the reader's map, which lags").isEqualTo(primary);
@@ -83,7 +68,4 @@ class ClusterFencingTest {
         }
     }
 
-    private MemberProcess member(int id) {
-        return members.stream().filter(m -> m.id() == id).findFirst().orElseThrow();
-    }
 }
