@@ -29,7 +29,7 @@ class LargeHistoryTest {
             ops.addAll(history);
         }
         java.util.Collections.shuffle(ops, random); // the checker must not rely on the order of its input
-        CheckResult r = new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEPS_PER_KEY).check(ops);
+        CheckResult r = LinearizabilityChecker.check(History.of(ops));
         assertThat(r.keys()).isEqualTo(1000);
         assertThat(r.unknownKeys()).isEmpty();
         assertThat(r.ok() + r.failed() + r.indeterminate()).isEqualTo(200_000);

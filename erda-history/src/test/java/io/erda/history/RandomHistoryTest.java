@@ -20,7 +20,7 @@ class RandomHistoryTest {
             Random random = new Random(seed);
             List<Operation> ops = SequentialRegister.history("k", 30 + random.nextInt(120), 1 + random.nextInt(6),
                     random.nextInt(80), random);
-            CheckResult clean = new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEPS_PER_KEY).check(ops);
+            CheckResult clean = LinearizabilityChecker.check(History.of(ops));
             assertThat(clean.verdict()).as("seed %d: %s", seed, clean.violations()).isEqualTo("yes");
 
             List<Operation> wrong = new ArrayList<>(ops);
@@ -29,7 +29,7 @@ class RandomHistoryTest {
                 continue;
             }
             mutated++;
-            CheckResult r = new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEPS_PER_KEY).check(wrong);
+            CheckResult r = LinearizabilityChecker.check(History.of(wrong));
             assertThat(r.verdict()).as("seed %d, read %s", seed, wrong.get(index)).isEqualTo("no");
             assertThat(r.stale() + r.lost()).as("seed %d: %s", seed, r.violations()).isPositive();
             assertThat(r.violations().getFirst().anomalies()).extracting(Anomaly::read).contains(wrong.get(index));
