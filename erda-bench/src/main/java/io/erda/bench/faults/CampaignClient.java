@@ -4,6 +4,8 @@ import io.erda.client.ClientOptions;
 import io.erda.client.KeyValueClient;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.FaultInjectingEndpoint;
+import io.erda.history.HistoryRecorder;
+import io.erda.history.Operation;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +20,9 @@ import picocli.CommandLine.Option;
 
 /**
  * One client process of a fault campaign ({@link FaultCampaign} starts several): it PUTs and DELETEs its own keys
- * and GETs the keys of every writer speaking its protocol, one operation at a time, and writes each to its
- * {@link History}. It injects its own faults, with the campaign's seed: a WRITE dropped, truncated or delayed past
+ * and GETs the keys of every writer speaking its protocol, one operation at a time, and records each in its history
+ * file ({@link HistoryRecorder}; a PUT's value is its sequence number, a DELETE writes absent, a failed PUT is
+ * indeterminate and a failed GET failed). It injects its own faults, with the campaign's seed: a WRITE dropped, truncated or delayed past
  * the lease ({@link FaultInjectingEndpoint}), a connection broken, and its own death by SIGKILL between a PUT's
  * reservation and its WRITE or in the middle of the WRITE. Server deaths only make its operations fail until the
  * server is back; it keeps going until the stop file appears.
@@ -77,7 +80,8 @@ public final class CampaignClient implements Callable<Integer> {
                 });
         long counter = 0;
         long pace = 1_000_000_000L / Math.max(1, rate);
-        try (History history = new History(historyFile)) {
+        int process = CampaignVerdict.process(id, incarnation);
+        try (HistoryRecorder history = HistoryRecorder.appendingTo(historyFile)) {
             KeyValueClient client = null;
             while (!Files.exists(stopFile)) {
                 long next = System.nanoTime() + pace;
@@ -90,15 +94,15 @@ public final class CampaignClient implements Callable<Integer> {
                 }
                 if (random.nextDouble() < breakRate && endpoint.get() != null) {
                     endpoint.get().breakConnection();
-                    history.line("B");
+                    history.note(process, CampaignVerdict.BROKEN_CONNECTION);
                 }
                 if (random.nextBoolean()) {
                     int index = random.nextInt(keys);
                     String key = "w" + id + "k" + index;
                     long seq = ((long) incarnation << 32) | ++counter;
                     boolean delete = random.nextInt(10) == 0;
-                    String fault = writesOneSided && !delete ? chooseFault(random, history, key, seq) : null;
-                    history.line((delete ? "D " : "P ") + key + " " + seq + " " + System.nanoTime());
+                    String fault = writesOneSided && !delete ? chooseFault(random, history, process, key) : null;
+                    long op = history.invokeWrite(process, key, delete ? Operation.ABSENT : seq);
                     try {
                         if (delete) {
                             client.delete(CampaignValue.key(id, index));
@@ -106,41 +110,27 @@ public final class CampaignClient implements Callable<Integer> {
                             int length = CampaignValue.HEADER + random.nextInt(maxValue - CampaignValue.HEADER + 1);
                             client.put(CampaignValue.key(id, index), CampaignValue.encode(id, index, seq, length));
                         }
-                        long t1 = System.nanoTime();
                         FaultInjectingEndpoint f = endpoint.get();
                         boolean applied = fault != null && f != null && f.armedFaults() == 0;
                         if (f != null) {
                             f.disarm();
                         }
-                        if (applied) {
-                            history.line("W " + fault);
-                        }
                         // a dropped or truncated WRITE completes: the PUT returns but the client knows it lied
-                        boolean unknown = applied && !fault.equals("delay");
-                        history.line(unknown ? "X " + key + " " + seq + " " + t1 + " " + fault
-                                : "A " + key + " " + seq + " " + t1);
+                        if (applied && !fault.equals("delay")) {
+                            history.info(op);
+                        } else {
+                            history.ok(op);
+                        }
+                        if (applied) {
+                            history.note(process, CampaignVerdict.WRITE_FAULT + " " + fault + " " + key);
+                        }
                     } catch (RuntimeException e) {
-                        history.line("E " + key + " " + seq + " " + System.nanoTime() + " " + reason(e));
+                        history.info(op); // a failed PUT may or may not have taken effect
+                        history.note(process, "failed " + key + " " + reason(e));
                         disarm();
                     }
                 } else {
-                    int writer = peers.get(random.nextInt(peers.size()));
-                    int index = random.nextInt(keys);
-                    long t0 = System.nanoTime();
-                    try {
-                        byte[] value = client.get(CampaignValue.key(writer, index));
-                        long t1 = System.nanoTime();
-                        String result;
-                        if (value == null) {
-                            result = "null";
-                        } else {
-                            CampaignValue.Check check = CampaignValue.check(writer, index, value);
-                            result = check.ok() ? Long.toString(check.seq()) : "BAD " + check.problem();
-                        }
-                        history.line("G w" + writer + "k" + index + " " + t0 + " " + t1 + " " + result);
-                    } catch (RuntimeException e) {
-                        // a failed GET proves nothing either way
-                    }
+                    get(client, history, process, peers.get(random.nextInt(peers.size())), random.nextInt(keys));
                 }
                 long sleep = next - System.nanoTime();
                 if (sleep > 0) {
@@ -154,8 +144,20 @@ public final class CampaignClient implements Callable<Integer> {
         return 0;
     }
 
+    private static void get(KeyValueClient client, HistoryRecorder history, int process, int writer, int index) {
+        long op = history.invokeRead(process, "w" + writer + "k" + index);
+        byte[] value;
+        try {
+            value = client.get(CampaignValue.key(writer, index));
+        } catch (RuntimeException e) {
+            history.fail(op); // a GET has no effect: a failed one proves nothing, but the campaign counts it
+            return;
+        }
+        history.ok(op, CampaignValue.historyValue(writer, index, value, history, process));
+    }
+
     /** Arms at most one fault for the next PUT's WRITE and names it; kills are recorded before they happen. */
-    private String chooseFault(SplittableRandom random, History history, String key, long seq) {
+    private String chooseFault(SplittableRandom random, HistoryRecorder history, int process, String key) {
         FaultInjectingEndpoint f = endpoint.get();
         if (f == null) {
             return null;
@@ -163,7 +165,7 @@ public final class CampaignClient implements Callable<Integer> {
         double r = random.nextDouble();
         if (r < killRate) {
             boolean midWrite = random.nextBoolean();
-            history.line("K " + key + " " + seq + (midWrite ? " mid-write" : " before-write"));
+            history.note(process, "kill " + key + (midWrite ? " mid-write" : " before-write"));
             f.killProcessAtNextWrite(midWrite ? 1 + random.nextInt(CampaignValue.HEADER * 2) : 0, wr -> true);
             return "kill";
         }

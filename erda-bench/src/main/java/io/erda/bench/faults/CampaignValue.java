@@ -1,5 +1,7 @@
 package io.erda.bench.faults;
 
+import io.erda.history.HistoryRecorder;
+import io.erda.history.Operation;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +19,8 @@ import java.util.SplittableRandom;
  */
 final class CampaignValue {
     static final int HEADER = 24;
+    /** What a history records for a GET that returned bytes no PUT wrote whole: no sequence number is negative. */
+    static final long TORN = -1;
     private static final int MAGIC = 0x504D4143; // "CAMP" little-endian
 
     private CampaignValue() {
@@ -72,6 +76,22 @@ final class CampaignValue {
             }
         }
         return new Check(seq, null);
+    }
+
+    /**
+     * What a history records for {@code value}, read under writer {@code writer}'s key {@code index}: its sequence
+     * number, {@link Operation#ABSENT} for nothing, or {@link #TORN} (noting why, so the report can say).
+     */
+    static long historyValue(int writer, int index, byte[] value, HistoryRecorder history, int process) {
+        if (value == null) {
+            return Operation.ABSENT;
+        }
+        Check check = check(writer, index, value);
+        if (check.ok()) {
+            return check.seq();
+        }
+        history.note(process, CampaignVerdict.TORN + " w" + writer + "k" + index + " " + check.problem());
+        return TORN;
     }
 
     private static SplittableRandom payload(int writer, int index, long seq) {

@@ -6,6 +6,8 @@ import io.erda.bench.backend.ServerSettings;
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
 import io.erda.client.KeyValueClient;
+import io.erda.history.History;
+import io.erda.history.HistoryRecorder;
 import io.erda.server.offline.StoreVerifier;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -30,9 +32,18 @@ import picocli.CommandLine.Option;
  * same PM files, cuts its power (kill -9, then {@code erda-server power-fail} keeps only what the persistence method
  * made durable), kills clients with -9, and has the server clean its logs at random moments; the clients add
  * dropped, truncated and delayed WRITEs, broken connections, and their own deaths between a PUT's reservation and
- * its WRITE or in the middle of it. After every restart the store is recovered on a private address, stopped,
- * verified offline ({@code verify} must be clean), restarted for the clients, and every key is read back. The
- * {@link HistoryChecker} then explains every read by a write.
+ * its WRITE or in the middle of it. After every restart the store is recovered on a private address, every key is
+ * read back there, before any client can write again (a newer write of a key could otherwise hide the loss of an
+ * acknowledged one), then the store is stopped, verified offline ({@code verify} must be clean) and restarted for the
+ * clients. Every process records its operations ({@link io.erda.history.HistoryRecorder}), and
+ * {@link CampaignVerdict} checks the whole history for linearizability, a register per key.
+ *
+ * <p>Failed GETs are counted. A GET is <em>between faults</em> when it was invoked after the public server's start
+ * returned and completed before the driver next killed it (or cut its power, or stopped the clients at the end):
+ * the server was up for all of it. Client kills, injected write faults, broken connections and cleanings happen
+ * between faults in this sense; a GET they break still counts, as it should, since the server was there to answer.
+ * A campaign in which fewer than half the GETs between faults succeeded (or none was made) fails: reads that mostly
+ * fail check little.
  *
  * <p>The seed fixes the schedule: which fault when, which persistence method each server start uses, each client's
  * operations and injected faults. Thread timing is the machine's, so a seed reproduces the schedule, not the
@@ -75,6 +86,8 @@ public final class FaultCampaign implements Callable<Integer> {
             description = "Histories and process logs go to OUT/seed-SEED. Default: ${DEFAULT-VALUE}.")
     Path outBase;
 
+    /** Clients at most: a client's process number in the history is incarnation * MAX_CLIENTS + id. */
+    static final int MAX_CLIENTS = 1000;
     private static final String SERVER_MAIN = "io.erda.server.ErdaServerMain";
     private static final Duration PROGRESS = Duration.ofSeconds(5);
 
@@ -89,7 +102,7 @@ public final class FaultCampaign implements Callable<Integer> {
     private int serverStarts;
     private final List<Client> running = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
-    private History readBack;
+    private HistoryRecorder driver;
     private volatile int serverKills;
     private volatile int powerFails;
     private volatile int clientKills;
@@ -126,9 +139,9 @@ public final class FaultCampaign implements Callable<Integer> {
                     + "wsp: a real RNIC places WRITEs the emulation cannot mirror into its durable images (or give "
                     + "--no-power-failures)");
         }
-        if (clients < 1 || keys < 1) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--clients " + clients + " and --keys " + keys
-                    + " must be at least 1");
+        if (clients < 1 || clients > MAX_CLIENTS || keys < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--clients " + clients + " must be 1 to "
+                    + MAX_CLIENTS + " and --keys " + keys + " at least 1");
         }
         out = outBase.resolve("seed-" + s);
         ScratchDirectory.delete(out);
@@ -137,13 +150,13 @@ public final class FaultCampaign implements Callable<Integer> {
         Files.createDirectories(dir);
         stopFile = out.resolve("stop");
         publicUri = uri("");
-        readBack = new History(out.resolve("read-back.history"));
+        driver = HistoryRecorder.appendingTo(out.resolve("driver.history"));
         System.out.printf(Locale.ROOT, "fault-campaign: seed %d, %.1f min on %s, %d clients (%s) x %d keys, persistence %s,"
                 + " power failures %s, lease %d ms; store %s, histories %s%n", s, minutes, fabric, clients,
                 String.join("/", protocols), keys, String.join("/", methods), !noPowerFailures ? "on" : "off", leaseMillis,
                 dir, out);
         try {
-            server = startServer(publicUri);
+            server = startPublicServer();
             for (int i = 0; i < clients; i++) {
                 Client c = new Client(i, protocols.get(i % protocols.size()));
                 running.add(c);
@@ -153,15 +166,14 @@ public final class FaultCampaign implements Callable<Integer> {
             finish();
         } finally {
             stopAll();
-            readBack.close();
+            driver.close();
             ScratchDirectory.delete(dir);
             if (fabric.equals("shm")) { // the listeners' directories (public and recovery)
                 ScratchDirectory.delete(dir.resolveSibling(dir.getFileName() + "-fabric"));
                 ScratchDirectory.delete(dir.resolveSibling(dir.getFileName() + "-fabric-recovery"));
             }
         }
-        HistoryChecker.Result r = HistoryChecker.check(historyFiles());
-        return report(r);
+        return report(CampaignVerdict.judge(History.read(historyFiles())));
     }
 
     private void schedule() throws Exception {
@@ -212,47 +224,52 @@ public final class FaultCampaign implements Callable<Integer> {
         }
     }
 
-    /** kill -9 of the server (and, for a power failure, the loss of what was not durable), then a full restart. */
+    /**
+     * kill -9 of the server (and, for a power failure, the loss of what was not durable), then a full restart; the
+     * read-back happens on the recovering server, which no client can reach.
+     */
     private void restart(boolean powerFailure) throws Exception {
-        long died = System.nanoTime();
+        driver.note(CampaignVerdict.DRIVER, CampaignVerdict.SERVER_DOWN + (powerFailure ? " power-failure" : " kill"));
         server.kill();
+        driver.note(CampaignVerdict.DRIVER, CampaignVerdict.SERVER_DEAD);
         if (powerFailure) {
             powerFails++;
             runServerCommand("power-fail", "--dir", dir.toString(), "--seed", Long.toString(random.nextLong()));
         } else {
             serverKills++;
         }
-        recoverAndVerify("restart " + serverStarts + " (" + (powerFailure ? "power failure" : "kill -9") + ")");
-        server = startServer(publicUri);
-        readEveryKey(died);
+        recoverAndVerify("restart " + serverStarts + " (" + (powerFailure ? "power failure" : "kill -9") + ")", true);
+        server = startPublicServer();
     }
 
-    /** Reads every key back through the protocol that writes it, as of the moment {@code since} (a crash). */
-    private void readEveryKey(long since) {
+    private ServerProcess startPublicServer() throws IOException {
+        ServerProcess started = startServer(publicUri);
+        driver.note(CampaignVerdict.DRIVER, CampaignVerdict.SERVER_UP);
+        return started;
+    }
+
+    /** Reads every key back from {@code from} through the protocol that writes it; then notes the read-back done. */
+    private void readEveryKey(ServerProcess from) {
         for (String p : protocols) {
-            try (KeyValueClient kv = connectWithRetry(p)) {
+            try (KeyValueClient kv = connectWithRetry(from, p)) {
                 for (Client c : running) {
                     if (!c.protocol.equals(p)) {
                         continue;
                     }
                     for (int k = 0; k < keys; k++) {
+                        long op = driver.invokeRead(CampaignVerdict.DRIVER, "w" + c.id + "k" + k);
                         byte[] value = getWithRetry(kv, CampaignValue.key(c.id, k));
-                        String result = value == null ? "null" : check(c.id, k, value);
-                        readBack.line("R w" + c.id + "k" + k + " " + since + " " + System.nanoTime() + " " + result);
+                        driver.ok(op, CampaignValue.historyValue(c.id, k, value, driver, CampaignVerdict.DRIVER));
                     }
                 }
             }
         }
+        driver.note(CampaignVerdict.DRIVER, CampaignVerdict.READ_BACK_DONE);
     }
 
-    private static String check(int writer, int index, byte[] value) {
-        CampaignValue.Check check = CampaignValue.check(writer, index, value);
-        return check.ok() ? Long.toString(check.seq()) : "BAD " + check.problem();
-    }
-
-    private KeyValueClient connectWithRetry(String p) {
-        ClientOptions options = ClientOptions.of(URI.create(server.uri())).withProtocol(ClientOptions.Protocol.fromOption(p)).withPoolSize(1)
-                .withOperationTimeout(Duration.ofSeconds(10));
+    private KeyValueClient connectWithRetry(ServerProcess to, String p) {
+        ClientOptions options = ClientOptions.of(URI.create(to.uri())).withProtocol(ClientOptions.Protocol.fromOption(p))
+                .withPoolSize(1).withOperationTimeout(Duration.ofSeconds(10));
         RuntimeException last = null;
         for (int attempt = 0; attempt < 20; attempt++) {
             try {
@@ -262,7 +279,7 @@ public final class FaultCampaign implements Callable<Integer> {
                 sleep(100);
             }
         }
-        throw new IllegalStateException("cannot connect to " + server.uri() + " as " + p, last);
+        throw new IllegalStateException("cannot connect to " + to.uri() + " as " + p, last);
     }
 
     private static byte[] getWithRetry(KeyValueClient kv, byte[] key) {
@@ -353,19 +370,24 @@ public final class FaultCampaign implements Callable<Integer> {
                 problems.add("client " + c.id + " exited with status " + c.process.exitValue() + "; see " + clientLog(c));
             }
         }
-        readEveryKey(System.nanoTime());
+        driver.note(CampaignVerdict.DRIVER, CampaignVerdict.SERVER_DOWN + " clients stopped");
+        readEveryKey(server);
         server.close();
         server = null;
-        recoverAndVerify("the campaign");
+        recoverAndVerify("the campaign", false);
     }
 
     /**
-     * Opens the store where no client can reach it (recovery runs, as on any start), stops it cleanly, and checks
-     * every object and entry offline. A clean stop, like a crash, leaves reservations still in their lease to the
-     * next open's recovery, so verify runs after a start, never straight after a stop.
+     * Opens the store where no client can reach it (recovery runs, as on any start), reads every key back there if
+     * asked, stops it cleanly, and checks every object and entry offline. A clean stop, like a crash, leaves
+     * reservations still in their lease to the next open's recovery, so verify runs after a start, never straight
+     * after a stop.
      */
-    private void recoverAndVerify(String after) throws IOException {
+    private void recoverAndVerify(String after, boolean readBack) throws IOException {
         try (ServerProcess recovering = startServer(uri("-recovery"))) {
+            if (readBack) {
+                readEveryKey(recovering);
+            }
             recovering.close();
         }
         StoreVerifier.Report report = StoreVerifier.verify(dir);
@@ -375,18 +397,22 @@ public final class FaultCampaign implements Callable<Integer> {
         }
     }
 
-    private int report(HistoryChecker.Result r) {
+    private int report(CampaignVerdict.Result r) {
         long writeFaults = r.writeFaults();
         long faults = serverKills + clientKills + powerFails + writeFaults + r.brokenConnections() + cleanings;
-        System.out.printf(Locale.ROOT, "fault-campaign: %d GETs and %d read-backs checked; %d connections broken, %d "
-                + "cleanings, %d server starts, %d offline verifies%n", r.gets(), r.readBacks(), r.brokenConnections(),
-                cleanings, serverStarts, verifies);
+        System.out.printf(Locale.ROOT, "fault-campaign: %d GETs (%d failed; between faults %d of %d succeeded) and %d "
+                + "read-backs checked for linearizability over %d keys; %d connections broken, %d cleanings, %d server "
+                + "starts, %d offline verifies%n", r.getsOk() + r.getsFailed(), r.getsFailed(), r.getsOkBetweenFaults(),
+                r.getsBetweenFaults(), r.readBacks(), r.check().keys(), r.brokenConnections(), cleanings, serverStarts,
+                verifies);
         r.examples().forEach(e -> System.out.println("  " + e));
+        problems.addAll(r.problems());
         problems.forEach(p -> System.out.println("problem: " + p));
         System.out.printf(Locale.ROOT, "faults %d (server kills %d, client kills %d, power failures %d, write faults %d), "
-                + "acknowledged writes %d, lost %d, torn %d, stale %d%n", faults, serverKills, clientKills, powerFails,
-                writeFaults, r.acknowledged(), r.lost(), r.torn(), r.stale());
-        return r.lost() == 0 && r.torn() == 0 && r.stale() == 0 && problems.isEmpty() && r.acknowledged() > 0 ? 0 : 1;
+                + "acknowledged writes %d, lost %d, torn %d, stale %d, gets ok %d failed %d, linearizable %s%n", faults,
+                serverKills, clientKills, powerFails, writeFaults, r.acknowledged(), r.lost(), r.torn(), r.stale(),
+                r.getsOk(), r.getsFailed(), r.check().verdict());
+        return r.clean() && problems.isEmpty() ? 0 : 1;
     }
 
     private List<Path> historyFiles() throws IOException {

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FaultCampaignTest {
     private static final Pattern LAST = Pattern.compile("faults (\\d+) \\(server kills (\\d+), client kills (\\d+), "
-            + "power failures (\\d+), write faults (\\d+)\\), acknowledged writes (\\d+), lost (\\d+), torn (\\d+), stale (\\d+)");
+            + "power failures (\\d+), write faults (\\d+)\\), acknowledged writes (\\d+), lost (\\d+), torn (\\d+), stale (\\d+), "
+            + "gets ok (\\d+) failed (\\d+), linearizable (yes|no|unknown)");
 
     @Test
     @Timeout(240)
@@ -45,6 +46,9 @@ class FaultCampaignTest {
         assertThat(Long.parseLong(m.group(4))).as("power failures").isPositive();
         assertThat(Long.parseLong(m.group(5))).as("write faults").isPositive();
         assertThat(Long.parseLong(m.group(6))).as("acknowledged writes").isGreaterThan(100);
+        // most GETs fail, but while the server is down; the campaign's exit status holds the rule for the others
+        assertThat(Long.parseLong(m.group(10))).as("GETs that succeeded").isPositive();
+        assertThat(m.group(12)).isEqualTo("yes");
         assertThat(printed).containsPattern("fault-campaign: \\d+ s of 24, server kills"); // progress every few seconds
         try (var left = java.nio.file.Files.list(Path.of("/dev/shm"))) {
             assertThat(left.map(f -> f.getFileName().toString())).as("a finished campaign leaves nothing in /dev/shm")
