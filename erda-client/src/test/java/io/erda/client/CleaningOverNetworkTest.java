@@ -33,8 +33,7 @@ class CleaningOverNetworkTest {
     void serverCleansHeadsUnderLoadAndConnectionsSurviveWithEveryReadCurrent(TestFabric fabric) throws Exception {
         Path dir = ServerProcess.newStoreDir("cleaning-" + fabric.name().toLowerCase());
         List<String> args = new ArrayList<>(List.of(new ServerArgs().heads(2).capacity(1 << 12).regionSize(256 << 10)
-                .segmentSize(64 << 10).toArray()));
-        args.addAll(List.of("--clean-threshold", "300k"));
+                .segmentSize(64 << 10).cleanThreshold(300 << 10).toArray()));
         Map<String, Long> acked = new ConcurrentHashMap<>();
         try {
             try (ServerProcess server = ServerProcess.start(dir, fabric, args.toArray(String[]::new));

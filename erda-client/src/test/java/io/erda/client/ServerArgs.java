@@ -8,6 +8,15 @@ import java.util.List;
 final class ServerArgs {
     private final List<String> args = new ArrayList<>();
 
+    /**
+     * No cleaning unless a test asks for it ({@link #cleanThreshold}): tests' regions are small enough for
+     * erda-server's automatic threshold to clean them, and a test of chains, stats or admin runs must not meet runs it
+     * did not start.
+     */
+    ServerArgs() {
+        cleanThreshold(0);
+    }
+
     static ServerArgs small() {
         // small regions and segments so tests chain regions and fill segments quickly; room for a 1 MiB value
         return new ServerArgs().heads(4).capacity(1 << 14).regionSize(4 << 20).segmentSize(2 << 20)

@@ -53,6 +53,12 @@ import org.apache.zookeeper.data.Stat;
 public final class ClusterServer implements Replication, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterServer.class.getName());
     private static final long RECONCILE_MILLIS = 200;
+    /** How often the coordinator looks at the members' leases ({@link LeaseWatch}). */
+    private static final long LEASE_POLL_MILLIS = 10;
+    /** A member that does not coordinate looks at the coordinator's lease every this many rounds. */
+    private static final int FOLLOWER_LEASE_ROUNDS = 3;
+    /** Rounds of {@link #watchLeases} (only the coordinator's thread). */
+    private long leaseRounds;
 
     private final URI zkUri;
     private final int id;
@@ -60,6 +66,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final int initialServers;
     private final int sessionTimeoutMillis;
     private final ServerConfig config;
+    private final java.time.Duration memberLease;
+    private MemberLease lease;
+    private LeaseWatch leaseWatch;
+    /** The sessions the coordinator found with expired leases in its last look (only the coordinator's thread). */
+    private Set<Long> expiredSessions = Set.of();
     private final Map<Integer, Peer> peers = new ConcurrentHashMap<>();
     private final PrimaryShard[] primaryShards;
     private final BackupShard[] backupShards;
@@ -83,6 +94,14 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis, ServerConfig config) {
+        this(zkUri, id, shards, initialServers, sessionTimeoutMillis, DEFAULT_MEMBER_LEASE, config);
+    }
+
+    /** How long a member holds its roles without renewing its lease ({@link MemberLease}) unless told otherwise. */
+    public static final java.time.Duration DEFAULT_MEMBER_LEASE = java.time.Duration.ofMillis(250);
+
+    public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis,
+                         java.time.Duration memberLease, ServerConfig config) {
         if (id < 0) {
             throw new IllegalArgumentException("server id " + id + " is negative");
         }
@@ -97,6 +116,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         this.shards = shards;
         this.initialServers = initialServers;
         this.sessionTimeoutMillis = sessionTimeoutMillis;
+        this.memberLease = memberLease;
         this.config = config;
         this.primaryShards = new PrimaryShard[shards];
         this.backupShards = new BackupShard[shards];
@@ -125,9 +145,16 @@ public final class ClusterServer implements Replication, AutoCloseable {
         store = StoreIdentity.establish(config.directory(), existed);
         LOG.info(() -> "server " + id + ": store " + store + (existed ? ", opened from its files" : ", new"));
         register();
+        lease = new MemberLease(zk, id, memberLease, () -> {
+            System.err.println("erda-cluster-server " + id + ": lease of " + memberLease.toMillis() + " ms not renewed; "
+                    + "halting (its shards fail over; restarted, it joins as a new member)");
+            Runtime.getRuntime().halt(3);
+        }).start();
+        leaseWatch = new LeaseWatch(zk);
         latch = new LeaderLatch(zk, Zk.COORDINATOR, String.valueOf(id));
         latch.start();
         coordinator.scheduleWithFixedDelay(this::reconcileIfLeader, 0, RECONCILE_MILLIS, TimeUnit.MILLISECONDS);
+        coordinator.scheduleWithFixedDelay(this::watchLeases, 0, LEASE_POLL_MILLIS, TimeUnit.MILLISECONDS);
         view.onChange(() -> coordinator.execute(this::reconcileIfLeader));
         return this;
     }
@@ -172,6 +199,62 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
     // ------------------------------------------------------------------ the coordinator
 
+    /**
+     * Every member looks at the leases ({@link LeaseWatch}). The coordinator: a member's lease newly expired makes it
+     * gone at once, not at its ZooKeeper session's end. The others (every few rounds): a coordinator whose lease expired
+     * has halted or halts before it writes again, so its leader-latch node is deleted and the next member in line takes
+     * over now, not at its session's end (every map write is a compare-and-set on what it read, so even a late write of
+     * the old one could not undo what the new one wrote).
+     */
+    private void watchLeases() {
+        try {
+            if (latch == null) {
+                return;
+            }
+            if (latch.hasLeadership()) {
+                Set<Long> expired = leaseWatch.poll();
+                if (!expired.equals(expiredSessions)) {
+                    expiredSessions = expired;
+                    reconcile();
+                }
+            } else if (++leaseRounds % FOLLOWER_LEASE_ROUNDS == 0) {
+                deposeExpiredCoordinator(leaseWatch.poll());
+            }
+        } catch (Exception e) {
+            LOG.log(Level.FINE, "looking at the members' leases failed (next round retries)", e);
+        }
+    }
+
+    /** Deletes the leader-latch node of a coordinator whose session's lease expired. */
+    private void deposeExpiredCoordinator(Set<Long> expired) throws Exception {
+        if (expired.isEmpty()) {
+            return;
+        }
+        List<String> candidates;
+        try {
+            candidates = zk.getChildren().forPath(Zk.COORDINATOR);
+        } catch (KeeperException.NoNodeException none) {
+            return;
+        }
+        // Curator's latch nodes end in a sequence number; the lowest leads
+        String leader = candidates.stream().min(java.util.Comparator.comparing(c -> c.substring(c.lastIndexOf('-') + 1)))
+                .orElse(null);
+        if (leader == null) {
+            return;
+        }
+        String path = Zk.COORDINATOR + "/" + leader;
+        Stat stat = zk.checkExists().forPath(path);
+        if (stat != null && expired.contains(stat.getEphemeralOwner())) {
+            try {
+                zk.delete().withVersion(stat.getVersion()).forPath(path);
+                LOG.warning(() -> "server " + id + ": the coordinator's lease expired (session 0x"
+                        + Long.toHexString(stat.getEphemeralOwner()) + "); its latch node deleted, the next takes over");
+            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+                // deleted by another member, or its session ended meanwhile
+            }
+        }
+    }
+
     private void reconcileIfLeader() {
         try {
             if (latch != null && latch.hasLeadership()) {
@@ -193,6 +276,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
             } catch (KeeperException.NoNodeException gone) {
                 continue;
             }
+            if (expiredSessions.contains(stat.getEphemeralOwner())) {
+                continue; // its lease ran out: it halted (or halts before serving again); gone, whatever ZooKeeper says
+            }
             try {
                 live.put(Integer.parseInt(child), new ShardMap.Registration(stat.getEphemeralOwner(), Zk.store(data)));
             } catch (IllegalArgumentException bad) {
@@ -207,6 +293,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
     }
 
     private void reconcile() throws Exception {
+        if (lease != null && !lease.valid()) {
+            return; // a coordinator that lost its lease may already have a successor: it writes nothing more
+        }
         Map<Integer, ShardMap.Registration> live = live();
         Stat stat = new Stat();
         byte[] data;
@@ -270,6 +359,10 @@ public final class ClusterServer implements Replication, AutoCloseable {
             throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " has no shard map yet");
         }
         int shard = map.shardOf(key.hash());
+        if (lease != null && !lease.valid()) {
+            throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " has not renewed its lease; it serves "
+                    + "no role");
+        }
         boolean named = map.names(id, session) && map.state(shard) != ShardMap.State.LOST;
         if (replica) {
             if (map.backup(shard) != id || !named) {
@@ -685,6 +778,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
     public void close() {
         closed = true;
         coordinator.shutdownNow();
+        if (lease != null) {
+            lease.close();
+        }
         if (latch != null) {
             try {
                 latch.close();

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -40,9 +41,16 @@ public final class ClusterServerMain implements Callable<Integer> {
     int initialServers;
 
     @Option(names = "--session-timeout-ms", paramLabel = "MS", defaultValue = "2000",
-            description = "ZooKeeper session timeout: how long after a server dies its shards fail over. "
-                    + "Default: ${DEFAULT-VALUE}.")
+            description = "ZooKeeper session timeout: how long a dead member's registration lingers (its shards fail "
+                    + "over sooner, by its --member-lease-ms), and how long a restarted member waits for its old one to "
+                    + "go. Default: ${DEFAULT-VALUE}.")
     int sessionTimeoutMillis;
+
+    @Option(names = "--member-lease-ms", paramLabel = "MS", defaultValue = "250",
+            description = "How long this member holds its roles without renewing its lease in ZooKeeper (renewed every "
+                    + "quarter lease): the coordinator fails a member over once its lease has stood still that long "
+                    + "(plus 1 % and 20 ms), and a member that could not renew it halts. Default: ${DEFAULT-VALUE}.")
+    long memberLeaseMillis;
 
     @Option(names = "--dir", paramLabel = "DIR", description = "PM directory of the store, and of its identity "
             + "(cluster-store-id): restarted on the same directory, a lost shard's last primary serves it again; a wiped "
@@ -65,7 +73,8 @@ public final class ClusterServerMain implements Callable<Integer> {
         boolean ephemeral = dir == null;
         Path directory = ephemeral ? Files.createTempDirectory(Path.of("/dev/shm"), "erda-cluster-" + id + "-") : dir;
         ServerConfig config = store.config(directory, listen, workers);
-        ClusterServer member = new ClusterServer(zk, id, shards, initialServers, sessionTimeoutMillis, config).start();
+        ClusterServer member = new ClusterServer(zk, id, shards, initialServers, sessionTimeoutMillis,
+                Duration.ofMillis(memberLeaseMillis), config).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             member.close();

@@ -25,7 +25,7 @@ import org.apache.zookeeper.data.Stat;
 final class MapLease implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(MapLease.class.getName());
     /** How long a confirmation lets a client route by its map. */
-    static final Duration DURATION = Duration.ofMillis(300);
+    static final Duration DURATION = Duration.ofMillis(150);
     /** How often the map is confirmed: three times per lease, so one slow round trip does not stall operations. */
     static final Duration RENEW_EVERY = DURATION.dividedBy(3);
     /** Bound on how much slower than a member's clock a client's monotonic clock may run (1 %, generous for NTP-less quartz). */

@@ -17,6 +17,8 @@ public final class Zk {
     public static final String SERVERS = "/servers";
     public static final String MAP = "/map";
     public static final String COORDINATOR = "/coordinator";
+    /** Members' leases ({@link MemberLease}): {@code /leases/ID}, ephemeral, rewritten every quarter lease. */
+    public static final String LEASES = "/leases";
     static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     private static final String STORE = "store ";
 
@@ -46,6 +48,10 @@ public final class Zk {
             throw new IllegalStateException("interrupted connecting to " + uri, e);
         }
         return zk;
+    }
+
+    static String lease(int id) {
+        return LEASES + "/" + id;
     }
 
     static String server(int id) {

@@ -1,0 +1,77 @@
+package io.erda.cluster;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The coordinator's view of the members' leases ({@link MemberLease}): a member whose lease node has not changed for
+ * its lease, stretched by the clock-drift bound {@link MapLease#DRIFT} plus a margin, on the coordinator's own
+ * monotonic clock since it saw the node change, is expired. Its last renewal that succeeded was sent before the
+ * coordinator saw it, so by then the member has halted, or is paused and halts before it can renew or serve again.
+ * A coordinator just elected knows nothing of earlier renewals and counts from its own first look, so it never
+ * declares a lease expired sooner than a full lease after taking over. An expired session stays expired (its
+ * registration lingers until ZooKeeper ends the session, the member having halted).
+ */
+final class LeaseWatch {
+    static final Duration MARGIN = Duration.ofMillis(20);
+
+    private record Seen(long session, int version, long changedAt, Duration lease) {
+    }
+
+    private final CuratorFramework zk;
+    private final Map<Integer, Seen> seen = new HashMap<>();
+    private final Set<Long> expiredSessions = new HashSet<>();
+
+    LeaseWatch(CuratorFramework zk) {
+        this.zk = zk;
+    }
+
+    /** Looks at every lease node; returns the sessions whose lease expired (now or before). */
+    synchronized Set<Long> poll() throws Exception {
+        long now = System.nanoTime();
+        List<String> children;
+        try {
+            children = zk.getChildren().forPath(Zk.LEASES);
+        } catch (KeeperException.NoNodeException none) {
+            children = List.of();
+        }
+        Set<Integer> present = new HashSet<>();
+        for (String child : children) {
+            int member;
+            try {
+                member = Integer.parseInt(child);
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = zk.getData().storingStatIn(stat).forPath(Zk.LEASES + "/" + child);
+            } catch (KeeperException.NoNodeException gone) {
+                continue;
+            }
+            present.add(member);
+            Seen before = seen.get(member);
+            Duration lease = MemberLease.durationOf(data, Duration.ofSeconds(1));
+            if (before == null || before.session() != stat.getEphemeralOwner() || before.version() != stat.getVersion()) {
+                seen.put(member, new Seen(stat.getEphemeralOwner(), stat.getVersion(), now, lease));
+            } else if (now - before.changedAt() > expiry(before.lease()).toNanos()) {
+                expiredSessions.add(before.session());
+            }
+        }
+        seen.keySet().retainAll(present);
+        return Set.copyOf(expiredSessions);
+    }
+
+    /** How long a lease node must stand still before its member counts as gone. */
+    static Duration expiry(Duration lease) {
+        return Duration.ofNanos((long) (lease.toNanos() * (1 + MapLease.DRIFT))).plus(MARGIN);
+    }
+}
