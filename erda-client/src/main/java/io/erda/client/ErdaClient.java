@@ -78,10 +78,11 @@ public final class ErdaClient extends PooledClient {
 
     /**
      * [cluster], what a primary asks its backup: reserve room for {@code key}'s object as a replica reservation
-     * (a client WRITEs it). Returns null for a DELETE of a key this server does not have.
+     * (a client WRITEs it), under the map assignment {@code assignment} (the epoch that made the server the shard's
+     * backup). Returns null for a DELETE of a key this server does not have.
      */
-    public PutReply reserveReplica(MemorySegment key, int valueLength, boolean delete) {
-        PutRequest request = new PutRequest(delete, valueLength, key, true);
+    public PutReply reserveReplica(MemorySegment key, int valueLength, boolean delete, int assignment) {
+        PutRequest request = new PutRequest(delete, valueLength, key, true, assignment);
         try {
             return execute(c -> c.call(MessageType.PUT, request::encode,
                     r -> PutReply.decode(r.expect(MessageType.PUT_REPLY).body(), 0, (int) r.body().byteSize())));

@@ -353,7 +353,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
     // ------------------------------------------------------------------ Replication
 
     @Override
-    public Backup backupFor(Key key, boolean replica) {
+    public Backup backupFor(Key key, boolean replica, int assignment) {
         ShardMap map = view.map();
         if (map == null) {
             throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " has no shard map yet");
@@ -369,8 +369,14 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is not the backup of shard " + shard
                         + " in map epoch " + map.epoch());
             }
+            if (map.backupSince(shard) != assignment) {
+                // one of the two acts on an older map: the purge below must not run after copies it would delete
+                throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is the backup of shard " + shard
+                        + " by map epoch " + map.backupSince(shard) + ", not " + assignment + " (map epoch "
+                        + map.epoch() + ")");
+            }
             if (map.state(shard) == ShardMap.State.FILLING) {
-                backupShards[shard].purgeFor(map.session(map.primary(shard)));
+                backupShards[shard].purgeFor(map.session(map.primary(shard)), map.backupSince(shard));
             }
             return null;
         }
@@ -441,6 +447,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
         // fields below: written only in the shard's tasks
         int backup = ShardMap.NONE;
         long backupSession;
+        /** The map epoch that assigned the backup ({@link ShardMap#backupSince}): a new assignment is a new fill. */
+        long backupSince;
         /** The map says the shard is lost: no PUT of it is acknowledged here, whatever the map said when it was queued. */
         boolean lost;
         /** The fill under way, or null; volatile so a fill thread can see it was superseded between tasks. */
@@ -475,12 +483,14 @@ public final class ClusterServer implements Replication, AutoCloseable {
             }
             int b = map.backup(shard);
             long bSession = b == ShardMap.NONE ? 0 : map.session(b);
-            if (b != backup || bSession != backupSession) {
+            long since = map.backupSince(shard);
+            if (b != backup || bSession != backupSession || since != backupSince) {
                 backup = b;
                 backupSession = bSession;
+                backupSince = since;
                 fill = null;
                 if (b != ShardMap.NONE && map.state(shard) == ShardMap.State.FILLING) {
-                    fill = new Fill(this, b, bSession, System.nanoTime());
+                    fill = new Fill(this, b, bSession, since, System.nanoTime());
                     Thread.ofVirtual().name("erda-fill-" + shard).start(fill::run);
                 }
             } else if (fill != null && map.state(shard) == ShardMap.State.FULL) {
@@ -500,7 +510,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 if (fill != null) {
                     fill.copyFirst(request.key());
                 }
-                return peer(backup).reserveReplica(request.key(), request.valueLength(), request.delete());
+                return peer(backup).reserveReplica(request.key(), request.valueLength(), request.delete(),
+                        Math.toIntExact(backupSince));
             } catch (RuntimeException e) {
                 peerFailed(backup, e);
                 throw new RequestException(WireStatus.BACKUP_UNAVAILABLE, "shard " + shard + ": backup server " + backup
@@ -531,15 +542,17 @@ public final class ClusterServer implements Replication, AutoCloseable {
         private final PrimaryShard shard;
         private final int backup;
         private final long backupSession;
+        private final long backupSince;
         private final long startNanos;
         /** Keys copied or forwarded since the fill began; only in the shard's tasks. */
         private final Set<MemorySegmentKey> touched = new java.util.HashSet<>();
         private long copied;
 
-        Fill(PrimaryShard shard, int backup, long backupSession, long startNanos) {
+        Fill(PrimaryShard shard, int backup, long backupSession, long backupSince, long startNanos) {
             this.shard = shard;
             this.backup = backup;
             this.backupSession = backupSession;
+            this.backupSince = backupSince;
             this.startNanos = startNanos;
         }
 
@@ -571,7 +584,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
                                 + key.length + value.length)]);
                 io.erda.core.layout.ObjectLayout.encode(object, 0, k, v, false);
                 ErdaClient to = peer(backup);
-                to.writeReserved(to.reserveReplica(k, value.length, false), object);
+                to.writeReserved(to.reserveReplica(k, value.length, false, Math.toIntExact(backupSince)), object);
                 copied++;
             }
             touched.add(new MemorySegmentKey(key));
@@ -667,7 +680,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 ShardMap map = ShardMap.decode(zk.getData().storingStatIn(stat).forPath(Zk.MAP));
                 int s = shard.shard;
                 if (map.primary(s) != id || map.backup(s) != backup || map.session(backup) != backupSession
-                        || map.state(s) != ShardMap.State.FILLING) {
+                        || map.backupSince(s) != backupSince || map.state(s) != ShardMap.State.FILLING) {
                     return; // the map moved on (the backup died, or this server is no longer named)
                 }
                 try {
@@ -706,15 +719,20 @@ public final class ClusterServer implements Replication, AutoCloseable {
      */
     private final class BackupShard {
         private final int shard;
-        /** The session of the primary whose fill this server last purged for (sessions are unique); 0: none. */
+        /**
+         * The fill this server last purged for: its primary's session (sessions are unique; 0: none) and the map epoch
+         * that assigned this server ({@link ShardMap#backupSince}), so a server dropped as the backup and given the role
+         * again (rebalancing, or its successor died) purges again, even for the same primary.
+         */
         private long purgedFor;
+        private long purgedAssignment;
 
         BackupShard(int shard) {
             this.shard = shard;
         }
 
-        synchronized void purgeFor(long primarySession) {
-            if (purgedFor == primarySession) {
+        synchronized void purgeFor(long primarySession, long assignment) {
+            if (purgedFor == primarySession && purgedAssignment == assignment) {
                 return;
             }
             int shards = backupShards.length;
@@ -723,6 +741,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 server.store().apply(java.lang.foreign.MemorySegment.ofArray(key), java.lang.foreign.MemorySegment.NULL, true);
             }
             purgedFor = primarySession;
+            purgedAssignment = assignment;
             if (!stale.isEmpty()) {
                 LOG.info(() -> "server " + id + ": deleted " + stale.size() + " old keys of shard " + shard
                         + " before being filled as its backup");

@@ -22,15 +22,15 @@ import java.util.TreeSet;
  * <pre>
  * epoch 3
  * shards 4
- * 0 1 2 full
- * 1 2 3 filling
- * 2 3 1 lost 5f0c...e1
+ * 0 1 2 full 1
+ * 1 2 3 filling 3
+ * 2 3 1 lost 1 5f0c...e1
  * ...
  * named 1:72057594037927936:0b9a...47 2:...:... 3:...:...
  * </pre>
  */
-public record ShardMap(long epoch, int[] primaries, int[] backups, State[] states, String[] lostStores,
-                       SortedMap<Integer, Registration> named) {
+public record ShardMap(long epoch, int[] primaries, int[] backups, State[] states, long[] backupSince,
+                       String[] lostStores, SortedMap<Integer, Registration> named) {
     public static final int NONE = -1;
     private static final String UNKNOWN = "-";
 
@@ -71,7 +71,7 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
 
     public ShardMap {
         if (primaries.length != backups.length || primaries.length != states.length
-                || primaries.length != lostStores.length || primaries.length == 0
+                || primaries.length != lostStores.length || primaries.length != backupSince.length || primaries.length == 0
                 || Integer.bitCount(primaries.length) != 1) {
             throw new IllegalArgumentException("shard count " + primaries.length + " is not a power of two (backups "
                     + backups.length + ", states " + states.length + ", lost stores " + lostStores.length + ")");
@@ -103,6 +103,16 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
 
     public State state(int shard) {
         return states[shard];
+    }
+
+    /**
+     * The epoch of the map that gave shard {@code shard} its backup (or its primary and backup their roles): what
+     * tells one assignment from the next, so a server dropped as a shard's backup and given it again later (by
+     * rebalancing) is filled again, from nothing, even by a primary of the same session, and even by members that
+     * did not see the maps in between. 0 in a map written before it was recorded.
+     */
+    public long backupSince(int shard) {
+        return backupSince[shard];
     }
 
     /**
@@ -141,6 +151,44 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
         return all;
     }
 
+    /** Per named server, the shards it leads (0 for one that only backs up). */
+    public Map<Integer, Integer> primaryCounts() {
+        Map<Integer, Integer> n = new TreeMap<>();
+        servers().forEach(id -> n.put(id, 0));
+        for (int p : primaries) {
+            n.merge(p, 1, Integer::sum);
+        }
+        return n;
+    }
+
+    /** Per named server, the shards it is the backup of (0 for one that only leads). */
+    public Map<Integer, Integer> backupCounts() {
+        Map<Integer, Integer> n = new TreeMap<>();
+        servers().forEach(id -> n.put(id, 0));
+        for (int b : backups) {
+            if (b != NONE) {
+                n.merge(b, 1, Integer::sum);
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Whether rebalancing is done: nothing fills, nothing is lost, every shard has a backup (with two servers or more),
+     * and the servers' counts of primaries, and of roles, differ by one at most.
+     */
+    public boolean balanced() {
+        Map<Integer, Integer> leads = primaryCounts();
+        Map<Integer, Integer> roles = new TreeMap<>(leads);
+        backupCounts().forEach((id, n) -> roles.merge(id, n, Integer::sum));
+        boolean backed = servers().size() < 2 || Arrays.stream(backups).noneMatch(b -> b == NONE);
+        return !filling() && !lost() && backed && spread(leads) <= 1 && spread(roles) <= 1;
+    }
+
+    private static int spread(Map<Integer, Integer> counts) {
+        return counts.isEmpty() ? 0 : java.util.Collections.max(counts.values()) - java.util.Collections.min(counts.values());
+    }
+
     /** Whether some shard's backup is still being filled. */
     public boolean filling() {
         return Arrays.asList(states).contains(State.FILLING);
@@ -169,7 +217,9 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
             b[s] = ids.size() == 1 ? NONE : ids.get((s + 1) % ids.size());
             st[s] = State.FULL;
         }
-        return new ShardMap(1, p, b, st, new String[shards], new TreeMap<>(live));
+        long[] since = new long[shards];
+        Arrays.fill(since, 1);
+        return new ShardMap(1, p, b, st, since, new String[shards], new TreeMap<>(live));
     }
 
     /**
@@ -186,13 +236,15 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
      * lost shard has none). Returning with another store (wiped, replaced) it is not: the shard stays lost.
      *
      * <p>Then every shard that is not lost and has no backup gets one: the live server not in the shard with the
-     * fewest roles in shards not lost (lowest id on a tie), {@link State#FILLING}. Returns this map if nothing
-     * changed, else one with the next epoch.
+     * fewest roles in shards not lost (lowest id on a tie), {@link State#FILLING}. If none of that changed anything
+     * and no backup is filling, one {@linkplain #rebalanced rebalancing move}. Returns this map if nothing changed,
+     * else one with the next epoch.
      */
     public ShardMap reconcile(Map<Integer, Registration> live) {
         int[] p = primaries.clone();
         int[] b = backups.clone();
         State[] st = states.clone();
+        long[] since = backupSince.clone();
         String[] lostStore = lostStores.clone();
         for (int s = 0; s < p.length; s++) {
             if (st[s] == State.LOST) {
@@ -243,9 +295,14 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
                 if (pick != null) {
                     b[s] = pick;
                     st[s] = State.FILLING;
+                    since[s] = epoch + 1;
                     load.merge(pick, 1, Integer::sum);
                 }
             }
+        }
+        boolean changed = !Arrays.equals(p, primaries) || !Arrays.equals(b, backups) || !Arrays.equals(st, states);
+        if (!changed && !Arrays.asList(st).contains(State.FILLING)) {
+            rebalanced(p, b, st, since, load, epoch + 1);
         }
         for (int s = 0; s < p.length; s++) {
             for (int id : new int[] {p[s], b[s]}) {
@@ -262,7 +319,83 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
                 && Arrays.equals(lostStore, lostStores) && nowNamed.equals(named)) {
             return this;
         }
-        return new ShardMap(epoch + 1, p, b, st, lostStore, nowNamed);
+        return new ShardMap(epoch + 1, p, b, st, since, lostStore, nowNamed);
+    }
+
+    /**
+     * One rebalancing move, in place, or none if the roles are as even as they can be ({@code load}: each live
+     * server's roles in shards not lost). A server that joined or returned gets its share this way, one move per map,
+     * each only once the previous fill is done:
+     * <ol>
+     *   <li><b>Switch</b>: if primaries are uneven (one server leads two more shards than another) and a shard led by
+     *       a server with more primaries has a full backup with at least two fewer, the two swap roles. Both copies
+     *       hold every acknowledged PUT, so nothing is copied; the new primary acknowledges PUTs only once clients'
+     *       map leases on the old map have run out, and the old one's replica reservations are refused meanwhile
+     *       ([cluster], "Fencing").</li>
+     *   <li>Else <b>move a backup</b>: if roles are uneven by two or more, or primaries are uneven and no switch could
+     *       fix them, the server with the fewest roles (then fewest primaries, then lowest id) becomes the filling
+     *       backup of a shard it is not in whose backup has at least two roles more (preferring a shard whose primary
+     *       leads the most, so a switch can follow). The old backup is dropped; the new one is filled while the shard
+     *       is served, as any new backup.</li>
+     * </ol>
+     * Each move lowers the spread of the counts it looks at, so moves end.
+     */
+    static void rebalanced(int[] p, int[] b, State[] st, long[] since, Map<Integer, Integer> load, long newEpoch) {
+        if (load.size() < 2) {
+            return;
+        }
+        Map<Integer, Integer> leads = new TreeMap<>();
+        load.keySet().forEach(id -> leads.put(id, 0));
+        for (int s = 0; s < p.length; s++) {
+            if (st[s] != State.LOST) {
+                leads.computeIfPresent(p[s], (id, n) -> n + 1);
+            }
+        }
+        int fewestLeads = java.util.Collections.min(leads.values());
+        int mostLeads = java.util.Collections.max(leads.values());
+        if (mostLeads - fewestLeads > 1) {
+            int best = -1;
+            int bestGap = 1;
+            for (int s = 0; s < p.length; s++) {
+                if (st[s] == State.FULL && b[s] != NONE && leads.containsKey(p[s]) && leads.containsKey(b[s])) {
+                    int gap = leads.get(p[s]) - leads.get(b[s]);
+                    if (gap > bestGap) {
+                        best = s;
+                        bestGap = gap;
+                    }
+                }
+            }
+            if (best >= 0) {
+                int primary = p[best];
+                p[best] = b[best];
+                b[best] = primary;
+                since[best] = newEpoch;
+                return;
+            }
+        }
+        int fewest = load.entrySet().stream().min(Map.Entry.<Integer, Integer>comparingByValue()
+                .thenComparing(e -> leads.get(e.getKey())).thenComparing(Map.Entry.comparingByKey()))
+                .map(Map.Entry::getKey).orElseThrow();
+        int fewestRoles = load.get(fewest);
+        boolean rolesUneven = java.util.Collections.max(load.values()) - fewestRoles > 1;
+        if (!rolesUneven && mostLeads - fewestLeads <= 1) {
+            return;
+        }
+        int pick = -1;
+        for (int s = 0; s < p.length; s++) {
+            if (st[s] != State.FULL || b[s] == NONE || p[s] == fewest || b[s] == fewest || !load.containsKey(b[s])) {
+                continue;
+            }
+            boolean relieves = rolesUneven ? load.get(b[s]) - fewestRoles >= 2 : load.get(b[s]) >= fewestRoles;
+            if (relieves && (pick < 0 || leads.getOrDefault(p[s], 0) > leads.getOrDefault(p[pick], 0))) {
+                pick = s;
+            }
+        }
+        if (pick >= 0) {
+            b[pick] = fewest;
+            st[pick] = State.FILLING;
+            since[pick] = newEpoch;
+        }
     }
 
     /** Whether a lost shard whose last primary was {@code id} on store {@code store} can have it back as primary. */
@@ -294,14 +427,14 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
     public ShardMap withFull(int shard) {
         State[] st = states.clone();
         st[shard] = State.FULL;
-        return new ShardMap(epoch + 1, primaries, backups, st, lostStores, named);
+        return new ShardMap(epoch + 1, primaries, backups, st, backupSince, lostStores, named);
     }
 
     public byte[] encode() {
         StringBuilder text = new StringBuilder("epoch " + epoch + "\nshards " + shards() + "\n");
         for (int s = 0; s < shards(); s++) {
             text.append(s).append(' ').append(primaries[s]).append(' ').append(backups[s]).append(' ')
-                    .append(states[s].text());
+                    .append(states[s].text()).append(' ').append(backupSince[s]);
             if (states[s] == State.LOST) {
                 text.append(' ').append(lostStores[s] == null ? UNKNOWN : lostStores[s]);
             }
@@ -325,17 +458,21 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
             int[] b = new int[shards];
             State[] st = new State[shards];
             String[] lostStore = new String[shards];
+            long[] since = new long[shards];
             for (int s = 0; s < shards; s++) {
                 String[] f = lines[2 + s].trim().split(" ");
-                boolean lost = f.length == 5 && f[3].equals(State.LOST.text());
-                if (f.length != 4 && !lost || Integer.parseInt(f[0]) != s) {
-                    throw new IllegalArgumentException("line '" + lines[2 + s] + "' is not 'shard primary backup state' "
-                            + "(a lost one: 'shard primary backup lost store') for shard " + s);
+                boolean lost = f.length >= 4 && f[3].equals(State.LOST.text());
+                // "shard primary backup state since [store]"; a map written before since was recorded has none
+                boolean withSince = f.length == (lost ? 6 : 5);
+                if (f.length != (lost ? 5 : 4) && !withSince || Integer.parseInt(f[0]) != s) {
+                    throw new IllegalArgumentException("line '" + lines[2 + s] + "' is not 'shard primary backup state "
+                            + "since' (a lost one: 'shard primary backup lost since store') for shard " + s);
                 }
                 p[s] = Integer.parseInt(f[1]);
                 b[s] = Integer.parseInt(f[2]);
                 st[s] = State.valueOf(f[3].toUpperCase(java.util.Locale.ROOT));
-                lostStore[s] = lost && !f[4].equals(UNKNOWN) ? f[4] : null;
+                since[s] = withSince ? Long.parseLong(f[4]) : 0;
+                lostStore[s] = lost && !f[f.length - 1].equals(UNKNOWN) ? f[f.length - 1] : null;
             }
             SortedMap<Integer, Registration> named = new TreeMap<>();
             String servers = field(lines, 2 + shards, "named");
@@ -346,7 +483,7 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
                 }
                 named.put(Integer.parseInt(f[0]), new Registration(Long.parseLong(f[1]), f[2]));
             }
-            return new ShardMap(epoch, p, b, st, lostStore, named);
+            return new ShardMap(epoch, p, b, st, since, lostStore, named);
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
             throw new IllegalArgumentException("malformed shard map: " + e.getMessage(), e);
         }
@@ -363,7 +500,8 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
     public boolean equals(Object o) {
         return o instanceof ShardMap m && m.epoch == epoch && Arrays.equals(m.primaries, primaries)
                 && Arrays.equals(m.backups, backups) && Arrays.equals(m.states, states)
-                && Arrays.equals(m.lostStores, lostStores) && m.named.equals(named);
+                && Arrays.equals(m.backupSince, backupSince) && Arrays.equals(m.lostStores, lostStores)
+                && m.named.equals(named);
     }
 
     @Override

@@ -8,7 +8,7 @@ import org.apache.curator.test.TestingServer;
 
 /**
  * {@code erda-zookeeper [PORT]}: a single real ZooKeeper server in this process (Curator's {@link TestingServer}),
- * its files in a temporary directory deleted when it closes (at exit here), for tests and
+ * its files in a temporary directory (under /dev/shm where there is one) deleted when it closes (at exit here), for tests and
  * {@code scripts/erda-cluster-demo}. Prints {@code zookeeper listening on zk://127.0.0.1:PORT/erda} and runs until
  * killed.
  */
@@ -26,7 +26,11 @@ public final class ZooKeeperMain {
      * {@code /tmp} every start left one file there.
      */
     public static TestingServer start(int port) throws Exception {
-        Path base = Files.createTempDirectory("erda-zookeeper-");
+        // in memory where it can be: every write (a member's lease renewal among them) is synced to the transaction log,
+        // and a sync to this machine's disk can take longer than a lease
+        Path shm = Path.of("/dev/shm");
+        Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "erda-zookeeper-")
+                : Files.createTempDirectory("erda-zookeeper-");
         try {
             Path data = Files.createDirectory(base.resolve("data"));
             InstanceSpec spec = new InstanceSpec(data.toFile(), port <= 0 ? -1 : port, -1, -1, true, 1, TICK_MILLIS, -1);

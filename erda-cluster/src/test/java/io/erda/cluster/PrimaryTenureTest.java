@@ -18,7 +18,8 @@ class PrimaryTenureTest {
         named.put(2, new ShardMap.Registration(SESSION_2, "s2"));
         int backup0 = primary0 == 1 ? 2 : 1;
         return new ShardMap(epoch, new int[] {primary0, 2}, new int[] {backup0, 1},
-                new ShardMap.State[] {ShardMap.State.FULL, ShardMap.State.FULL}, new String[] {null, null}, named);
+                new ShardMap.State[] {ShardMap.State.FULL, ShardMap.State.FULL}, new long[] {1, 1}, new String[] {null, null},
+                named);
     }
 
     @Test

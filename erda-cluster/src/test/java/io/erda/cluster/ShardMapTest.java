@@ -130,12 +130,97 @@ class ShardMapTest {
         assertThat(twoBack.state(0)).isNotEqualTo(State.LOST);
     }
 
+    /** Reconciles with {@code live}, marking every fill full, until the map stands still; returns the last map. */
+    private static ShardMap settle(ShardMap map, Map<Integer, Registration> live, java.util.List<ShardMap> steps) {
+        for (int round = 0; round < 100; round++) {
+            ShardMap next = map.reconcile(live);
+            for (int s = 0; s < next.shards(); s++) {
+                if (next.state(s) == State.FILLING) {
+                    next = next.withFull(s); // the primary's fill
+                }
+            }
+            if (next.equals(map)) {
+                return map;
+            }
+            steps.add(next);
+            map = next;
+        }
+        throw new AssertionError("no fixed point in 100 rounds: " + map);
+    }
+
+    private static Map<Integer, Integer> leads(ShardMap map) {
+        return ClusterRebalanceTest.leads(map);
+    }
+
+    private static Map<Integer, Integer> roles(ShardMap map) {
+        return ClusterRebalanceTest.roles(map);
+    }
+
+    @Test
+    void aServerThatReturnsGetsItsShareOfPrimariesAndBackupsOneMoveAtATime() {
+        ShardMap first = ShardMap.initial(8, THREE);
+        java.util.List<ShardMap> steps = new java.util.ArrayList<>();
+        ShardMap twoLeft = settle(first.reconcile(live(2, 22, 3, 33)), live(2, 22, 3, 33), steps);
+        assertThat(leads(twoLeft)).doesNotContainKey(1);
+        steps.clear();
+        Map<Integer, Registration> back = live(1, 44, 2, 22, 3, 33); // server 1 restarted: a new session
+        ShardMap balanced = settle(twoLeft, back, steps);
+        assertThat(leads(balanced).values()).as("primaries per server " + leads(balanced)).allMatch(n -> n == 2 || n == 3);
+        assertThat(leads(balanced)).containsKey(1);
+        assertThat(roles(balanced).values()).as("roles per server " + roles(balanced)).allMatch(n -> n == 5 || n == 6);
+        assertThat(balanced.balanced()).isTrue();
+        assertThat(twoLeft.reconcile(back).balanced()).as("server 1 back, nothing moved yet").isFalse();
+        ShardMap before = twoLeft;
+        for (ShardMap step : steps) {
+            int changedShards = 0;
+            for (int s = 0; s < step.shards(); s++) {
+                assertThat(step.backup(s)).as("shard " + s + "'s copies on two servers").isNotEqualTo(step.primary(s));
+                assertThat(step.state(s)).isNotEqualTo(State.LOST);
+                boolean moved = step.primary(s) != before.primary(s) || step.backup(s) != before.backup(s);
+                if (moved) {
+                    changedShards++;
+                    // a switch keeps both copies; a move keeps the primary and fills a new backup
+                    boolean switched = step.primary(s) == before.backup(s) && step.backup(s) == before.primary(s);
+                    assertThat(switched || step.primary(s) == before.primary(s)).as("shard " + s + " in " + step).isTrue();
+                    assertThat(step.backupSince(s)).as("a new assignment's epoch").isGreaterThan(before.backupSince(s));
+                }
+            }
+            assertThat(changedShards).as("one move per map: " + step).isLessThanOrEqualTo(1);
+            before = step;
+        }
+    }
+
+    @Test
+    void aBackupMovedAwayAndGivenTheShardAgainHasANewAssignment() {
+        ShardMap first = ShardMap.initial(2, live(1, 11, 2, 22)); // 0: 1 -> 2, 1: 2 -> 1
+        long firstSince = first.backupSince(0);
+        // server 3 joins: it gets a backup role by a move, once nothing fills
+        ShardMap moved = first.reconcile(live(1, 11, 2, 22, 3, 33));
+        int shard = moved.backup(0) == 3 ? 0 : 1;
+        assertThat(moved.backup(shard)).isEqualTo(3);
+        assertThat(moved.state(shard)).isEqualTo(State.FILLING);
+        // server 3 leaves: the shard gets a backup again, possibly its old one, under a new assignment
+        ShardMap again = moved.withFull(shard).reconcile(live(1, 11, 2, 22));
+        assertThat(again.backup(shard)).isNotEqualTo(3);
+        assertThat(again.state(shard)).isEqualTo(State.FILLING);
+        assertThat(again.backupSince(shard)).isGreaterThan(moved.backupSince(shard)).isGreaterThan(firstSince);
+    }
+
+    @Test
+    void aMapWrittenBeforeAssignmentsWereRecordedReadsWithAssignmentZero() {
+        String old = "epoch 3\nshards 2\n0 1 2 full\n1 2 1 lost store-2\nnamed 1:11:store-1 2:22:store-2\n";
+        ShardMap map = ShardMap.decode(old.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(map.backupSince(0)).isZero();
+        assertThat(map.lostStore(1)).isEqualTo("store-2");
+        assertThat(ShardMap.decode(map.encode())).isEqualTo(map);
+    }
+
     @Test
     void theTextRoundTripsAndBadTextIsRefusedNamingTheLine() {
         ShardMap map = ShardMap.initial(4, THREE).reconcile(live(2, 22, 3, 33));
         assertThat(ShardMap.decode(map.encode())).isEqualTo(map);
         ShardMap lost = ShardMap.initial(2, live(1, 11)).reconcile(live(2, 22));
-        assertThat(new String(lost.encode())).contains("0 1 -1 lost store-1\n");
+        assertThat(new String(lost.encode())).contains("0 1 -1 lost 1 store-1\n"); // shard primary backup state since store
         assertThat(ShardMap.decode(lost.encode())).isEqualTo(lost);
         assertThatThrownBy(() -> ShardMap.decode("epoch 1\nshards 1\n0 1 2\nnamed\n".getBytes()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'0 1 2'");

@@ -15,26 +15,38 @@ import static io.erda.protocol.MessageHeader.INT;
  * +---------------------------------------------------------------+
  * |                         value length                          |
  * +---------------------------------------------------------------+
- * |                        reserved (zero)                        |
+ * |     assignment (replica reservations; zero otherwise)        |
  * +---------------------------------------------------------------+
  * |                       key bytes ...                           |
  * </pre>
  */
 /**
  * A <em>replica</em> reservation is one a clustered primary forwards to the shard's backup: the backup reserves as
- * for any PUT, and the client that asked the primary WRITEs there too (docs/ARCHITECTURE.md, [cluster]).
+ * for any PUT, and the client that asked the primary WRITEs there too (docs/ARCHITECTURE.md, [cluster]). Its
+ * {@code assignment} is the shard map epoch that made the receiver the shard's backup, as the primary's map has it:
+ * the backup accepts it only if its own map says the same, so neither side acts on a map older than the other's.
  */
-public record PutRequest(boolean delete, int valueLength, MemorySegment key, boolean replica) {
+public record PutRequest(boolean delete, int valueLength, MemorySegment key, boolean replica, int assignment) {
     public static final int FLAGS_OFFSET = 0;
     public static final int KEY_LENGTH_OFFSET = 4;
     public static final int VALUE_LENGTH_OFFSET = 8;
+    public static final int ASSIGNMENT_OFFSET = 12;
     public static final int KEY_OFFSET = 16;
     public static final int FLAG_DELETE = 1;
     public static final int FLAG_REPLICA = 2;
 
     /** A client's reservation (not a replica one). */
     public PutRequest(boolean delete, int valueLength, MemorySegment key) {
-        this(delete, valueLength, key, false);
+        this(delete, valueLength, key, false, 0);
+    }
+
+    public PutRequest {
+        if (!replica && assignment != 0) {
+            throw new IllegalArgumentException("assignment " + assignment + " on a reservation that is not a replica one");
+        }
+        if (assignment < 0) {
+            throw new IllegalArgumentException("assignment " + assignment + " is negative");
+        }
     }
 
     public int encodedLength() {
@@ -46,7 +58,7 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key, boo
         s.set(INT, offset + FLAGS_OFFSET, (delete ? FLAG_DELETE : 0) | (replica ? FLAG_REPLICA : 0));
         s.set(INT, offset + KEY_LENGTH_OFFSET, (int) key.byteSize());
         s.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
-        s.set(INT, offset + 12, 0);
+        s.set(INT, offset + ASSIGNMENT_OFFSET, assignment);
         MemorySegment.copy(key, 0, s, offset + KEY_OFFSET, key.byteSize());
         return encodedLength();
     }
@@ -62,7 +74,12 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key, boo
         if (delete && valueLength != 0) {
             throw new WireFormatException("DELETE carries value length " + valueLength + ", expected 0");
         }
-        return new PutRequest(delete, valueLength, Body.slice(s, offset + KEY_OFFSET, keyLength),
-                (flags & FLAG_REPLICA) != 0);
+        boolean replica = (flags & FLAG_REPLICA) != 0;
+        int assignment = s.get(INT, offset + ASSIGNMENT_OFFSET);
+        if (assignment < 0 || !replica && assignment != 0) {
+            throw new WireFormatException("PUT carries assignment " + assignment + (replica ? ", negative"
+                    : " on a reservation that is not a replica one, expected 0"));
+        }
+        return new PutRequest(delete, valueLength, Body.slice(s, offset + KEY_OFFSET, keyLength), replica, assignment);
     }
 }

@@ -71,7 +71,7 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
                 requireKeyLength(s, body + PutRequest.KEY_LENGTH_OFFSET, request.bodyLength(), PutRequest.KEY_OFFSET);
                 PutRequest put = PutRequest.decode(s, body, request.bodyLength(), ObjectLayout.MAX_KEY_LENGTH,
                         Integer.MAX_VALUE);
-                Replication.Backup backup = replication.backupFor(Key.of(put.key()), put.replica());
+                Replication.Backup backup = replication.backupFor(Key.of(put.key()), put.replica(), put.assignment());
                 if (backup == null) {
                     PutReply reply = reserve(put);
                     replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
@@ -129,7 +129,7 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
         backup.ordered().execute(() -> {
             try {
                 PutReply local = reserve(own);
-                PutReply remote = backup.reserve(new PutRequest(put.delete(), put.valueLength(), key, true));
+                PutReply remote = backup.reserve(own); // the replica reservation: the cluster adds its assignment
                 if (remote == null) { // a DELETE of a key the backup never had: nothing to delete there
                     replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, local::encode);
                     return;

@@ -11,15 +11,15 @@ import io.erda.protocol.PutRequest;
  */
 public interface Replication {
     /** A server on its own: every PUT is served here, with no backup. */
-    Replication NONE = (key, replica) -> null;
+    Replication NONE = (key, replica, assignment) -> null;
 
     /**
      * The backup to forward {@code key}'s reservation to, or null to serve it here alone (no backup, or
-     * {@code replica}: this is the backup). Throws a {@link RequestException} with
-     * {@link io.erda.protocol.WireStatus#NOT_PRIMARY} when this server is not the key's primary (or, for a
-     * {@code replica} reservation, not its backup).
+     * {@code replica}: this is the backup, under the map assignment {@code assignment}). Throws a
+     * {@link RequestException} with {@link io.erda.protocol.WireStatus#NOT_PRIMARY} when this server is not the key's
+     * primary (or, for a {@code replica} reservation, not its backup under that assignment).
      */
-    Backup backupFor(Key key, boolean replica);
+    Backup backupFor(Key key, boolean replica, int assignment);
 
     /** A shard's backup, as the primary sees it. */
     interface Backup {
@@ -34,7 +34,8 @@ public interface Replication {
         java.util.concurrent.Executor ordered();
 
         /**
-         * Reserves the same object on the backup (a replica reservation); null for a DELETE of a key the backup does
+         * Reserves the same object on the backup (a replica reservation; of {@code request} only the key, the value length
+         * and delete count: the cluster adds the backup's assignment); null for a DELETE of a key the backup does
          * not have. Throws a {@link RequestException} with {@link io.erda.protocol.WireStatus#BACKUP_UNAVAILABLE}
          * when the backup cannot be reached.
          */

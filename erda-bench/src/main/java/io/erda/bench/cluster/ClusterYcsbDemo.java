@@ -138,6 +138,13 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
                     }
                 }
                 System.out.println("shard map now: " + client.shardMap());
+                long rebalanceStart = System.nanoTime();
+                ShardMap settled = client.awaitMap(ShardMap::balanced, java.time.Duration.ofMinutes(2));
+                System.out.printf("rebalanced %d ms after the last failover: %s%n",
+                        (System.nanoTime() - rebalanceStart) / 1_000_000, settled);
+                Map<Integer, Integer> backups = settled.backupCounts();
+                settled.primaryCounts().forEach((id, n) -> System.out.printf("server %d: primary of %d shards, backup of %d%n",
+                        id, n, backups.getOrDefault(id, 0)));
                 Map<String, Double> a = ycsb.result(seconds + 600);
                 System.out.printf("YCSB workload A through the failover: %.0f ops/s, %d operations failed%n",
                         a.get("[OVERALL], Throughput(ops/sec)"), YcsbRun.failed(a));

@@ -1,0 +1,51 @@
+package io.erda.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.erda.client.ClientOptions;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rebalancing ([cluster]) with real processes: a server killed -9 and restarted on its files under a verifying load
+ * gets its share of primaries and backups back (moves: a backup filled, then roles switched), and no acknowledged PUT
+ * is lost while the moves run.
+ */
+class ClusterRebalanceTest extends ClusterProcessTest {
+    @Test
+    void aServerThatReturnsGetsItsShareBackAndNoAcknowledgedPutIsLostDuringTheMoves() throws Exception {
+        try (ClusterClient client = ClusterClient.connect(ClientOptions.of(zk).withPoolSize(4))) {
+            ShardMap first = client.shardMap();
+            VerifyingLoad load = new VerifyingLoad(client, SHARDS, 3, 100);
+            try (load) {
+                load.awaitEveryKey();
+                int returning = first.primary(0);
+                member(returning).kill();
+                client.awaitMap(m -> !m.servers().contains(returning) && !m.filling(), Duration.ofSeconds(60));
+                members.set(members.indexOf(member(returning)), ClusterDemo.startMember(zk, returning, SERVERS, SHARDS, root));
+                long back = System.nanoTime();
+                ShardMap balanced = client.awaitMap(m -> m.balanced() && m.servers().size() == SERVERS
+                        && leads(m).getOrDefault(returning, 0) >= 1, Duration.ofSeconds(90));
+                long rebalanceMillis = (System.nanoTime() - back) / 1_000_000;
+                Thread.sleep(500); // PUTs go on under the final map too
+                load.stop();
+                assertThat(load.lost(client)).as("acknowledged PUTs lost").isZero();
+                System.out.printf("rebalanced: server %d back, primaries %s, roles %s, %d ms from its restart, "
+                        + "acknowledged PUTs %d, lost 0, map %s%n", returning, leads(balanced), roles(balanced),
+                        rebalanceMillis, load.acknowledgedPuts(), balanced);
+            }
+        }
+    }
+
+    static Map<Integer, Integer> leads(ShardMap map) {
+        return map.primaryCounts();
+    }
+
+    static Map<Integer, Integer> roles(ShardMap map) {
+        Map<Integer, Integer> n = new TreeMap<>(map.primaryCounts());
+        map.backupCounts().forEach((id, count) -> n.merge(id, count, Integer::sum));
+        return n;
+    }
+}
