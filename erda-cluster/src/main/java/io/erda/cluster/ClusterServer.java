@@ -54,9 +54,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterServer.class.getName());
     private static final long RECONCILE_MILLIS = 200;
     /** How often the coordinator looks at the members' leases ({@link LeaseWatch}). */
-    private static final long LEASE_POLL_MILLIS = 10;
+    private static final long LEASE_POLL_MILLIS = 20;
     /** A member that does not coordinate looks at the coordinator's lease every this many rounds. */
-    private static final int FOLLOWER_LEASE_ROUNDS = 3;
+    private static final int FOLLOWER_LEASE_ROUNDS = 5;
     /** Rounds of {@link #watchLeases} (only the coordinator's thread). */
     private long leaseRounds;
 
@@ -67,6 +67,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final int sessionTimeoutMillis;
     private final ServerConfig config;
     private final java.time.Duration memberLease;
+    /** The cluster's ZooKeeper secret, or null for an open cluster ({@link ZkSecret}). */
+    private final ZkSecret secret;
     private MemberLease lease;
     private LeaseWatch leaseWatch;
     /** The sessions the coordinator found with expired leases in its last look (only the coordinator's thread). */
@@ -94,14 +96,14 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis, ServerConfig config) {
-        this(zkUri, id, shards, initialServers, sessionTimeoutMillis, DEFAULT_MEMBER_LEASE, config);
+        this(zkUri, id, shards, initialServers, sessionTimeoutMillis, DEFAULT_MEMBER_LEASE, null, config);
     }
 
     /** How long a member holds its roles without renewing its lease ({@link MemberLease}) unless told otherwise. */
-    public static final java.time.Duration DEFAULT_MEMBER_LEASE = java.time.Duration.ofMillis(250);
+    public static final java.time.Duration DEFAULT_MEMBER_LEASE = java.time.Duration.ofMillis(500);
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis,
-                         java.time.Duration memberLease, ServerConfig config) {
+                         java.time.Duration memberLease, ZkSecret secret, ServerConfig config) {
         if (id < 0) {
             throw new IllegalArgumentException("server id " + id + " is negative");
         }
@@ -117,6 +119,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         this.initialServers = initialServers;
         this.sessionTimeoutMillis = sessionTimeoutMillis;
         this.memberLease = memberLease;
+        this.secret = secret;
         this.config = config;
         this.primaryShards = new PrimaryShard[shards];
         this.backupShards = new BackupShard[shards];
@@ -129,7 +132,13 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
     /** Starts the store and its server, then joins the cluster; returns once registered. */
     public ClusterServer start() throws Exception {
-        zk = Zk.connect(zkUri, sessionTimeoutMillis);
+        zk = Zk.connect(zkUri, sessionTimeoutMillis, secret);
+        if (secret != null) {
+            secret.lock(zk);
+        } else {
+            LOG.warning(() -> "server " + id + ": no ZooKeeper secret (--zk-secret-file, " + ZkSecret.ENVIRONMENT
+                    + "): the cluster's map and registrations are writable by any ZooKeeper client");
+        }
         zk.getConnectionStateListenable().addListener((client, state) -> {
             if (state == ConnectionState.LOST) {
                 System.err.println("erda-cluster-server " + id + ": ZooKeeper session lost; halting (its shards fail over)");
@@ -176,6 +185,10 @@ public final class ClusterServer implements Replication, AutoCloseable {
                     throw new IllegalStateException("server id " + id + " is registered by another live server", e);
                 }
                 Thread.sleep(100);
+            } catch (KeeperException.NoAuthException e) {
+                throw new IllegalArgumentException("ZooKeeper refused to register server " + id + ": the cluster is "
+                        + "protected by a secret this member does not have (--zk-secret-file, " + ZkSecret.ENVIRONMENT
+                        + ")", e);
             }
         }
     }

@@ -46,11 +46,18 @@ public final class ClusterServerMain implements Callable<Integer> {
                     + "go. Default: ${DEFAULT-VALUE}.")
     int sessionTimeoutMillis;
 
-    @Option(names = "--member-lease-ms", paramLabel = "MS", defaultValue = "250",
+    @Option(names = "--member-lease-ms", paramLabel = "MS", defaultValue = "500",
             description = "How long this member holds its roles without renewing its lease in ZooKeeper (renewed every "
                     + "quarter lease): the coordinator fails a member over once its lease has stood still that long "
                     + "(plus 1 % and 20 ms), and a member that could not renew it halts. Default: ${DEFAULT-VALUE}.")
     long memberLeaseMillis;
+
+    @Option(names = "--zk-secret-file", paramLabel = "FILE",
+            description = "The cluster's secret (first line, at least 16 characters; the file must be readable by its "
+                    + "owner only): members authenticate with it and make every node of the cluster writable only with "
+                    + "it (readable by anyone: clients need no secret). Default: environment variable "
+                    + ZkSecret.ENVIRONMENT + ", else none (an open cluster, logged as such).")
+    Path zkSecretFile;
 
     @Option(names = "--dir", paramLabel = "DIR", description = "PM directory of the store, and of its identity "
             + "(cluster-store-id): restarted on the same directory, a lost shard's last primary serves it again; a wiped "
@@ -73,8 +80,9 @@ public final class ClusterServerMain implements Callable<Integer> {
         boolean ephemeral = dir == null;
         Path directory = ephemeral ? Files.createTempDirectory(Path.of("/dev/shm"), "erda-cluster-" + id + "-") : dir;
         ServerConfig config = store.config(directory, listen, workers);
+        ZkSecret secret = zkSecretFile != null ? ZkSecret.fromFile(zkSecretFile) : ZkSecret.fromEnvironment();
         ClusterServer member = new ClusterServer(zk, id, shards, initialServers, sessionTimeoutMillis,
-                Duration.ofMillis(memberLeaseMillis), config).start();
+                Duration.ofMillis(memberLeaseMillis), secret, config).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             member.close();

@@ -27,14 +27,27 @@ public final class Zk {
 
     /** A started Curator client of {@code uri}'s ensemble, namespaced to its path, connected (or failing naming it). */
     public static CuratorFramework connect(URI uri, int sessionTimeoutMillis) {
+        return connect(uri, sessionTimeoutMillis, null);
+    }
+
+    /**
+     * {@link #connect(URI, int)} as a member holding the cluster's {@code secret} (null: none, an open cluster): it
+     * authenticates with ZooKeeper's digest scheme, and every node it creates is writable only with the secret and
+     * readable by anyone ({@link ZkSecret}).
+     */
+    public static CuratorFramework connect(URI uri, int sessionTimeoutMillis, ZkSecret secret) {
         if (!"zk".equalsIgnoreCase(uri.getScheme()) || uri.getRawAuthority() == null) {
             throw new IllegalArgumentException("cluster URI " + uri + " is not zk://host:port/path");
         }
         String path = uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/") ? "/erda" : uri.getPath();
-        CuratorFramework zk = CuratorFrameworkFactory.builder().connectString(uri.getRawAuthority())
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(uri.getRawAuthority())
                 .namespace(path.substring(1).replaceAll("/+$", "")).sessionTimeoutMs(sessionTimeoutMillis)
                 .connectionTimeoutMs(Math.min(CONNECT_TIMEOUT_MILLIS, sessionTimeoutMillis))
-                .retryPolicy(new ExponentialBackoffRetry(50, 10, 1000)).build();
+                .retryPolicy(new ExponentialBackoffRetry(50, 10, 1000));
+        if (secret != null) {
+            builder.authorization(ZkSecret.SCHEME, secret.credentials()).aclProvider(secret.aclProvider());
+        }
+        CuratorFramework zk = builder.build();
         zk.start();
         try {
             if (!zk.blockUntilConnected(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
