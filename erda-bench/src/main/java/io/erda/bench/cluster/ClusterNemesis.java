@@ -5,6 +5,7 @@ import io.erda.cluster.ClusterClient;
 import io.erda.cluster.ClusterDemo;
 import io.erda.cluster.MemberProcess;
 import io.erda.cluster.ShardMap;
+import io.erda.cluster.ZkLink;
 import io.erda.history.HistoryRecorder;
 import java.net.URI;
 import java.nio.file.Files;
@@ -44,6 +45,11 @@ import picocli.CommandLine.Option;
  * {@link io.erda.history.LinearizabilityChecker} judges the whole history ({@link NemesisVerdict}). Exit 0 only when
  * it is linearizable, with no stale read and no lost write.
  *
+ * <p>{@code --fabric shm}: the clients' READs are loads from the members' files, which a paused (or halted) member's
+ * memory still answers, as an RNIC does; there the nemesis catches a missing fence that tcp hides (a paused tcp member
+ * answers nothing). Clients and members, and members among themselves, then talk through files, not the network, so
+ * the client | primary and primary | backup partitions are left out.
+ *
  * <p>The seed fixes the schedule (which fault, on which role, for how long, when); the interleaving is the machine's.
  * Needs root and iproute2 for the namespaces.
  */
@@ -61,6 +67,11 @@ public final class ClusterNemesis implements Callable<Integer> {
             description = "Fault kinds to inject (default all): kill, pause, primary-zookeeper, reader-zookeeper, "
                     + "primary-backup, client-primary, zookeeper-restart.")
     List<String> faultNames;
+
+    @Option(names = "--fabric", defaultValue = "tcp", description = "tcp, or shm: clients' READs are then loads from "
+            + "the members' mapped files, answered even by a paused member, and links between clients and members, and "
+            + "between members, are no network links, so those two partitions are left out. Default: ${DEFAULT-VALUE}.")
+    String fabric;
 
     @Option(names = "--member-lease-ms", defaultValue = "250", description = "The members' lease (their default); a "
             + "pause lasts 2 to 8 leases. Default: ${DEFAULT-VALUE}.")
@@ -152,7 +163,7 @@ public final class ClusterNemesis implements Callable<Integer> {
     private NemesisNetwork network;
     private ZooKeeperRun zookeeper;
     private URI zk;
-    private ZooKeeperLink link;
+    private ZkLink link;
     private ClusterClient writing;
     private ClusterClient reading;
     private HistoryRecorder history;
@@ -184,16 +195,20 @@ public final class ClusterNemesis implements Callable<Integer> {
         NemesisNetwork.requireRootAndIp();
         long s = seed != null ? seed : new Random().nextLong() & Long.MAX_VALUE;
         random = new Random(s);
-        List<Fault> kinds = faultNames == null ? List.of(Fault.values())
-                : faultNames.stream().map(Fault::of).distinct().toList();
+        if (!fabric.equals("tcp") && !fabric.equals("shm")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--fabric '" + fabric + "' is not tcp or shm");
+        }
+        List<Fault> kinds = (faultNames == null ? Arrays.stream(Fault.values()) : faultNames.stream().map(Fault::of))
+                .distinct().filter(f -> fabric.equals("tcp") || f != Fault.PRIMARY_BACKUP && f != Fault.CLIENT_PRIMARY)
+                .toList();
         out = outBase.resolve("seed-" + s).toAbsolutePath();
         ClusterDemo.deleteTree(out);
         Files.createDirectories(out);
         stores = pmBase.resolve("erda-nemesis-" + ProcessHandle.current().pid());
         System.out.printf(Locale.ROOT, "nemesis: seed %d, %.1f min, faults %s (rebalancing moves left out: the cluster "
-                + "does not rebalance), %d members x %d shards on tcp (member lease %d ms), %d writers and %d readers on "
+                + "does not rebalance), %d members x %d shards on %s (member lease %d ms), %d writers and %d readers on "
                 + "%d keys; history and logs in %s%n", s, minutes, kinds.stream().map(f -> f.option).toList(), MEMBERS,
-                SHARDS, memberLeaseMillis, writers, readers, keys, out);
+                SHARDS, fabric, memberLeaseMillis, writers, readers, keys, out);
         Thread hook = new Thread(this::cleanUp, "nemesis-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         NemesisVerdict verdict;
@@ -255,7 +270,7 @@ public final class ClusterNemesis implements Callable<Integer> {
                 .withPoolSize(writers + readers));
         undo.scheduleWithFixedDelay(this::restartDeadMembers, 250, 250, TimeUnit.MILLISECONDS);
         writing.awaitMap(m -> settled(m) && m.servers().size() == MEMBERS, Duration.ofSeconds(90));
-        link = new ZooKeeperLink(zkAddress, ZOOKEEPER_PORT);
+        link = new ZkLink(zkAddress, ZOOKEEPER_PORT);
         reading = ClusterClient.connect(ClientOptions.of(URI.create("zk://127.0.0.1:" + link.port() + "/erda"))
                 .withOperationTimeout(OPERATION_TIMEOUT).withPoolSize(readers));
         System.out.println("nemesis: cluster up, map " + writing.shardMap());
@@ -285,7 +300,8 @@ public final class ClusterNemesis implements Callable<Integer> {
                     "--member-lease-ms", String.valueOf(memberLeaseMillis),
                     "--table-capacity", "16k", "--region-size", "16m", "--segment-size", "1m",
                     "--dir", stores.resolve("member-" + m.id).toString(),
-                    "--listen", "tcp://" + network.host(m.host()).address() + ":0");
+                    "--listen", fabric.equals("tcp") ? "tcp://" + network.host(m.host()).address() + ":0"
+                            : "shm://" + stores.resolve("fabric-" + m.id));
         } catch (RuntimeException e) {
             System.out.println("nemesis: member " + m.id + " did not start (" + e.getMessage() + ")");
             return null;
