@@ -33,15 +33,29 @@ public final class MemberProcess implements AutoCloseable {
     }
 
     public static MemberProcess start(URI zk, int id, String... options) {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                ClusterServerMain.class.getName(), "--zk", zk.toString(), "--id", String.valueOf(id)));
-        command.addAll(List.of(options));
         Path log;
-        Process p;
         try {
             Path dir = Files.createDirectories(Path.of("target", "cluster-logs"));
             log = Files.createTempFile(dir, "member-" + id + "-", ".log");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return start(List.of(), log, zk, id, options);
+    }
+
+    /**
+     * A member started through {@code launcher} (a command that execs the rest of its arguments in place, such as
+     * {@code ip netns exec NS}, so the process's pid stays the member's and signals reach it), its output written
+     * to {@code log} (replaced).
+     */
+    public static MemberProcess start(List<String> launcher, Path log, URI zk, int id, String... options) {
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                ClusterServerMain.class.getName(), "--zk", zk.toString(), "--id", String.valueOf(id)));
+        command.addAll(List.of(options));
+        Process p;
+        try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -78,6 +92,11 @@ public final class MemberProcess implements AutoCloseable {
 
     public Path log() {
         return log;
+    }
+
+    /** Whether the process is still running (a member halts itself when its lease or session is lost). */
+    public boolean alive() {
+        return process.isAlive();
     }
 
     /** kill -9, and wait until the process is gone. */

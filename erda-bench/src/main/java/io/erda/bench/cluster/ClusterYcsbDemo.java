@@ -72,8 +72,13 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
             "org.apache.zookeeper", "org.apache.curator", "io.erda.cluster.ClusterView")
             .map(java.util.logging.Logger::getLogger).toList();
 
+    /** Quiets ZooKeeper's and Curator's INFO lines: the demo and the nemesis print what matters themselves. */
+    static void quietZooKeeper() {
+        QUIETED.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
+    }
+
     public static void main(String[] args) {
-        QUIETED.forEach(l -> l.setLevel(java.util.logging.Level.WARNING)); // the demo prints the map changes itself
+        quietZooKeeper(); // the demo prints the map changes itself
         System.exit(new CommandLine(new ClusterYcsbDemo()).execute(args));
     }
 

@@ -10,37 +10,65 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP link between one client and ZooKeeper that a test can cut: while cut, bytes are read and dropped in both
- * directions and the connections stay open, as on a network partition (nothing tells either side; the client notices
- * only by its own timeouts).
+ * A TCP relay between some clients and ZooKeeper that can be cut, for tests ({@code ClusterFencingTest}) and
+ * erda-bench's cluster nemesis ("reader | ZooKeeper": its readers share a network namespace with its writers, so a
+ * route cannot tell their ZooKeeper traffic apart). Clients connect to {@link #port()} on the loopback address. While
+ * cut, bytes are read and dropped both ways and the connections stay open, as on a partition (nothing tells either
+ * side; the client notices only by its own timeouts). Healing closes every connection that lived through the cut,
+ * whose streams lost bytes, so the clients reconnect; new connections pass again.
  */
-final class ZkLink implements AutoCloseable {
+public final class ZkLink implements AutoCloseable {
     private final ServerSocket listener;
+    private final String upstreamHost;
     private final int upstreamPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean cut;
     private volatile boolean closed;
 
-    ZkLink(int upstreamPort) throws IOException {
+    /** A link to the ZooKeeper on this host's loopback address at {@code upstreamPort}. */
+    public ZkLink(int upstreamPort) throws IOException {
+        this("127.0.0.1", upstreamPort);
+    }
+
+    public ZkLink(String upstreamHost, int upstreamPort) throws IOException {
+        this.upstreamHost = upstreamHost;
         this.upstreamPort = upstreamPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofVirtual().name("zk-link-accept").start(this::accept);
     }
 
-    int port() {
+    public int port() {
         return listener.getLocalPort();
     }
 
     /** From now on nothing passes, either way. */
-    void cut() {
+    public void cut() {
         cut = true;
+    }
+
+    /** Closes the connections the cut damaged; from now on bytes pass again. */
+    public synchronized void heal() {
+        if (!cut) {
+            return;
+        }
+        for (Socket s : sockets) {
+            closeQuietly(s);
+        }
+        sockets.clear();
+        cut = false;
     }
 
     private void accept() {
         while (!closed) {
             try {
                 Socket down = listener.accept();
-                Socket up = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
+                Socket up;
+                try {
+                    up = new Socket(upstreamHost, upstreamPort);
+                } catch (IOException unreachable) {
+                    closeQuietly(down); // ZooKeeper down or restarting: the client tries again
+                    continue;
+                }
                 sockets.add(down);
                 sockets.add(up);
                 Thread.ofVirtual().start(() -> pump(down, up));
@@ -64,10 +92,15 @@ final class ZkLink implements AutoCloseable {
         } catch (IOException e) {
             // a side closed
         }
+        if (!cut) {
+            closeQuietly(to);
+        }
+        sockets.remove(from);
+    }
+
+    private static void closeQuietly(Socket s) {
         try {
-            if (!cut) {
-                to.close();
-            }
+            s.close();
         } catch (IOException e) {
             // already closed
         }
@@ -78,7 +111,7 @@ final class ZkLink implements AutoCloseable {
         closed = true;
         listener.close();
         for (Socket s : sockets) {
-            s.close();
+            closeQuietly(s);
         }
     }
 }
