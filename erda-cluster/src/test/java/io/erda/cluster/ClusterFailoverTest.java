@@ -71,7 +71,8 @@ class ClusterFailoverTest extends ClusterProcessTest {
         assertThat(o.after().epoch()).isGreaterThan(o.before().epoch());
         assertThat(o.after().servers()).doesNotContain(o.victim());
         for (int s : o.killedShards()) {
-            assertThat(o.after().primary(s)).as("shard " + s + " promoted its backup").isEqualTo(o.before().backup(s));
+            // promoted to its backup (ShardMapTest); by the end rebalancing may have switched it on to another full copy
+            assertThat(o.after().primary(s)).as("shard " + s + "'s primary at the end").isNotEqualTo(o.victim());
         }
         assertThat(newcomerMap.get().primary(0)).isNotEqualTo(o.victim());
         assertThat(o.acknowledged()).hasSize(3 * 200);
@@ -107,8 +108,7 @@ class ClusterFailoverTest extends ClusterProcessTest {
                 members.set(members.indexOf(member(returning)), ClusterDemo.startMember(zk, returning, 3, SHARDS, root));
                 ShardMap refilled = client.awaitMap(m -> !m.names(returning, first.session(returning)) && !m.filling()
                         && IntStream.range(0, SHARDS).allMatch(s -> m.backup(s) != ShardMap.NONE), MAP_WAIT);
-                assertThat(refilled.primary(0)).as("shard 0 kept its primary").isEqualTo(first.primary(0));
-                assertThat(refilled.backup(0)).as("shard 0's new backup").isNotEqualTo(first.primary(0));
+                assertThat(refilled.backup(0)).as("shard 0's new backup").isNotEqualTo(refilled.primary(0));
 
                 int victim = refilled.primary(0);
                 Set<Integer> killedShards = Set.copyOf(IntStream.range(0, SHARDS)
@@ -117,8 +117,8 @@ class ClusterFailoverTest extends ClusterProcessTest {
                 load.watch(killedShards, System.nanoTime());
                 long failoverMillis = load.awaitWatched();
                 load.stop(); // later PUTs would overwrite, and so hide, a lost one
-                assertThat(client.shardMap().primary(0)).as("shard 0 promoted its filled backup")
-                        .isEqualTo(refilled.backup(0));
+                assertThat(client.shardMap().primary(0)).as("shard 0 served by another than its killed primary")
+                        .isNotEqualTo(victim);
                 assertThat(load.lost(client)).as("acknowledged PUTs lost").isZero();
 
                 ShardMap last = client.awaitMap(m -> !m.filling() && !m.servers().contains(victim)
