@@ -54,8 +54,10 @@ class ClusterYcsbBindingTest {
             }
             byte[] stored = RecordEncoding.encode(record());
             try (ClusterClient cluster = ClusterClient.connect(zk)) {
-                ShardMap map = cluster.shardMap();
                 byte[] key = "user7".getBytes(StandardCharsets.UTF_8);
+                // the map may reach a new client (its map lease reads it) before the servers' registrations do
+                ShardMap map = cluster.awaitMap(m -> m.servers().stream().allMatch(id -> cluster.serverUri(id) != null),
+                        java.time.Duration.ofSeconds(10));
                 int shard = map.shardOf(KeyHash.hash(key));
                 for (int server : new int[] {map.primary(shard), map.backup(shard)}) {
                     try (ErdaClient direct = ErdaClient.connect(ClientOptions.of(cluster.serverUri(server)))) {
