@@ -3,7 +3,6 @@ package io.erda.client;
 import io.erda.core.hash.Key;
 import io.erda.core.layout.LogAddress;
 import io.erda.core.layout.ObjectLayout;
-import io.erda.fabric.SyncEndpoint;
 import io.erda.protocol.BackupReservation;
 import io.erda.protocol.FlushRequest;
 import io.erda.protocol.MessageType;
@@ -104,24 +103,16 @@ final class ErdaPut {
     }
 
     /**
-     * [cluster]: the primary's WRITE is posted first and the backup's (with its persistence method) done while it is in
-     * flight, so a replicated PUT costs one WRITE round trip, not two in a row. The primary's is always awaited, even
-     * when the backup's failed, so the connection's send queue stays in step.
+     * [cluster]: the backup's WRITE (with its persistence method) first, then the primary's. GETs read the primary, and
+     * an object there is visible as soon as it lands, before the PUT returns; written in this order, a value any GET
+     * saw is on the backup too, so a promotion cannot take back a value a reader has seen. (Overlapping the two WRITEs
+     * saved a round trip, but a PUT whose backup WRITE failed left its value visible on the primary only: the nemesis
+     * read it there, then the older value from the promoted backup.) If the backup's WRITE fails, nothing is written
+     * to the primary, whose reservation is left to its lease.
      */
     private void writeBoth(Connection c, PutReply reply, BackupReservation backup, long objectLength) {
-        SyncEndpoint.Pending primary = c.sync().startWrite(c.writes.region(), 0, (int) objectLength, reply.address(),
-                reply.rkey());
-        try {
-            backups.write(backup.server(), backup.reservation(), c.writes.segment().asSlice(0, objectLength));
-        } catch (RuntimeException e) {
-            try {
-                primary.await();
-            } catch (RuntimeException second) {
-                e.addSuppressed(second);
-            }
-            throw e;
-        }
-        primary.await();
+        backups.write(backup.server(), backup.reservation(), c.writes.segment().asSlice(0, objectLength));
+        c.sync().startWrite(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey()).await();
     }
 
     /** Makes the WRITE persistent the way the server advertised (docs/ARCHITECTURE.md, [persistence]). */

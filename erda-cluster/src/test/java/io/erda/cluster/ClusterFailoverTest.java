@@ -48,6 +48,10 @@ class ClusterFailoverTest extends ClusterProcessTest {
                 assertThatThrownBy(() -> plain.put(key, "v2".getBytes(StandardCharsets.UTF_8)))
                         .isInstanceOf(ErdaException.class).hasMessageContaining("zk://");
             }
+            // a PUT whose backup WRITE did not happen (here: refused) leaves nothing on the primary either, where GETs
+            // would see it before a promotion of the backup took it back
+            assertThat(cluster.get(key)).as("after a PUT refused at its backup WRITE").asString(StandardCharsets.UTF_8)
+                    .isEqualTo("v1");
             cluster.delete(key);
             assertThat(cluster.get(key)).isNull();
             try (ErdaClient direct = ErdaClient.connect(ClientOptions.of(backup))) {
