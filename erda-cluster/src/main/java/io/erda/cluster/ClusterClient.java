@@ -22,7 +22,9 @@ import org.apache.curator.framework.CuratorFramework;
  * The {@code zk://host:port/path} client ([cluster]): watches the shard map in ZooKeeper and sends each key's
  * operation to its shard's primary through one {@link ErdaClient} per server (its own pool of connections). A PUT
  * whose reply names a backup reservation WRITEs the object there too, through that server's client, and applies that
- * server's persistence method before it returns. A map change closes only the clients of servers that left it.
+ * server's persistence method before it returns (the backup's WRITE before the primary's). A map change
+ * drops only the clients of servers that left it, closing them in the background ({@link DetachedClose}). An operation
+ * starts only while the map is confirmed ({@link MapLease}): the client side of fencing.
  *
  * <p>An operation refused because the map moved ({@code NOT_PRIMARY}), because the primary could not reach its
  * backup ({@code BACKUP_UNAVAILABLE}), or that failed on the fabric (the primary died) is tried again on the then
