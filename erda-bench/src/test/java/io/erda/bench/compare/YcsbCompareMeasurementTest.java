@@ -62,10 +62,14 @@ class YcsbCompareMeasurementTest {
             }
         }
         assertThat(wholeMicros).as("operations recorded at a whole µs").isLessThan(reads.getTotalCount() / 10);
-        // the same operations YCSB timed: its truncated mean is below ours by less than a µs, and not above it
+        // the same operations YCSB timed. YCSB's span encloses the binding's, and it truncates: its mean is below ours
+        // by less than a µs. It is above ours by what lies in its span but outside the binding's (DBWrapper's clock
+        // reads, the binding's recording and result copy, a GC or a preemption there): on this 2-core VM 0.23, 0.48 and
+        // 1.09 µs at means of 22 to 30 µs, the last on 3937585, before this bound (it was 0.2 µs). Within 5 % and a µs,
+        // the two still time the same operations; the whole-µs count above is what tells nanoseconds from truncation
         double ycsbMean = ycsb.meanMicros("READ");
         double mean = HdrLatency.figures(reads).meanUs();
-        assertThat(mean).isBetween(ycsbMean - 0.2, ycsbMean + 1.0);
+        assertThat(mean).isBetween(ycsbMean * 0.95 - 1.0, ycsbMean + 1.0);
     }
 
     @Test
