@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * A client's lease on its shard map ([cluster], "Fencing"): the client routes by a map only while it can confirm it.
@@ -79,15 +78,13 @@ final class MapLease implements AutoCloseable {
         if (!synced.await(DURATION.toMillis(), TimeUnit.MILLISECONDS)) {
             return; // not confirmed this round
         }
-        Stat stat = new Stat();
-        byte[] data = zk.getData().storingStatIn(stat).forPath(Zk.MAP);
+        byte[] data = zk.getData().forPath(Zk.MAP);
         if (data == null || data.length == 0) {
             return;
         }
         ShardMap read = ShardMap.decode(data);
         view.offer(read);
-        ShardMap routing = view.map();
-        if (routing != null && routing.epoch() >= read.epoch()) {
+        if (view.map().epoch() >= read.epoch()) { // offered: at least as new
             confirmedAt = started;
         }
     }

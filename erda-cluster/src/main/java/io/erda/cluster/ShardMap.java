@@ -178,11 +178,15 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
      * and the servers' counts of primaries, and of roles, differ by one at most.
      */
     public boolean balanced() {
-        Map<Integer, Integer> leads = primaryCounts();
-        Map<Integer, Integer> roles = new TreeMap<>(leads);
-        backupCounts().forEach((id, n) -> roles.merge(id, n, Integer::sum));
         boolean backed = servers().size() < 2 || Arrays.stream(backups).noneMatch(b -> b == NONE);
-        return !filling() && !lost() && backed && spread(leads) <= 1 && spread(roles) <= 1;
+        return !filling() && !lost() && backed && spread(primaryCounts()) <= 1 && spread(roleCounts()) <= 1;
+    }
+
+    /** Per named server, its roles: the shards it leads plus those it is the backup of. */
+    public Map<Integer, Integer> roleCounts() {
+        Map<Integer, Integer> roles = new TreeMap<>(primaryCounts());
+        backupCounts().forEach((id, n) -> roles.merge(id, n, Integer::sum));
+        return roles;
     }
 
     private static int spread(Map<Integer, Integer> counts) {

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.client.ClientOptions;
 import java.time.Duration;
-import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,25 +25,17 @@ class ClusterRebalanceTest extends ClusterProcessTest {
                 members.set(members.indexOf(member(returning)), ClusterDemo.startMember(zk, returning, SERVERS, SHARDS, root));
                 long back = System.nanoTime();
                 ShardMap balanced = client.awaitMap(m -> m.balanced() && m.servers().size() == SERVERS
-                        && leads(m).getOrDefault(returning, 0) >= 1, Duration.ofSeconds(90));
+                        && m.primaryCounts().getOrDefault(returning, 0) >= 1, Duration.ofSeconds(90));
                 long rebalanceMillis = (System.nanoTime() - back) / 1_000_000;
                 Thread.sleep(500); // PUTs go on under the final map too
                 load.stop();
                 assertThat(load.lost(client)).as("acknowledged PUTs lost").isZero();
                 System.out.printf("rebalanced: server %d back, primaries %s, roles %s, %d ms from its restart, "
-                        + "acknowledged PUTs %d, lost 0, map %s%n", returning, leads(balanced), roles(balanced),
+                        + "acknowledged PUTs %d, lost 0, map %s%n", returning, balanced.primaryCounts(), balanced.roleCounts(),
                         rebalanceMillis, load.acknowledgedPuts(), balanced);
             }
         }
     }
 
-    static Map<Integer, Integer> leads(ShardMap map) {
-        return map.primaryCounts();
-    }
 
-    static Map<Integer, Integer> roles(ShardMap map) {
-        Map<Integer, Integer> n = new TreeMap<>(map.primaryCounts());
-        map.backupCounts().forEach((id, count) -> n.merge(id, count, Integer::sum));
-        return n;
-    }
 }

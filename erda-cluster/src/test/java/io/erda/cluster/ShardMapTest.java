@@ -148,26 +148,18 @@ class ShardMapTest {
         throw new AssertionError("no fixed point in 100 rounds: " + map);
     }
 
-    private static Map<Integer, Integer> leads(ShardMap map) {
-        return ClusterRebalanceTest.leads(map);
-    }
-
-    private static Map<Integer, Integer> roles(ShardMap map) {
-        return ClusterRebalanceTest.roles(map);
-    }
-
     @Test
     void aServerThatReturnsGetsItsShareOfPrimariesAndBackupsOneMoveAtATime() {
         ShardMap first = ShardMap.initial(8, THREE);
         java.util.List<ShardMap> steps = new java.util.ArrayList<>();
         ShardMap twoLeft = settle(first.reconcile(live(2, 22, 3, 33)), live(2, 22, 3, 33), steps);
-        assertThat(leads(twoLeft)).doesNotContainKey(1);
+        assertThat(twoLeft.primaryCounts()).doesNotContainKey(1);
         steps.clear();
         Map<Integer, Registration> back = live(1, 44, 2, 22, 3, 33); // server 1 restarted: a new session
         ShardMap balanced = settle(twoLeft, back, steps);
-        assertThat(leads(balanced).values()).as("primaries per server " + leads(balanced)).allMatch(n -> n == 2 || n == 3);
-        assertThat(leads(balanced)).containsKey(1);
-        assertThat(roles(balanced).values()).as("roles per server " + roles(balanced)).allMatch(n -> n == 5 || n == 6);
+        assertThat(balanced.primaryCounts().values()).as("primaries per server " + balanced.primaryCounts()).allMatch(n -> n == 2 || n == 3);
+        assertThat(balanced.primaryCounts()).containsKey(1);
+        assertThat(balanced.roleCounts().values()).as("roles per server " + balanced.roleCounts()).allMatch(n -> n == 5 || n == 6);
         assertThat(balanced.balanced()).isTrue();
         assertThat(twoLeft.reconcile(back).balanced()).as("server 1 back, nothing moved yet").isFalse();
         ShardMap before = twoLeft;
