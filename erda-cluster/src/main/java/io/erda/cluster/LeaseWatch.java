@@ -61,7 +61,9 @@ final class LeaseWatch {
             Seen before = seen.get(member);
             Duration lease = MemberLease.durationOf(data, Duration.ofSeconds(1));
             if (before == null || before.session() != stat.getEphemeralOwner() || before.version() != stat.getVersion()) {
-                seen.put(member, new Seen(stat.getEphemeralOwner(), stat.getVersion(), now, lease));
+                // counted from when the change was read, not from the poll's start: the renewal may have been sent
+                // after the poll began, and its member's lease runs from that send
+                seen.put(member, new Seen(stat.getEphemeralOwner(), stat.getVersion(), System.nanoTime(), lease));
             } else if (now - before.changedAt() > expiry(before.lease()).toNanos()) {
                 expiredSessions.add(before.session());
             }
