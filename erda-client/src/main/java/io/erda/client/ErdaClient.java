@@ -79,10 +79,12 @@ public final class ErdaClient extends PooledClient {
     /**
      * [cluster], what a primary asks its backup: reserve room for {@code key}'s object as a replica reservation
      * (a client WRITEs it), under the map assignment {@code assignment} (the epoch that made the server the shard's
-     * backup). Returns null for a DELETE of a key this server does not have.
+     * backup), forwarded by {@code sender} (the primary's session and tag, {@link io.erda.protocol.ReplicaSender}).
+     * Returns null for a DELETE of a key this server does not have.
      */
-    public PutReply reserveReplica(MemorySegment key, int valueLength, boolean delete, int assignment) {
-        PutRequest request = new PutRequest(delete, valueLength, key, true, assignment);
+    public PutReply reserveReplica(MemorySegment key, int valueLength, boolean delete, int assignment,
+                                   io.erda.protocol.ReplicaSender sender) {
+        PutRequest request = PutRequest.replica(delete, valueLength, key, assignment, sender);
         try {
             return execute(c -> c.call(MessageType.PUT, request::encode,
                     r -> PutReply.decode(r.expect(MessageType.PUT_REPLY).body(), 0, (int) r.body().byteSize())));

@@ -5,6 +5,7 @@ import io.erda.client.ErdaClient;
 import io.erda.core.hash.Key;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
+import io.erda.protocol.ReplicaSender;
 import io.erda.protocol.WireStatus;
 import io.erda.server.Replication;
 import io.erda.server.RequestException;
@@ -69,6 +70,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final java.time.Duration memberLease;
     /** The cluster's ZooKeeper secret, or null for an open cluster ({@link ZkSecret}). */
     private final ZkSecret secret;
+    /** Signs the replica reservations this member forwards and checks those it receives ({@link ReplicaTags}). */
+    private final ReplicaTags tags;
     private MemberLease lease;
     private LeaseWatch leaseWatch;
     /** The sessions the coordinator found with expired leases in its last look (only the coordinator's thread). */
@@ -120,6 +123,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         this.sessionTimeoutMillis = sessionTimeoutMillis;
         this.memberLease = memberLease;
         this.secret = secret;
+        this.tags = new ReplicaTags(secret);
         this.config = config;
         this.primaryShards = new PrimaryShard[shards];
         this.backupShards = new BackupShard[shards];
@@ -366,7 +370,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
     // ------------------------------------------------------------------ Replication
 
     @Override
-    public Backup backupFor(Key key, boolean replica, int assignment) {
+    public Backup backupFor(Key key, PutRequest request) {
+        boolean replica = request.replica();
+        int assignment = request.assignment();
         ShardMap map = view.map();
         if (map == null) {
             throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " has no shard map yet");
@@ -387,6 +393,22 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is the backup of shard " + shard
                         + " by map epoch " + map.backupSince(shard) + ", not " + assignment + " (map epoch "
                         + map.epoch() + ")");
+            }
+            ReplicaSender sender = request.sender();
+            if (!tags.verify(request)) {
+                LOG.warning(() -> "server " + id + ": refused a replica reservation of shard " + shard + " claiming "
+                        + "session 0x" + Long.toHexString(sender.session()) + ": its tag is wrong (the sender does not "
+                        + "have the cluster's secret)");
+                throw new RequestException(WireStatus.NOT_AUTHORIZED, "server " + id + " refuses a replica reservation"
+                        + " of shard " + shard + ": its sender's tag is wrong (it does not have the cluster's secret)");
+            }
+            long primarySession = map.session(map.primary(shard));
+            if (sender.session() != primarySession) {
+                // a deposed primary acting on an older map, or a process that is no member at all
+                throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " takes replica reservations of "
+                        + "shard " + shard + " only from its primary, server " + map.primary(shard) + " (session 0x"
+                        + Long.toHexString(primarySession) + ", map epoch " + map.epoch() + "), not from session 0x"
+                        + Long.toHexString(sender.session()));
             }
             if (map.state(shard) == ShardMap.State.FILLING) {
                 backupShards[shard].purgeFor(map.session(map.primary(shard)), map.backupSince(shard));
@@ -432,6 +454,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         }
 
         @Override
+        public void prepare(PutRequest request) {
+            shard.prepare(request.key());
+        }
+
+        @Override
         public PutReply reserve(PutRequest request) {
             server = shard.backup;
             return shard.forward(request);
@@ -451,7 +478,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
      * before T is then written or past its deadline), lists the shard's keys and, in tasks of a few keys each, copies
      * every key not yet copied or forwarded; a key touched since T is never copied again, so a copy never lands over a
      * forwarded version. A key's copy also waits until its reservations from before T are complete or settled
-     * ({@link io.erda.server.Store#settledBefore}). Then it marks the backup full in the map (compare-and-set).
+     * ({@link io.erda.server.Store#settledBefore}); a PUT that would copy such a key first is refused meanwhile (its
+     * client tries again), so one key does not hold up the shard's other PUTs. Then it marks the backup full in the map (compare-and-set).
      */
     private final class PrimaryShard {
         final int shard;
@@ -511,6 +539,27 @@ public final class ClusterServer implements Replication, AutoCloseable {
             }
         }
 
+        /**
+         * In a task, before the PUT reserves anything here: a backup being filled gets the key's older value first
+         * ({@link Fill#copyFirst}); refused while that value is not yet known.
+         */
+        void prepare(java.lang.foreign.MemorySegment key) {
+            if (lost) {
+                throw new RequestException(WireStatus.NOT_PRIMARY, "shard " + shard + " is lost");
+            }
+            Fill f = fill;
+            if (backup == ShardMap.NONE || f == null) {
+                return;
+            }
+            try {
+                f.copyFirst(key);
+            } catch (RequestException refused) {
+                throw refused;
+            } catch (RuntimeException e) {
+                throw backupFailed(e);
+            }
+        }
+
         /** In a task: the backup's reservation for a PUT already reserved here, or null when the shard has no backup. */
         PutReply forward(PutRequest request) {
             if (lost) {
@@ -520,16 +569,18 @@ public final class ClusterServer implements Replication, AutoCloseable {
                 return null;
             }
             try {
-                if (fill != null) {
-                    fill.copyFirst(request.key());
-                }
-                return peer(backup).reserveReplica(request.key(), request.valueLength(), request.delete(),
-                        Math.toIntExact(backupSince));
+                int assignment = Math.toIntExact(backupSince);
+                return peer(backup).reserveReplica(request.key(), request.valueLength(), request.delete(), assignment,
+                        tags.sign(session, request.key(), request.valueLength(), request.delete(), assignment));
             } catch (RuntimeException e) {
-                peerFailed(backup, e);
-                throw new RequestException(WireStatus.BACKUP_UNAVAILABLE, "shard " + shard + ": backup server " + backup
-                        + " did not reserve: " + e.getMessage());
+                throw backupFailed(e);
             }
+        }
+
+        private RequestException backupFailed(RuntimeException e) {
+            peerFailed(backup, e);
+            return new RequestException(WireStatus.BACKUP_UNAVAILABLE, "shard " + shard + ": backup server " + backup
+                    + " did not reserve: " + e.getMessage());
         }
 
         /** Sends {@code ordered} a task and waits for it. */
@@ -573,20 +624,35 @@ public final class ClusterServer implements Replication, AutoCloseable {
             return shard.fill == this;
         }
 
-        /** In a task: before {@code key}'s first forwarded reservation, its older value goes to the backup. */
+        /**
+         * In a task: before {@code key}'s first forwarded reservation, its older value goes to the backup. While a
+         * reservation of the key from before the fill is open (a PUT through the previous primary, when this server was
+         * just promoted, may still complete it within its lease) that value is not known yet: the PUT is refused and
+         * its client tries again, instead of holding up the shard's task, and with it every other key's PUT of the
+         * shard, for up to a lease.
+         */
         void copyFirst(java.lang.foreign.MemorySegment key) {
             byte[] bytes = key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            if (!touched.contains(new MemorySegmentKey(bytes))) {
-                copy(bytes);
+            if (touched.contains(new MemorySegmentKey(bytes))) {
+                return;
             }
+            if (!server.store().settledBefore(key, startNanos) && System.nanoTime() < giveUpNanos()) {
+                throw new RequestException(WireStatus.BACKUP_UNAVAILABLE, "shard " + shard.shard + ": the key's "
+                        + "reservation from before backup " + backup + " began to be filled is still open (a lease is "
+                        + server.store().leaseNanos() / 1_000_000 + " ms); its older value is copied once it settles");
+            }
+            copy(bytes);
+        }
+
+        /** Past this, a key's copy waits no more for its reservations from before the fill (a guard: they settle first). */
+        private long giveUpNanos() {
+            return startNanos + 3 * server.store().leaseNanos();
         }
 
         /** In a task: copies {@code key}'s newest complete value (if it has one) to the backup, synchronously. */
         private void copy(byte[] key) {
             java.lang.foreign.MemorySegment k = java.lang.foreign.MemorySegment.ofArray(key);
-            long giveUp = startNanos + 3 * server.store().leaseNanos();
-            while (!server.store().settledBefore(k, startNanos) && System.nanoTime() < giveUp) {
-                Thread.onSpinWait();
+            while (!server.store().settledBefore(k, startNanos) && System.nanoTime() < giveUpNanos()) {
                 java.util.concurrent.locks.LockSupport.parkNanos(200_000);
             }
             byte[] value = server.store().get(k);
@@ -597,7 +663,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
                                 + key.length + value.length)]);
                 io.erda.core.layout.ObjectLayout.encode(object, 0, k, v, false);
                 ErdaClient to = peer(backup);
-                to.writeReserved(to.reserveReplica(k, value.length, false, Math.toIntExact(backupSince)), object);
+                int assignment = Math.toIntExact(backupSince);
+                to.writeReserved(to.reserveReplica(k, value.length, false, assignment,
+                        tags.sign(session, k, value.length, false, assignment)), object);
                 copied++;
             }
             touched.add(new MemorySegmentKey(key));

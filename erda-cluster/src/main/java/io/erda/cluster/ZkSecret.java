@@ -74,6 +74,20 @@ public final class ZkSecret {
         return new ZkSecret(s);
     }
 
+    /**
+     * A key for {@code purpose} derived from the secret (HMAC-SHA256 of the purpose under the secret), so what members
+     * sign to each other never uses the ZooKeeper credential itself.
+     */
+    public byte[] derivedKey(String purpose) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            return mac.doFinal(purpose.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK has no HmacSHA256", e);
+        }
+    }
+
     byte[] credentials() {
         return (USER + ":" + secret).getBytes(StandardCharsets.UTF_8);
     }

@@ -63,6 +63,49 @@ class ClusterSecurityTest {
         }
     }
 
+    /**
+     * A backup takes a replica reservation only from its shard's primary: one with a forged tag (a process that read
+     * the map, which anyone may, but has no secret) is refused as unauthorized, one rightly signed but naming another
+     * session (a deposed primary) as not from the primary, and the primary's own, signed, is taken.
+     */
+    @Test
+    void aBackupTakesReplicaReservationsOnlyFromItsPrimary() throws Exception {
+        try (ClusterClient client = ClusterClient.connect(cluster.zk)) {
+            ShardMap map = client.awaitMap(m -> m != null && !m.filling() && m.backup(0) != ShardMap.NONE,
+                    java.time.Duration.ofSeconds(30));
+            byte[] key = keyOfShard(map, 0);
+            java.lang.foreign.MemorySegment k = java.lang.foreign.MemorySegment.ofArray(key);
+            int primary = map.primary(0);
+            int backup = map.backup(0);
+            int assignment = Math.toIntExact(map.backupSince(0));
+            ReplicaTags signed = new ReplicaTags(ZkSecret.fromFile(secret));
+            try (io.erda.client.ErdaClient toBackup = io.erda.client.ErdaClient.connect(
+                    io.erda.client.ClientOptions.of(client.serverUri(backup)))) {
+                assertThatThrownBy(() -> toBackup.reserveReplica(k, 8, false, assignment,
+                        new io.erda.protocol.ReplicaSender(map.session(primary), 0x1234, 0x5678)))
+                        .isInstanceOfSatisfying(io.erda.client.ErdaException.class,
+                                e -> assertThat(e.status()).isEqualTo(io.erda.protocol.WireStatus.NOT_AUTHORIZED))
+                        .hasMessageContaining("tag is wrong");
+                assertThatThrownBy(() -> toBackup.reserveReplica(k, 8, false, assignment,
+                        signed.sign(map.session(backup), k, 8, false, assignment)))
+                        .isInstanceOfSatisfying(io.erda.client.ErdaException.class,
+                                e -> assertThat(e.status()).isEqualTo(io.erda.protocol.WireStatus.NOT_PRIMARY))
+                        .hasMessageContaining("only from its primary, server " + primary);
+                assertThat(toBackup.reserveReplica(k, 8, false, assignment,
+                        signed.sign(map.session(primary), k, 8, false, assignment)).objectLength()).isPositive();
+            }
+        }
+    }
+
+    private static byte[] keyOfShard(ShardMap map, int shard) {
+        for (int i = 0; ; i++) {
+            byte[] key = ("replica-" + i).getBytes(StandardCharsets.UTF_8);
+            if (map.shardOf(io.erda.core.hash.KeyHash.hash(key)) == shard) {
+                return key;
+            }
+        }
+    }
+
     @Test
     void aMemberWithoutTheSecretIsRefusedSayingWhy() {
         assertThatThrownBy(() -> MemberProcess.start(cluster.zk, 3, "--shards", "2", "--initial-servers", "2",

@@ -18,15 +18,20 @@ import static io.erda.protocol.MessageHeader.INT;
  * |     assignment (replica reservations; zero otherwise)        |
  * +---------------------------------------------------------------+
  * |                       key bytes ...                           |
+ * +---------------------------------------------------------------+
+ * |  replica reservations only: the sender's session (8 bytes) and |
+ * |  its tag (16 bytes), {@link ReplicaSender}                     |
  * </pre>
  */
 /**
  * A <em>replica</em> reservation is one a clustered primary forwards to the shard's backup: the backup reserves as
  * for any PUT, and the client that asked the primary WRITEs there too (docs/ARCHITECTURE.md, [cluster]). Its
  * {@code assignment} is the shard map epoch that made the receiver the shard's backup, as the primary's map has it:
- * the backup accepts it only if its own map says the same, so neither side acts on a map older than the other's.
+ * the backup accepts it only if its own map says the same, so neither side acts on a map older than the other's. Its
+ * {@code sender} says which primary forwards it ({@link ReplicaSender}); null on every other reservation.
  */
-public record PutRequest(boolean delete, int valueLength, MemorySegment key, boolean replica, int assignment) {
+public record PutRequest(boolean delete, int valueLength, MemorySegment key, boolean replica, int assignment,
+                         ReplicaSender sender) {
     public static final int FLAGS_OFFSET = 0;
     public static final int KEY_LENGTH_OFFSET = 4;
     public static final int VALUE_LENGTH_OFFSET = 8;
@@ -37,10 +42,20 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key, boo
 
     /** A client's reservation (not a replica one). */
     public PutRequest(boolean delete, int valueLength, MemorySegment key) {
-        this(delete, valueLength, key, false, 0);
+        this(delete, valueLength, key, false, 0, null);
+    }
+
+    /** A replica reservation, forwarded by {@code sender} under the map assignment {@code assignment}. */
+    public static PutRequest replica(boolean delete, int valueLength, MemorySegment key, int assignment,
+                                     ReplicaSender sender) {
+        return new PutRequest(delete, valueLength, key, true, assignment, sender);
     }
 
     public PutRequest {
+        if (replica != (sender != null)) {
+            throw new IllegalArgumentException(replica ? "a replica reservation without its sender"
+                    : "a sender on a reservation that is not a replica one");
+        }
         if (!replica && assignment != 0) {
             throw new IllegalArgumentException("assignment " + assignment + " on a reservation that is not a replica one");
         }
@@ -50,7 +65,7 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key, boo
     }
 
     public int encodedLength() {
-        return KEY_OFFSET + (int) key.byteSize();
+        return KEY_OFFSET + (int) key.byteSize() + (replica ? ReplicaSender.LENGTH : 0);
     }
 
     /** Encodes at {@code offset}; returns the body length. */
@@ -60,6 +75,12 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key, boo
         s.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
         s.set(INT, offset + ASSIGNMENT_OFFSET, assignment);
         MemorySegment.copy(key, 0, s, offset + KEY_OFFSET, key.byteSize());
+        if (replica) {
+            long at = offset + KEY_OFFSET + key.byteSize();
+            s.set(MessageHeader.LONG, at, sender.session());
+            s.set(MessageHeader.LONG, at + 8, sender.tagHigh());
+            s.set(MessageHeader.LONG, at + 16, sender.tagLow());
+        }
         return encodedLength();
     }
 
@@ -80,6 +101,14 @@ public record PutRequest(boolean delete, int valueLength, MemorySegment key, boo
             throw new WireFormatException("PUT carries assignment " + assignment + (replica ? ", negative"
                     : " on a reservation that is not a replica one, expected 0"));
         }
-        return new PutRequest(delete, valueLength, Body.slice(s, offset + KEY_OFFSET, keyLength), replica, assignment);
+        ReplicaSender sender = null;
+        if (replica) {
+            long at = (long) KEY_OFFSET + keyLength;
+            Body.require("replica PUT sender", at + ReplicaSender.LENGTH, bodyLength);
+            sender = new ReplicaSender(s.get(MessageHeader.LONG, offset + at), s.get(MessageHeader.LONG, offset + at + 8),
+                    s.get(MessageHeader.LONG, offset + at + 16));
+        }
+        return new PutRequest(delete, valueLength, Body.slice(s, offset + KEY_OFFSET, keyLength), replica, assignment,
+                sender);
     }
 }

@@ -26,7 +26,12 @@ public enum WireStatus {
      */
     NOT_PRIMARY(10),
     /** The primary could not reserve on the shard's backup; nothing was written, the client tries again. */
-    BACKUP_UNAVAILABLE(11);
+    BACKUP_UNAVAILABLE(11),
+    /**
+     * A replica reservation whose sender's tag is wrong: it was not forwarded by a member holding the cluster's secret
+     * ({@link ReplicaSender}); not retried.
+     */
+    NOT_AUTHORIZED(12);
 
     private static final WireStatus[] BY_CODE = values();
 

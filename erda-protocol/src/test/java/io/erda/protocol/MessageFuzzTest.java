@@ -117,6 +117,8 @@ class MessageFuzzTest {
         seeds.put("hello-reply", message(MessageType.HELLO_REPLY, info::encode));
         seeds.put("put", message(MessageType.PUT, new PutRequest(false, 100, key)::encode));
         seeds.put("delete", message(MessageType.PUT, new PutRequest(true, 0, key)::encode));
+        seeds.put("replica-put", message(MessageType.PUT,
+                PutRequest.replica(false, 100, key, 3, new ReplicaSender(77, 1, 2))::encode));
         seeds.put("put-reply", message(MessageType.PUT_REPLY, new PutReply(1, 128, 4096, 0x5000 + 4096, 7, 1_000_000_000L)::encode));
         seeds.put("get", message(MessageType.GET, new KeyRequest(key)::encode));
         seeds.put("get-reply", message(MessageType.GET_REPLY, new GetReply(value)::encode));

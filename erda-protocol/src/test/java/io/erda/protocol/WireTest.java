@@ -31,6 +31,22 @@ class WireTest {
     }
 
     @Test
+    void aReplicaReservationCarriesItsSenderAfterTheKey() {
+        ReplicaSender sender = new ReplicaSender(0x1122334455667788L, -1L, 42L);
+        int body = PutRequest.replica(false, 100, bytes("user7"), 9, sender).encode(buf, 0);
+        assertThat(body).isEqualTo(PutRequest.KEY_OFFSET + 5 + ReplicaSender.LENGTH);
+        PutRequest r = PutRequest.decode(buf, 0, body, 65535, 1 << 20);
+        assertThat(r.replica()).isTrue();
+        assertThat(r.assignment()).isEqualTo(9);
+        assertThat(r.sender()).isEqualTo(sender);
+        assertThat(new String(r.key().toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8)).isEqualTo("user7");
+        assertThatThrownBy(() -> PutRequest.decode(buf, 0, body - 1, 65535, 1 << 20))
+                .isInstanceOf(WireFormatException.class).hasMessageContaining("replica PUT sender");
+        assertThat(PutRequest.decode(buf, 0, new PutRequest(false, 100, bytes("user7")).encode(buf, 0), 65535, 1 << 20)
+                .sender()).isNull();
+    }
+
+    @Test
     void putRequestOverLimitsNamesTheValueAndTheLimit() {
         int body = new PutRequest(false, 5_000_000, bytes("k")).encode(buf, 0);
         assertThatThrownBy(() -> PutRequest.decode(buf, 0, body, 65535, 1 << 20))

@@ -71,7 +71,7 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
                 requireKeyLength(s, body + PutRequest.KEY_LENGTH_OFFSET, request.bodyLength(), PutRequest.KEY_OFFSET);
                 PutRequest put = PutRequest.decode(s, body, request.bodyLength(), ObjectLayout.MAX_KEY_LENGTH,
                         Integer.MAX_VALUE);
-                Replication.Backup backup = replication.backupFor(Key.of(put.key()), put.replica(), put.assignment());
+                Replication.Backup backup = replication.backupFor(Key.of(put.key()), put);
                 if (backup == null) {
                     PutReply reply = reserve(put);
                     replies.reply(MessageType.PUT_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
@@ -128,6 +128,7 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
         PutRequest own = new PutRequest(put.delete(), put.valueLength(), key);
         backup.ordered().execute(() -> {
             try {
+                backup.prepare(own); // may refuse: then nothing is reserved on either server
                 PutReply local = reserve(own);
                 PutReply remote = backup.reserve(own); // the replica reservation: the cluster adds its assignment
                 if (remote == null) { // a DELETE of a key the backup never had: nothing to delete there

@@ -11,15 +11,16 @@ import io.erda.protocol.PutRequest;
  */
 public interface Replication {
     /** A server on its own: every PUT is served here, with no backup. */
-    Replication NONE = (key, replica, assignment) -> null;
+    Replication NONE = (key, request) -> null;
 
     /**
-     * The backup to forward {@code key}'s reservation to, or null to serve it here alone (no backup, or
-     * {@code replica}: this is the backup, under the map assignment {@code assignment}). Throws a
-     * {@link RequestException} with {@link io.erda.protocol.WireStatus#NOT_PRIMARY} when this server is not the key's
-     * primary (or, for a {@code replica} reservation, not its backup under that assignment).
+     * The backup to forward {@code key}'s reservation {@code request} to, or null to serve it here alone (no backup,
+     * or a {@link PutRequest#replica()} one: this is the backup, under the map assignment it names, and its sender
+     * must be the shard's primary). Throws a {@link RequestException} with
+     * {@link io.erda.protocol.WireStatus#NOT_PRIMARY} when this server is not the key's primary (or, for a replica
+     * reservation, not its backup under that assignment, or the sender is not the shard's primary).
      */
-    Backup backupFor(Key key, boolean replica, int assignment);
+    Backup backupFor(Key key, PutRequest request);
 
     /** A shard's backup, as the primary sees it. */
     interface Backup {
@@ -32,6 +33,15 @@ public interface Replication {
          * other up would otherwise deadlock once every worker of each waits for the other.
          */
         java.util.concurrent.Executor ordered();
+
+        /**
+         * In the ordered task, before anything is reserved here: readies the backup for {@code request}'s key, or
+         * refuses with a {@link RequestException} ({@link io.erda.protocol.WireStatus#BACKUP_UNAVAILABLE}, the client
+         * tries again) so that a PUT the backup cannot take yet leaves no reservation behind on either server. A
+         * backup being filled gets the key's older value here first ([cluster]).
+         */
+        default void prepare(PutRequest request) {
+        }
 
         /**
          * Reserves the same object on the backup (a replica reservation; of {@code request} only the key, the value length
