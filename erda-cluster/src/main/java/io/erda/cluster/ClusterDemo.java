@@ -1,6 +1,8 @@
 package io.erda.cluster;
 
 import io.erda.client.ClientOptions;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

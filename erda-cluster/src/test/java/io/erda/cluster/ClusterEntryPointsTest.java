@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.erda.client.ErdaClient;
 import io.erda.client.KeyValueClient;
 import io.erda.client.cli.ErdaCli;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;

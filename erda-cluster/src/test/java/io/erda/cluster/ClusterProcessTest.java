@@ -1,5 +1,7 @@
 package io.erda.cluster;
 
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.client.Zk;
 import io.erda.core.hash.KeyHash;
 import java.net.URI;
 import java.nio.file.Path;

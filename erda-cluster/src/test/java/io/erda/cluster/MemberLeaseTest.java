@@ -2,6 +2,7 @@ package io.erda.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.erda.cluster.client.Zk;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Set;
