@@ -6,8 +6,13 @@
  * {@link io.erda.server.Replication} taken from the map ({@link io.erda.cluster.ClusterServer}), under a lease
  * ({@code MemberLease}, watched by the coordinator's {@code LeaseWatch}), acknowledging PUTs of a shard it newly
  * leads only once clients' map leases ran out ({@code PrimaryTenure}), and publishing its store's identity
- * ({@code StoreIdentity}). The shard map, the ZooKeeper layout, the secret and the {@code zk://} client it shares
- * with every client live in {@code io.erda.cluster.client} (module erda-cluster-client).
+ * ({@code StoreIdentity}).
+ *
+ * <p>The rest of the cluster lives in two other modules: what the members share with every client (the shard map,
+ * the ZooKeeper layout, the secret, and the {@code zk://} client itself) in {@code io.erda.cluster.client}
+ * (erda-cluster-client), so that a client needs no member server; and what runs a cluster on one machine for the
+ * tests and the demos (an in-process ZooKeeper, member processes) in {@code io.erda.cluster.harness}
+ * (erda-cluster-harness), which this module's tests use and its main code does not.
  *
  * <p>May depend on erda-cluster-client, erda-core, erda-protocol, erda-server, erda-client, Curator/ZooKeeper and
  * picocli. Of the other modules only erda-bench depends on it (its cluster demo and nemesis run members); clients

@@ -9,6 +9,8 @@ import io.erda.client.ErdaException;
 import io.erda.client.KeyValueClient;
 import io.erda.cluster.client.ClusterClient;
 import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.VerifyingLoad;
 import io.erda.core.hash.KeyHash;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

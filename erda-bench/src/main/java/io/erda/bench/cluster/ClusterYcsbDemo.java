@@ -1,11 +1,11 @@
 package io.erda.bench.cluster;
 
 import io.erda.client.ClientOptions;
-import io.erda.cluster.ClusterDemo;
-import io.erda.cluster.MemberProcess;
-import io.erda.cluster.VerifyingLoad;
 import io.erda.cluster.client.ClusterClient;
 import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.MemberProcess;
+import io.erda.cluster.harness.VerifyingLoad;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
