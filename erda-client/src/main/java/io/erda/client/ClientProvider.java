@@ -2,9 +2,9 @@ package io.erda.client;
 
 /**
  * A client for URIs no fabric serves, found through {@link java.util.ServiceLoader} by {@link KeyValueClient#connect}:
- * erda-cluster provides {@code zk://host:port/path}, a sharded, replicated store whose map lives in ZooKeeper
+ * erda-cluster-client provides {@code zk://host:port/path}, a sharded, replicated store whose map lives in ZooKeeper
  * (docs/ARCHITECTURE.md, [cluster]), so every caller of {@code KeyValueClient.connect} (erda-cli, the YCSB binding)
- * takes that URI when erda-cluster is on the class path.
+ * takes that URI when erda-cluster-client is on the class path.
  */
 public interface ClientProvider {
     /** The URI scheme this provider serves, such as "zk". */

@@ -37,7 +37,7 @@ public final class ErdaClient extends PooledClient {
     /**
      * The client for {@code uri}: a fabric URI ({@code tcp://}, {@code shm://}, {@code verbs://}) gives this
      * single-server client; a URI a {@link ClientProvider} serves gives that provider's, such as
-     * {@code zk://host:port/erda} for a cluster when erda-cluster is on the class path (docs/ARCHITECTURE.md,
+     * {@code zk://host:port/erda} for a cluster when erda-cluster-client is on the class path (docs/ARCHITECTURE.md,
      * [cluster]). Typed {@link KeyValueClient} for that reason; {@link #connect(ClientOptions)} is the
      * single-server client whatever the URI.
      */

@@ -14,7 +14,7 @@ public interface KeyValueClient extends AutoCloseable {
 
     /**
      * Connects with the client of {@link ClientOptions#protocol()}, or, for a URI scheme a {@link ClientProvider}
-     * serves (erda-cluster's {@code zk://}), with that provider's client.
+     * serves (erda-cluster-client's {@code zk://}), with that provider's client.
      */
     static KeyValueClient connect(ClientOptions options) {
         String scheme = options.uri().getScheme();

@@ -2,6 +2,12 @@ package io.erda.cluster;
 
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
+import io.erda.cluster.client.ClusterView;
+import io.erda.cluster.client.DetachedClose;
+import io.erda.cluster.client.MapLease;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.client.Zk;
+import io.erda.cluster.client.ZkSecret;
 import io.erda.core.hash.Key;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;

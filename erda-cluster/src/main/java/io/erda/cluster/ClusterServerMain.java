@@ -1,5 +1,6 @@
 package io.erda.cluster;
 
+import io.erda.cluster.client.ZkSecret;
 import io.erda.server.ErdaServerMain;
 import io.erda.server.ServerConfig;
 import io.erda.server.ServerOptions;

@@ -1,5 +1,7 @@
 package io.erda.cluster;
 
+import io.erda.cluster.client.MapLease;
+import io.erda.cluster.client.Zk;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,5 +1,6 @@
 package io.erda.cluster;
 
+import io.erda.cluster.client.Zk;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;

@@ -1,5 +1,8 @@
 package io.erda.cluster;
 
+import io.erda.cluster.client.MapLease;
+import io.erda.cluster.client.ShardMap;
+
 /**
  * When a member may begin to acknowledge PUTs of the shards it is primary of ([cluster], "Fencing"): not before
  * {@link MapLease#promotionWaitNanos()} after it learned it became primary, so that every client whose map still

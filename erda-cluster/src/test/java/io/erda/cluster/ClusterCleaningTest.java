@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

@@ -7,14 +7,18 @@ import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
 import io.erda.client.ErdaException;
 import io.erda.client.KeyValueClient;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.VerifyingLoad;
 import io.erda.core.hash.KeyHash;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.IntStream;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**

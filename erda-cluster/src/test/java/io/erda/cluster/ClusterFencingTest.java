@@ -3,6 +3,9 @@ package io.erda.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.client.ClientOptions;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.harness.ZkLink;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

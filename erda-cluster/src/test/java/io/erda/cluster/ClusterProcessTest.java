@@ -1,5 +1,11 @@
 package io.erda.cluster;
 
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.client.Zk;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.MemberProcess;
+import io.erda.cluster.harness.VerifyingLoad;
+import io.erda.cluster.harness.ZooKeeperMain;
 import io.erda.core.hash.KeyHash;
 import java.net.URI;
 import java.nio.file.Path;

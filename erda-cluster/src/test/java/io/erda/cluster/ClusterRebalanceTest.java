@@ -3,6 +3,10 @@ package io.erda.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.client.ClientOptions;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.VerifyingLoad;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

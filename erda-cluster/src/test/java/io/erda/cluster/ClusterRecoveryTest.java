@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.client.Zk;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.MemberProcess;
+import io.erda.cluster.harness.VerifyingLoad;
 import io.erda.core.hash.KeyHash;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,6 +3,11 @@ package io.erda.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.client.Zk;
+import io.erda.cluster.client.ZkSecret;
+import io.erda.cluster.harness.MemberProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

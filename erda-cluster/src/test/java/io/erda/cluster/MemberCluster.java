@@ -1,5 +1,8 @@
 package io.erda.cluster;
 
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.MemberProcess;
+import io.erda.cluster.harness.ZooKeeperMain;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,6 +2,9 @@ package io.erda.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.erda.cluster.client.Zk;
+import io.erda.cluster.harness.ZkLink;
+import io.erda.cluster.harness.ZooKeeperMain;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Set;

@@ -2,6 +2,7 @@ package io.erda.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.erda.cluster.client.ShardMap;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 

@@ -1,11 +1,11 @@
 package io.erda.bench.cluster;
 
 import io.erda.client.ClientOptions;
-import io.erda.cluster.ClusterClient;
-import io.erda.cluster.ClusterDemo;
-import io.erda.cluster.MemberProcess;
-import io.erda.cluster.ShardMap;
-import io.erda.cluster.ZkLink;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.MemberProcess;
+import io.erda.cluster.harness.ZkLink;
 import io.erda.history.HistoryRecorder;
 import java.net.URI;
 import java.nio.file.Files;

@@ -1,11 +1,11 @@
 package io.erda.bench.cluster;
 
 import io.erda.client.ClientOptions;
-import io.erda.cluster.ClusterClient;
-import io.erda.cluster.ClusterDemo;
-import io.erda.cluster.MemberProcess;
-import io.erda.cluster.ShardMap;
-import io.erda.cluster.VerifyingLoad;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.MemberProcess;
+import io.erda.cluster.harness.VerifyingLoad;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +70,7 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
      * because java.util.logging keeps loggers weakly, and a level set on a collected logger is lost.
      */
     private static final java.util.List<java.util.logging.Logger> QUIETED = java.util.stream.Stream.of(
-            "org.apache.zookeeper", "org.apache.curator", "io.erda.cluster.ClusterView")
+            "org.apache.zookeeper", "org.apache.curator", "io.erda.cluster.client.ClusterView")
             .map(java.util.logging.Logger::getLogger).toList();
 
     /** Quiets ZooKeeper's and Curator's INFO lines: the demo and the nemesis print what matters themselves. */

@@ -1,6 +1,6 @@
 package io.erda.bench.cluster;
 
-import io.erda.cluster.ClusterClient;
+import io.erda.cluster.client.ClusterClient;
 import io.erda.history.HistoryRecorder;
 import io.erda.history.Operation;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.erda.bench.cluster;
 
-import io.erda.cluster.ClusterDemo;
-import io.erda.cluster.ZooKeeperMain;
+import io.erda.cluster.harness.ClusterDemo;
+import io.erda.cluster.harness.ZooKeeperMain;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -95,7 +95,7 @@ public final class ErdaCli implements Callable<Integer> {
             err.println("error: " + command + " takes " + expected + " argument(s), got " + args.size());
             return EXIT_ERROR;
         }
-        // KeyValueClient.connect: a zk:// cluster URI too, when erda-cluster is on the class path ([cluster])
+        // KeyValueClient.connect: a zk:// cluster URI too, when erda-cluster-client is on the class path ([cluster])
         try (KeyValueClient client = KeyValueClient.connect(ClientOptions.of(uri).withPoolSize(1)
                 .withOperationTimeout(java.time.Duration.ofSeconds(timeoutSeconds)))) {
             switch (command) {

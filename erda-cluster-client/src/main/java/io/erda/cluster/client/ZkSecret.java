@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -124,7 +124,7 @@ public final class ZkSecret {
      * {@link Zk#COORDINATOR}, {@link Zk#LEASES}), creating the parents first: a cluster started open is locked by its
      * first member with a secret. Fails, naming the node, where the cluster is locked with another secret.
      */
-    void lock(CuratorFramework zk) throws Exception {
+    public void lock(CuratorFramework zk) throws Exception {
         List<ACL> acl = acl();
         for (String path : List.of(Zk.SERVERS, Zk.COORDINATOR, Zk.LEASES, Zk.MAP, "/")) {
             try {

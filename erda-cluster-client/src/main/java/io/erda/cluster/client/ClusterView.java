@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import java.net.URI;
 import java.util.Map;
@@ -15,7 +15,7 @@ import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
  * {@link CuratorCache}): the live servers and their fabric URIs, and the shard map. Listeners run on Curator's event
  * thread after each change.
  */
-final class ClusterView implements AutoCloseable {
+public final class ClusterView implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterView.class.getName());
 
     private final CuratorCache serverCache;
@@ -26,7 +26,7 @@ final class ClusterView implements AutoCloseable {
     private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile ShardMap map;
 
-    ClusterView(CuratorFramework zk) {
+    public ClusterView(CuratorFramework zk) {
         this.serverCache = CuratorCache.build(zk, Zk.SERVERS);
         this.mapCache = CuratorCache.build(zk, Zk.MAP);
         serverCache.listenable().addListener(CuratorCacheListener.builder()
@@ -35,27 +35,27 @@ final class ClusterView implements AutoCloseable {
                 .forAll((type, before, after) -> mapChanged(after)).build());
     }
 
-    ClusterView start() {
+    public ClusterView start() {
         serverCache.start();
         mapCache.start();
         return this;
     }
 
-    void onChange(Runnable listener) {
+    public void onChange(Runnable listener) {
         listeners.add(listener);
     }
 
     /** The current map, or null before the coordinator wrote the first. */
-    ShardMap map() {
+    public ShardMap map() {
         return map;
     }
 
     /** The fabric URI of live server {@code id}, or null if it is not registered. */
-    URI server(int id) {
+    public URI server(int id) {
         return servers.get(id);
     }
 
-    Map<Integer, URI> servers() {
+    public Map<Integer, URI> servers() {
         return Map.copyOf(servers);
     }
 

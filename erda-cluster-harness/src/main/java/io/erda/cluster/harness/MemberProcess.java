@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.harness;
 
 import io.erda.server.ServerProcessStop;
 import java.io.BufferedReader;
@@ -16,10 +16,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real cluster member process ({@link ClusterServerMain}) started with this JVM's java and test class path; its
- * output goes to target/cluster-logs (named in failures; tests and {@link ClusterDemo}). Killed with -9 by {@link #kill()}.
+ * A real cluster member process ({@value #MEMBER_MAIN}, erda-cluster's {@code erda-cluster-server}) started with this
+ * JVM's java and class path, which must therefore hold erda-cluster (the tests' of erda-cluster do, and erda-bench's);
+ * the class is named, not referenced, so that this harness does not depend on the member it starts. Its output goes to
+ * target/cluster-logs (named in failures; tests and {@link ClusterDemo}). Killed with -9 by {@link #kill()}.
  */
 public final class MemberProcess implements AutoCloseable {
+    /** The member's main class, run in the new process. */
+    public static final String MEMBER_MAIN = "io.erda.cluster.ClusterServerMain";
     private static final String READY = " listening on ";
 
     private final int id;
@@ -52,7 +56,7 @@ public final class MemberProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(launcher);
         command.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                ClusterServerMain.class.getName(), "--zk", zk.toString(), "--id", String.valueOf(id)));
+                MEMBER_MAIN, "--zk", zk.toString(), "--id", String.valueOf(id)));
         command.addAll(List.of(options));
         Process p;
         try {

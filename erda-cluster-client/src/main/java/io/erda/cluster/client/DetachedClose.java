@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -8,14 +8,14 @@ import java.util.logging.Logger;
  * hangs (paused, cut off) waits out the fabric's peer timeout, seconds; on ZooKeeper's event thread that would hold up
  * every later map change, so a map change never waits on a close ([cluster]).
  */
-final class DetachedClose {
+public final class DetachedClose {
     private static final Logger LOG = Logger.getLogger(DetachedClose.class.getName());
 
     private DetachedClose() {
     }
 
     /** Starts closing {@code resource} ({@code what} names it in a failure) and returns at once. */
-    static Thread start(AutoCloseable resource, String what) {
+    public static Thread start(AutoCloseable resource, String what) {
         return Thread.ofVirtual().name("erda-close-" + what).start(() -> {
             try {
                 resource.close();

@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -16,19 +16,19 @@ import org.apache.curator.framework.CuratorFramework;
  * the operation timeout, fails naming the shard.
  *
  * <p>The other half is on the members: a member newly named primary of a shard acknowledges no PUT of it until
- * {@link #promotionWaitNanos()} after it learned so ({@link PrimaryTenure}). A client whose map still names the old
- * primary confirmed it before the new map was written, so its lease has run out by then, even if its clock runs
- * {@link #DRIFT} slow. So a GET that begins after a PUT acknowledged by the new primary never routes to the old one,
+ * {@link #promotionWaitNanos()} after it learned so (erda-cluster's {@code io.erda.cluster.PrimaryTenure}). A client
+ * whose map still names the old primary confirmed it before the new map was written, so its lease has run out by
+ * then, even if its clock runs {@link #DRIFT} slow. So a GET that begins after a PUT acknowledged by the new primary never routes to the old one,
  * whether the old one is dead, paused, cut off from ZooKeeper or still answering one-sided READs on its RNIC.
  */
-final class MapLease implements AutoCloseable {
+public final class MapLease implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(MapLease.class.getName());
     /** How long a confirmation lets a client route by its map. */
-    static final Duration DURATION = Duration.ofMillis(150);
+    public static final Duration DURATION = Duration.ofMillis(150);
     /** How often the map is confirmed: three times per lease, so one slow round trip does not stall operations. */
     static final Duration RENEW_EVERY = DURATION.dividedBy(3);
     /** Bound on how much slower than a member's clock a client's monotonic clock may run (1 %, generous for NTP-less quartz). */
-    static final double DRIFT = 0.01;
+    public static final double DRIFT = 0.01;
     /** Added to the wait for what the bound leaves out: the member learning its promotion is not instantaneous. */
     static final Duration MARGIN = Duration.ofMillis(20);
 
@@ -45,7 +45,7 @@ final class MapLease implements AutoCloseable {
     }
 
     /** What a member newly named primary waits before it acknowledges a PUT of the shard. */
-    static long promotionWaitNanos() {
+    public static long promotionWaitNanos() {
         return (long) (DURATION.toNanos() * (1 + DRIFT)) + MARGIN.toNanos();
     }
 

@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.harness;
 
 import io.erda.client.KeyValueClient;
 import io.erda.core.hash.KeyHash;
@@ -29,7 +29,7 @@ public final class VerifyingLoad implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final int keys;
 
-    VerifyingLoad(KeyValueClient client, int shards, int writers, int keysPerWriter) {
+    public VerifyingLoad(KeyValueClient client, int shards, int writers, int keysPerWriter) {
         this(client, shards, writers, keysPerWriter, "");
     }
 
@@ -92,7 +92,8 @@ public final class VerifyingLoad implements AutoCloseable {
         return acknowledged.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    Map<String, Long> acknowledged() {
+    /** Per key, the sequence number of its last acknowledged PUT. */
+    public Map<String, Long> acknowledged() {
         return Map.copyOf(acknowledged);
     }
 
@@ -125,11 +126,11 @@ public final class VerifyingLoad implements AutoCloseable {
     }
 
     /** The sequence number in a value this load wrote; 0 for null (absent). */
-    static long sequence(byte[] value) {
+    public static long sequence(byte[] value) {
         return value == null ? 0 : Long.parseLong(new String(value, StandardCharsets.UTF_8).split("=")[1]);
     }
 
-    static byte[] bytes(String s) {
+    public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 

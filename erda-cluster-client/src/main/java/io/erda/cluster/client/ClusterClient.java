@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import io.erda.client.ClientOptions;
 import io.erda.client.ClientProvider;

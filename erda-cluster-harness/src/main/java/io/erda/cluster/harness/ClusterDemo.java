@@ -1,6 +1,8 @@
-package io.erda.cluster;
+package io.erda.cluster.harness;
 
 import io.erda.client.ClientOptions;
+import io.erda.cluster.client.ClusterClient;
+import io.erda.cluster.client.ShardMap;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,9 +28,10 @@ public final class ClusterDemo {
      * acknowledged PUT; {@code lost}: keys that read back older; {@code failoverMillis}: from the victim's death to the
      * first successful PUT on one of its shards.
      */
-    record Outcome(ShardMap before, ShardMap after, int victim, Set<Integer> killedShards, Map<String, Long> acknowledged,
-                   long lost, long keysOnKilledShards, long failoverMillis, long retries) {
-        long acknowledgedPuts() {
+    public record Outcome(ShardMap before, ShardMap after, int victim, Set<Integer> killedShards,
+                          Map<String, Long> acknowledged, long lost, long keysOnKilledShards, long failoverMillis,
+                          long retries) {
+        public long acknowledgedPuts() {
             return acknowledged.values().stream().mapToLong(Long::longValue).sum();
         }
     }
@@ -39,8 +42,8 @@ public final class ClusterDemo {
      * {@code duringFailover} (given the victim's id) on a thread of its own; stops the load as soon as a PUT on one of
      * the victim's shards succeeds again (later PUTs would overwrite, and so hide, a lost one) and reads every key back.
      */
-    static Outcome killPrimaryUnderLoad(URI zk, List<MemberProcess> members, int writers, int keysPerWriter,
-                                        IntConsumer duringFailover) throws Exception {
+    public static Outcome killPrimaryUnderLoad(URI zk, List<MemberProcess> members, int writers, int keysPerWriter,
+                                               IntConsumer duringFailover) throws Exception {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         try (ClusterClient client = ClusterClient.connect(ClientOptions.of(zk).withPoolSize(writers))) {
             ShardMap before = client.shardMap();

@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -10,14 +10,17 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * A cluster's ZooKeeper address, {@code zk://host:port[,host:port...]/path}, and the znodes under the path
  * ([cluster]): {@code /servers/ID} (ephemeral, data: the server's fabric URI and, on a second line
- * {@code store HEX}, its store's identity, {@link StoreIdentity}), {@code /map} ({@link ShardMap}) and
+ * {@code store HEX}, its store's identity, erda-cluster's {@code StoreIdentity}), {@code /map} ({@link ShardMap}) and
  * {@code /coordinator} (the leader latch whose leader writes the map).
  */
 public final class Zk {
     public static final String SERVERS = "/servers";
     public static final String MAP = "/map";
     public static final String COORDINATOR = "/coordinator";
-    /** Members' leases ({@link MemberLease}): {@code /leases/ID}, ephemeral, rewritten every quarter lease. */
+    /**
+     * Members' leases (erda-cluster's {@code MemberLease}): {@code /leases/ID}, ephemeral, rewritten every quarter
+     * lease.
+     */
     public static final String LEASES = "/leases";
     static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     private static final String STORE = "store ";
@@ -63,28 +66,28 @@ public final class Zk {
         return zk;
     }
 
-    static String lease(int id) {
+    public static String lease(int id) {
         return LEASES + "/" + id;
     }
 
-    static String server(int id) {
+    public static String server(int id) {
         return SERVERS + "/" + id;
     }
 
     /** The data of a server's registration {@code /servers/ID}. */
-    static byte[] registration(URI uri, String store) {
+    public static byte[] registration(URI uri, String store) {
         return (uri + "\n" + STORE + store + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     /** The fabric URI in a registration's data. */
-    static URI uri(byte[] registration) {
+    public static URI uri(byte[] registration) {
         String text = new String(registration, StandardCharsets.UTF_8);
         int end = text.indexOf('\n');
         return URI.create(end < 0 ? text : text.substring(0, end));
     }
 
     /** The store identity in a registration's data; fails naming the data if it has none. */
-    static String store(byte[] registration) {
+    public static String store(byte[] registration) {
         String[] lines = new String(registration, StandardCharsets.UTF_8).split("\n");
         if (lines.length < 2 || !lines[1].startsWith(STORE)) {
             throw new IllegalArgumentException("registration '" + String.join("\\n", lines) + "' has no '" + STORE

@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.harness;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import io.erda.core.hash.KeyHash;
 import java.nio.charset.StandardCharsets;
@@ -50,14 +50,14 @@ public record ShardMap(long epoch, int[] primaries, int[] backups, State[] state
          */
         LOST;
 
-        String text() {
+        public String text() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }
     }
 
     /**
      * A server's registration: the ZooKeeper session of its ephemeral {@code /servers/ID} and the identity of the
-     * store it serves ({@link StoreIdentity}: made with the store, kept in its directory).
+     * store it serves (erda-cluster's {@code StoreIdentity}: made with the store, kept in its directory).
      */
     public record Registration(long session, String store) {
         public Registration {

@@ -1,10 +1,10 @@
-package io.erda.cluster;
+package io.erda.cluster.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.cluster.ShardMap.Registration;
-import io.erda.cluster.ShardMap.State;
+import io.erda.cluster.client.ShardMap.Registration;
+import io.erda.cluster.client.ShardMap.State;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
