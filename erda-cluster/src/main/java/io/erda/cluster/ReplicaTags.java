@@ -1,5 +1,6 @@
 package io.erda.cluster;
 
+import io.erda.cluster.client.ZkSecret;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.ReplicaSender;
 import java.lang.foreign.MemorySegment;
