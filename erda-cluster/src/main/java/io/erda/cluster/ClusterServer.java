@@ -109,7 +109,16 @@ public final class ClusterServer implements Replication, AutoCloseable {
     }
 
     /** How long a member holds its roles without renewing its lease ({@link MemberLease}) unless told otherwise. */
-    public static final java.time.Duration DEFAULT_MEMBER_LEASE = java.time.Duration.ofMillis(500);
+    public static final java.time.Duration DEFAULT_MEMBER_LEASE = java.time.Duration.ofMillis(300);
+
+    /**
+     * A member's reservation lease unless told otherwise: half a lone server's, so that a key whose PUT was in flight
+     * when its primary died is writable again on the promoted backup half a second sooner; a client whose WRITEs
+     * outlive it PUTs again ([leases]). Not shorter: the lease runs from the client's request, so it also covers the
+     * PUT's wait in its shard's queue, behind a fill's copies on a member just restarted (at 250 ms, replicated PUTs
+     * on a whole cluster restarted with cold JVMs outlived it four times in a row).
+     */
+    public static final java.time.Duration DEFAULT_RESERVATION_LEASE = java.time.Duration.ofMillis(500);
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis,
                          java.time.Duration memberLease, ZkSecret secret, ServerConfig config) {
@@ -158,6 +167,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
         view = new ClusterView(zk).start();
         view.onChange(() -> tenure.observe(view.map(), session));
         view.onChange(this::dropGonePeers);
+        view.onChange(this::purgeForNewFills);
         boolean existed = io.erda.core.PmDirectory.exists(config.directory());
         server = RequestServer.start(config, this); // recovers a store opened from its files, as any restart
         server.startCleaning(); // each member cleans its own log, as a single server does ([cleaning])
@@ -237,6 +247,12 @@ public final class ClusterServer implements Replication, AutoCloseable {
             if (latch.hasLeadership()) {
                 Set<Long> expired = leaseWatch.poll();
                 if (!expired.equals(expiredSessions)) {
+                    Set<Long> newly = new java.util.HashSet<>(expired);
+                    newly.removeAll(expiredSessions);
+                    if (!newly.isEmpty()) {
+                        LOG.info(() -> "coordinator " + id + ": the lease of session(s) " + newly.stream()
+                                .map(s -> "0x" + Long.toHexString(s)).toList() + " ran out; gone");
+                    }
                     expiredSessions = expired;
                     reconcile();
                 }
@@ -606,7 +622,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
     /** One fill of one backup of one shard ({@link PrimaryShard}). */
     private final class Fill {
-        private static final int KEYS_PER_TASK = 16;
+        /** Few: a PUT of the shard queued behind a task of copies waits for all of them, within its lease. */
+        private static final int KEYS_PER_TASK = 4;
         private static final long FIRST_BACKOFF_MILLIS = 100;
         private static final long MAX_BACKOFF_MILLIS = 5000;
         private final PrimaryShard shard;
@@ -818,6 +835,10 @@ public final class ClusterServer implements Replication, AutoCloseable {
             this.shard = shard;
         }
 
+        synchronized boolean purgedFor(long primarySession, long assignment) {
+            return purgedFor == primarySession && purgedAssignment == assignment;
+        }
+
         synchronized void purgeFor(long primarySession, long assignment) {
             if (purgedFor == primarySession && purgedAssignment == assignment) {
                 return;
@@ -837,6 +858,28 @@ public final class ClusterServer implements Replication, AutoCloseable {
     }
 
     private record Peer(URI uri, ErdaClient client) {
+    }
+
+    /**
+     * On a map change: a shard this server was just made the filling backup of is purged now, in the background,
+     * rather than when its primary's first replica reservation arrives; the primary, promoted by the same map, is still
+     * waiting out its tenure then, and a purge scans the whole table. {@link #backupFor} purges too (a no-op once done).
+     */
+    private void purgeForNewFills() {
+        ShardMap map = view.map();
+        if (map == null || server == null || !map.names(id, session)) {
+            return;
+        }
+        for (int s = 0; s < map.shards(); s++) {
+            if (map.backup(s) == id && map.state(s) == ShardMap.State.FILLING) {
+                BackupShard shard = backupShards[s];
+                long primarySession = map.session(map.primary(s));
+                long assignment = map.backupSince(s);
+                if (!shard.purgedFor(primarySession, assignment)) {
+                    Thread.ofVirtual().name("erda-purge-" + s).start(() -> shard.purgeFor(primarySession, assignment));
+                }
+            }
+        }
     }
 
     private ErdaClient peer(int server) {

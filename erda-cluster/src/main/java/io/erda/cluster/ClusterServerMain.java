@@ -47,10 +47,11 @@ public final class ClusterServerMain implements Callable<Integer> {
                     + "go. Default: ${DEFAULT-VALUE}.")
     int sessionTimeoutMillis;
 
-    @Option(names = "--member-lease-ms", paramLabel = "MS", defaultValue = "500",
+    @Option(names = "--member-lease-ms", paramLabel = "MS", defaultValue = "300",
             description = "How long this member holds its roles without renewing its lease in ZooKeeper (renewed every "
-                    + "quarter lease): the coordinator fails a member over once its lease has stood still that long "
-                    + "(plus 1 % and 20 ms), and a member that could not renew it halts. Default: ${DEFAULT-VALUE}.")
+                    + "quarter lease), and halts once it could not: the coordinator fails a member over once its lease "
+                    + "has stood still that long (plus 1 %% for clock drift and 20 ms, less the clients' 150 ms map "
+                    + "lease, which a promoted backup waits out before it acknowledges a PUT). Default: ${DEFAULT-VALUE}.")
     long memberLeaseMillis;
 
     @Option(names = "--zk-secret-file", paramLabel = "FILE",
@@ -69,8 +70,13 @@ public final class ClusterServerMain implements Callable<Integer> {
             description = "Fabric URI to listen on. Default: ${DEFAULT-VALUE}.")
     URI listen;
 
+    /**
+     * A member's reservations have a shorter lease than a lone server's ({@link ClusterServer#DEFAULT_RESERVATION_LEASE}):
+     * a PUT in flight when its primary dies keeps its key from being copied to the new backup, and so from being written
+     * again, until its reservation on the promoted backup is settled.
+     */
     @Mixin
-    ServerOptions store = new ServerOptions();
+    ServerOptions store = new ServerOptions().withDefaultLease(ClusterServer.DEFAULT_RESERVATION_LEASE);
 
     @Option(names = "--workers", paramLabel = "N", defaultValue = "2", description = "Request threads. "
             + "Default: ${DEFAULT-VALUE}.")
@@ -107,6 +113,10 @@ public final class ClusterServerMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        // a member's log is read against others' and a client's: times to the millisecond (unless the user chose)
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %3$s: %5$s%6$s%n");
+        }
         System.exit(ErdaServerMain.reportingBadValues(new CommandLine(new ClusterServerMain()), "erda-cluster-server")
                 .execute(args));
     }

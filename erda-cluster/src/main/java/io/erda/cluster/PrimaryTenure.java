@@ -11,6 +11,7 @@ import io.erda.cluster.client.ShardMap;
  * between, and counts every shard it is primary of as newly gained.
  */
 final class PrimaryTenure {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(PrimaryTenure.class.getName());
     private final int id;
     private final long waitNanos;
     private long epoch = -1;
@@ -31,14 +32,20 @@ final class PrimaryTenure {
         }
         boolean gap = epoch < 0 || map.epoch() > epoch + 1;
         long now = System.nanoTime();
+        java.util.List<Integer> gained = new java.util.ArrayList<>();
         for (int s = 0; s < primary.length; s++) {
             boolean p = map.primary(s) == id && map.names(id, session);
             if (p && (!primary[s] || gap)) {
                 since[s] = now;
+                gained.add(s);
             }
             primary[s] = p;
         }
         epoch = map.epoch();
+        if (!gained.isEmpty()) {
+            LOG.info(() -> "server " + id + ": primary of shard(s) " + gained + " by map epoch " + map.epoch()
+                    + "; acknowledges their PUTs in " + waitNanos / 1_000_000 + " ms");
+        }
     }
 
     /**

@@ -37,10 +37,16 @@ public final class ServerOptions {
                     + "after its WRITE), server-flush (a FLUSH request). Default: ${DEFAULT-VALUE}.")
     String persistence;
 
-    @Option(names = "--lease-ms", paramLabel = "MS", defaultValue = "1000",
+    @Option(names = "--lease-ms", paramLabel = "MS",
             description = "Lease of a reservation: after it the validator may roll back an incomplete object. "
                     + "Default: ${DEFAULT-VALUE}.")
-    long leaseMillis;
+    long leaseMillis = ServerConfig.DEFAULT_LEASE.toMillis();
+
+    /** These options with another default reservation lease (a cluster member's is shorter, [cluster]). */
+    public ServerOptions withDefaultLease(java.time.Duration lease) {
+        leaseMillis = lease.toMillis();
+        return this;
+    }
 
     @Option(names = "--pm-write-latency-ns", paramLabel = "NS", defaultValue = "0",
             description = "Emulated PM write latency per 64-byte line for every writer (the papers use 150). "

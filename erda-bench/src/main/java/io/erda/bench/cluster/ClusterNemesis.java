@@ -73,7 +73,7 @@ public final class ClusterNemesis implements Callable<Integer> {
             + "between members, are no network links, so those two partitions are left out. Default: ${DEFAULT-VALUE}.")
     String fabric;
 
-    @Option(names = "--member-lease-ms", defaultValue = "500", description = "The members' lease (their default); a "
+    @Option(names = "--member-lease-ms", defaultValue = "300", description = "The members' lease (their default); a "
             + "pause lasts 2 to 8 leases. Default: ${DEFAULT-VALUE}.")
     long memberLeaseMillis;
 

@@ -34,7 +34,8 @@ import org.apache.curator.framework.CuratorFramework;
 public final class ClusterClient implements KeyValueClient {
     /** ZooKeeper session timeout of a client: only its watches depend on it. */
     private static final int SESSION_TIMEOUT_MILLIS = 10_000;
-    private static final long PAUSE_MILLIS = 20;
+    /** Short: a failover's first acknowledged PUT should not wait on a retry's sleep. */
+    private static final long PAUSE_MILLIS = 5;
     /**
      * How long one attempt on one member may take (connect, or a request's reply) before the operation is tried again
      * on the then current map: a member that paused or hung is given up on, not waited for the whole operation timeout.
