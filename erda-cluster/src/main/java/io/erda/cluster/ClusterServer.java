@@ -21,11 +21,9 @@ import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -39,9 +37,9 @@ import org.apache.zookeeper.data.Stat;
 /**
  * One member of a cluster ([cluster]): an Erda server ({@link RequestServer}) whose PUTs are decided by the shard map
  * ({@link Replication}), registered in ZooKeeper as the ephemeral {@code /servers/ID}, and a candidate in the
- * {@code /coordinator} leader latch. The leader (one at a time, Curator's {@link LeaderLatch}) writes the map: the
- * first one once {@code initialServers} servers are registered, then, whenever membership changes, {@link
- * ShardMap#reconcile}: a gone server's shards promote their full backups, and every shard without a backup gets a
+ * {@code /coordinator} leader latch. The leader ({@link Coordinator}; one at a time, Curator's {@link LeaderLatch})
+ * writes the map: the first one once {@code initialServers} servers are registered, then, whenever membership
+ * changes, {@link ShardMap#reconcile}: a gone server's shards promote their full backups, and every shard without a backup gets a
  * live server as a {@code FILLING} one, which its primary fills while serving ({@link PrimaryShard}) and then marks
  * full. Both writes are compare-and-sets on the map's znode version, so a deposed leader's late write fails. A
  * server serves a role only while the map names it with the session of its own registration: a restarted server is
@@ -59,13 +57,6 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class ClusterServer implements Replication, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterServer.class.getName());
-    private static final long RECONCILE_MILLIS = 200;
-    /** How often the coordinator looks at the members' leases ({@link LeaseWatch}). */
-    private static final long LEASE_POLL_MILLIS = 20;
-    /** A member that does not coordinate looks at the coordinator's lease every this many rounds. */
-    private static final int FOLLOWER_LEASE_ROUNDS = 5;
-    /** Rounds of {@link #watchLeases} (only the coordinator's thread). */
-    private long leaseRounds;
 
     private final URI zkUri;
     private final int id;
@@ -79,16 +70,12 @@ public final class ClusterServer implements Replication, AutoCloseable {
     /** Signs the replica reservations this member forwards and checks those it receives ({@link ReplicaTags}). */
     private final ReplicaTags tags;
     private MemberLease lease;
-    private LeaseWatch leaseWatch;
-    /** The sessions the coordinator found with expired leases in its last look (only the coordinator's thread). */
-    private Set<Long> expiredSessions = Set.of();
     private final Map<Integer, Peer> peers = new ConcurrentHashMap<>();
     private final PrimaryShard[] primaryShards;
     private final BackupShard[] backupShards;
     /** When PUTs of a shard newly led here may be acknowledged: after clients' map leases ran out ({@link MapLease}). */
     private final PrimaryTenure tenure;
-    private final ScheduledExecutorService coordinator = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("erda-cluster-coordinator").daemon().factory());
+    private Coordinator coordinator;
     private CuratorFramework zk;
     private ClusterView view;
     private LeaderLatch latch;
@@ -98,11 +85,6 @@ public final class ClusterServer implements Replication, AutoCloseable {
     /** The identity of this server's store ({@link StoreIdentity}), published in its registration. */
     private String store;
     private volatile boolean closed;
-    /**
-     * Coordinator only: what was logged once (a lost shard's refusal per session of its returned primary, a bad
-     * registration per session).
-     */
-    private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
     public ClusterServer(URI zkUri, int id, int shards, int initialServers, int sessionTimeoutMillis, ServerConfig config) {
         this(zkUri, id, shards, initialServers, sessionTimeoutMillis, DEFAULT_MEMBER_LEASE, null, config);
@@ -179,12 +161,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
                     + "halting (its shards fail over; restarted, it joins as a new member)");
             Runtime.getRuntime().halt(3);
         }).start();
-        leaseWatch = new LeaseWatch(zk);
+        LeaseWatch leaseWatch = new LeaseWatch(zk);
         latch = new LeaderLatch(zk, Zk.COORDINATOR, String.valueOf(id));
         latch.start();
-        coordinator.scheduleWithFixedDelay(this::reconcileIfLeader, 0, RECONCILE_MILLIS, TimeUnit.MILLISECONDS);
-        coordinator.scheduleWithFixedDelay(this::watchLeases, 0, LEASE_POLL_MILLIS, TimeUnit.MILLISECONDS);
-        view.onChange(() -> coordinator.execute(this::reconcileIfLeader));
+        coordinator = new Coordinator(zk, id, shards, initialServers, lease, leaseWatch, latch).start();
+        view.onChange(coordinator::reconcileSoon);
         return this;
     }
 
@@ -228,165 +209,6 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
     public RequestServer server() {
         return server;
-    }
-
-    // ------------------------------------------------------------------ the coordinator
-
-    /**
-     * Every member looks at the leases ({@link LeaseWatch}). The coordinator: a member's lease newly expired makes it
-     * gone at once, not at its ZooKeeper session's end. The others (every few rounds): a coordinator whose lease expired
-     * has halted or halts before it writes again, so its leader-latch node is deleted and the next member in line takes
-     * over now, not at its session's end (every map write is a compare-and-set on what it read, so even a late write of
-     * the old one could not undo what the new one wrote).
-     */
-    private void watchLeases() {
-        try {
-            if (latch == null) {
-                return;
-            }
-            if (latch.hasLeadership()) {
-                Set<Long> expired = leaseWatch.poll();
-                if (!expired.equals(expiredSessions)) {
-                    Set<Long> newly = new java.util.HashSet<>(expired);
-                    newly.removeAll(expiredSessions);
-                    if (!newly.isEmpty()) {
-                        LOG.info(() -> "coordinator " + id + ": the lease of session(s) " + newly.stream()
-                                .map(s -> "0x" + Long.toHexString(s)).toList() + " ran out; gone");
-                    }
-                    expiredSessions = expired;
-                    reconcile();
-                }
-            } else if (++leaseRounds % FOLLOWER_LEASE_ROUNDS == 0) {
-                deposeExpiredCoordinator(leaseWatch.poll());
-            }
-        } catch (Exception e) {
-            LOG.log(Level.FINE, "looking at the members' leases failed (next round retries)", e);
-        }
-    }
-
-    /** Deletes the leader-latch node of a coordinator whose session's lease expired. */
-    private void deposeExpiredCoordinator(Set<Long> expired) throws Exception {
-        if (expired.isEmpty()) {
-            return;
-        }
-        List<String> candidates;
-        try {
-            candidates = zk.getChildren().forPath(Zk.COORDINATOR);
-        } catch (KeeperException.NoNodeException none) {
-            return;
-        }
-        // Curator's latch nodes end in a sequence number; the lowest leads
-        String leader = candidates.stream().min(java.util.Comparator.comparing(c -> c.substring(c.lastIndexOf('-') + 1)))
-                .orElse(null);
-        if (leader == null) {
-            return;
-        }
-        String path = Zk.COORDINATOR + "/" + leader;
-        Stat stat = zk.checkExists().forPath(path);
-        if (stat != null && expired.contains(stat.getEphemeralOwner())) {
-            try {
-                zk.delete().withVersion(stat.getVersion()).forPath(path);
-                LOG.warning(() -> "server " + id + ": the coordinator's lease expired (session 0x"
-                        + Long.toHexString(stat.getEphemeralOwner()) + "); its latch node deleted, the next takes over");
-            } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
-                // deleted by another member, or its session ended meanwhile
-            }
-        }
-    }
-
-    private void reconcileIfLeader() {
-        try {
-            if (latch != null && latch.hasLeadership()) {
-                reconcile();
-            }
-        } catch (Exception e) {
-            LOG.log(Level.WARNING, "coordinator: reconciling the shard map failed (next round retries)", e);
-        }
-    }
-
-    /** The registered servers: the sessions of their registrations and their stores' identities. */
-    private Map<Integer, ShardMap.Registration> live() throws Exception {
-        Map<Integer, ShardMap.Registration> live = new TreeMap<>();
-        for (String child : zk.getChildren().forPath(Zk.SERVERS)) {
-            Stat stat = new Stat();
-            byte[] data;
-            try {
-                data = zk.getData().storingStatIn(stat).forPath(Zk.SERVERS + "/" + child);
-            } catch (KeeperException.NoNodeException gone) {
-                continue;
-            }
-            if (expiredSessions.contains(stat.getEphemeralOwner())) {
-                continue; // its lease ran out: it halted (or halts before serving again); gone, whatever ZooKeeper says
-            }
-            try {
-                live.put(Integer.parseInt(child), new ShardMap.Registration(stat.getEphemeralOwner(), Zk.store(data)));
-            } catch (IllegalArgumentException bad) {
-                // one bad registration must not stop the coordinator: that server is left out (not live) until fixed
-                if (refusalsLogged.add("registration " + child + "@" + stat.getEphemeralOwner())) {
-                    LOG.severe("coordinator " + id + ": registration " + Zk.SERVERS + "/" + child + " left out: "
-                            + bad.getMessage());
-                }
-            }
-        }
-        return live;
-    }
-
-    private void reconcile() throws Exception {
-        if (lease != null && !lease.valid()) {
-            return; // a coordinator that lost its lease may already have a successor: it writes nothing more
-        }
-        Map<Integer, ShardMap.Registration> live = live();
-        Stat stat = new Stat();
-        byte[] data;
-        try {
-            data = zk.getData().storingStatIn(stat).forPath(Zk.MAP);
-        } catch (KeeperException.NoNodeException e) {
-            if (live.size() >= initialServers) {
-                ShardMap first = ShardMap.initial(shards, live);
-                try {
-                    zk.create().creatingParentContainersIfNeeded().forPath(Zk.MAP, first.encode());
-                    LOG.info(() -> "coordinator " + id + ": first shard map " + first);
-                } catch (KeeperException.NodeExistsException raced) {
-                    // another coordinator's, a moment ago
-                }
-            }
-            return;
-        }
-        ShardMap current = ShardMap.decode(data);
-        ShardMap next = current.reconcile(live);
-        if (next != current) {
-            try {
-                zk.setData().withVersion(stat.getVersion()).forPath(Zk.MAP, next.encode());
-                LOG.info(() -> "coordinator " + id + ": servers " + live.keySet() + " live; shard map " + next);
-                for (int s = 0; s < next.shards(); s++) {
-                    int p = next.primary(s);
-                    if (next.state(s) == ShardMap.State.LOST && current.state(s) != ShardMap.State.LOST) {
-                        int b = current.backup(s);
-                        LOG.severe("coordinator " + id + ": shard " + s + " is LOST: its primary " + p + " is gone and "
-                                + (b == ShardMap.NONE ? "it had no backup"
-                                : current.state(s) == ShardMap.State.FULL ? "its full backup, server " + b + ", too"
-                                : "its backup, server " + b + ", was still filling") + "; it returns to service only if "
-                                + "server " + p + " comes back on its store " + next.lostStore(s));
-                    } else if (next.state(s) != ShardMap.State.LOST && p == current.primary(s)
-                            && next.session(p) != current.session(p)) {
-                        // a primary kept under a new session: only a lost shard's last primary re-adopted is
-                        LOG.warning("coordinator " + id + ": shard " + s + " recovered: its last primary, server " + p
-                                + ", is back on its store " + next.store(p) + " (recovered from its files) and is its "
-                                + "primary again");
-                    }
-                }
-            } catch (KeeperException.BadVersionException raced) {
-                // the map changed since we read it: the next round starts from the new one
-                return;
-            }
-        }
-        ShardMap now = next;
-        for (int s = 0; s < now.shards(); s++) {
-            String why = now.refusal(s, live);
-            if (why != null && refusalsLogged.add(s + "@" + live.get(now.primary(s)).session())) {
-                LOG.severe("coordinator " + id + ": " + why);
-            }
-        }
     }
 
     // ------------------------------------------------------------------ Replication
@@ -926,7 +748,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        coordinator.shutdownNow();
+        if (coordinator != null) {
+            coordinator.close();
+        }
         if (lease != null) {
             lease.close();
         }
