@@ -12,7 +12,7 @@ import java.util.logging.Logger;
  * the only place a server deletes keys for the cluster, and a lost shard has no backup: its last primary's keys of
  * it stay until the shard is re-adopted. The purge runs as soon as the member learns of the fill
  * ({@link #purgeForNewFills}), and at the latest on the fill's first replica reservation
- * ({@link ClusterServer#backupFor}).
+ * ({@link MemberReplication#backupFor}).
  */
 final class BackupShard {
     /** The member's logger: a member's lines name {@link ClusterServer} whichever of its parts logs them. */
@@ -58,7 +58,7 @@ final class BackupShard {
     /**
      * On a map change: a shard this server was just made the filling backup of is purged now, in the background,
      * rather than when its primary's first replica reservation arrives; the primary, promoted by the same map, is still
-     * waiting out its tenure then, and a purge scans the whole table. {@link ClusterServer#backupFor} purges too (a
+     * waiting out its tenure then, and a purge scans the whole table. {@link MemberReplication#backupFor} purges too (a
      * no-op once done).
      */
     static void purgeForNewFills(BackupShard[] backupShards, MemberState member) {

@@ -1,16 +1,12 @@
 package io.erda.cluster;
 
 import io.erda.cluster.client.ClusterView;
-import io.erda.cluster.client.MapLease;
 import io.erda.cluster.client.ShardMap;
 import io.erda.cluster.client.Zk;
 import io.erda.cluster.client.ZkSecret;
 import io.erda.core.hash.Key;
 import io.erda.protocol.PutRequest;
-import io.erda.protocol.ReplicaSender;
-import io.erda.protocol.WireStatus;
 import io.erda.server.Replication;
-import io.erda.server.RequestException;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.net.URI;
@@ -45,10 +41,11 @@ import org.apache.zookeeper.KeeperException;
  * clients WROTE there before their PUT returned), and the reservations its primary made on it and no client
  * completed are settled by its own lease validator, as any lease ([leases]).
  *
- * <p>This class assembles a member, starts, registers and closes it, and decides each PUT ({@link #backupFor}). Its
- * parts: the control plane ({@link Coordinator}), each shard as its primary sees it ({@link PrimaryShard}, filling a
- * backup: {@link BackupFill}) and as its backup does ({@link BackupShard}), and the connections to the other members
- * ({@link Peers}). They read the member's state as it runs through {@link MemberState}.
+ * <p>This class assembles a member, starts, registers and closes it. Its parts: what it answers to each PUT
+ * ({@link MemberReplication}), the control plane ({@link Coordinator}), each shard as its primary sees it
+ * ({@link PrimaryShard}, filling a backup: {@link BackupFill}) and as its backup does ({@link BackupShard}), and the
+ * connections to the other members ({@link Peers}). They read the member's state as it runs through
+ * {@link MemberState}.
  */
 public final class ClusterServer implements Replication, AutoCloseable {
     /** The member's logger, which its parts log to as well. */
@@ -71,8 +68,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private final Peers peers = new Peers(member::view);
     private final PrimaryShard[] primaryShards;
     private final BackupShard[] backupShards;
-    /** When PUTs of a shard newly led here may be acknowledged: after clients' map leases ran out ({@link MapLease}). */
-    private final PrimaryTenure tenure;
+    private final MemberReplication replication;
     private Coordinator coordinator;
     private CuratorFramework zk;
     private ClusterView view;
@@ -122,11 +118,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         this.config = config;
         this.primaryShards = new PrimaryShard[shards];
         this.backupShards = new BackupShard[shards];
-        this.tenure = new PrimaryTenure(id, shards, MapLease.promotionWaitNanos());
         for (int s = 0; s < shards; s++) {
             primaryShards[s] = new PrimaryShard(s, member, peers, tags);
             backupShards[s] = new BackupShard(s, member);
         }
+        this.replication = new MemberReplication(member, tags, primaryShards, backupShards);
     }
 
     /** Starts the store and its server, then joins the cluster; returns once registered. */
@@ -145,7 +141,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
             }
         });
         view = new ClusterView(zk).start();
-        view.onChange(() -> tenure.observe(view.map(), session));
+        view.onChange(replication::mapChanged);
         view.onChange(this::dropGonePeers);
         view.onChange(() -> BackupShard.purgeForNewFills(backupShards, member));
         boolean existed = io.erda.core.PmDirectory.exists(config.directory());
@@ -209,66 +205,10 @@ public final class ClusterServer implements Replication, AutoCloseable {
         return server;
     }
 
+    /** Decided from the shard map ({@link MemberReplication}). */
     @Override
     public Backup backupFor(Key key, PutRequest request) {
-        boolean replica = request.replica();
-        int assignment = request.assignment();
-        ShardMap map = view.map();
-        if (map == null) {
-            throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " has no shard map yet");
-        }
-        int shard = map.shardOf(key.hash());
-        if (lease != null && !lease.valid()) {
-            throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " has not renewed its lease; it serves "
-                    + "no role");
-        }
-        boolean named = map.names(id, session) && map.state(shard) != ShardMap.State.LOST;
-        if (replica) {
-            if (map.backup(shard) != id || !named) {
-                throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is not the backup of shard " + shard
-                        + " in map epoch " + map.epoch());
-            }
-            if (map.backupSince(shard) != assignment) {
-                // one of the two acts on an older map: the purge below must not run after copies it would delete
-                throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is the backup of shard " + shard
-                        + " by map epoch " + map.backupSince(shard) + ", not " + assignment + " (map epoch "
-                        + map.epoch() + ")");
-            }
-            ReplicaSender sender = request.sender();
-            if (!tags.verify(request)) {
-                LOG.warning(() -> "server " + id + ": refused a replica reservation of shard " + shard + " claiming "
-                        + "session 0x" + Long.toHexString(sender.session()) + ": its tag is wrong (the sender does not "
-                        + "have the cluster's secret)");
-                throw new RequestException(WireStatus.NOT_AUTHORIZED, "server " + id + " refuses a replica reservation"
-                        + " of shard " + shard + ": its sender's tag is wrong (it does not have the cluster's secret)");
-            }
-            long primarySession = map.session(map.primary(shard));
-            if (sender.session() != primarySession) {
-                // a deposed primary acting on an older map, or a process that is no member at all
-                throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " takes replica reservations of "
-                        + "shard " + shard + " only from its primary, server " + map.primary(shard) + " (session 0x"
-                        + Long.toHexString(primarySession) + ", map epoch " + map.epoch() + "), not from session 0x"
-                        + Long.toHexString(sender.session()));
-            }
-            if (map.state(shard) == ShardMap.State.FILLING) {
-                backupShards[shard].purgeFor(map.session(map.primary(shard)), map.backupSince(shard));
-            }
-            return null;
-        }
-        if (map.primary(shard) != id || !named) {
-            throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " is not the primary of shard " + shard
-                    + " in map epoch " + map.epoch() + " (server " + map.primary(shard) + " is, shard "
-                    + map.state(shard).text() + ")");
-        }
-        tenure.observe(map, session);
-        long wait = tenure.remainingNanos(shard);
-        if (wait > 0) {
-            // a client whose map still names the previous primary may still read there: refused, the client retries
-            throw new RequestException(WireStatus.NOT_PRIMARY, "server " + id + " became primary of shard " + shard
-                    + " in map epoch " + map.epoch() + "; it acknowledges PUTs once clients' map leases ("
-                    + MapLease.DURATION.toMillis() + " ms) have run out, in " + (wait / 1_000_000 + 1) + " ms");
-        }
-        return primaryShards[shard].task();
+        return replication.backupFor(key, request);
     }
 
     /** On a map change: the clients of members gone are dropped, and each shard's primary side follows the map. */
@@ -325,6 +265,11 @@ public final class ClusterServer implements Replication, AutoCloseable {
         @Override
         public long session() {
             return session;
+        }
+
+        @Override
+        public MemberLease lease() {
+            return lease;
         }
 
         @Override

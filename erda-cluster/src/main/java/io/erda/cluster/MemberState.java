@@ -5,10 +5,10 @@ import io.erda.server.RequestServer;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * What a member's parts ({@link PrimaryShard}, {@link BackupFill}, {@link BackupShard}, {@link Peers}) read of the
- * member itself ({@link ClusterServer}). Most of it is set only as the member starts (its ZooKeeper client, view and
- * server), registers (its session) and closes, after those parts were made: so they ask here at each use and never
- * keep a copy.
+ * What a member's parts ({@link MemberReplication}, {@link PrimaryShard}, {@link BackupFill}, {@link BackupShard},
+ * {@link Peers}) read of the member itself ({@link ClusterServer}). Most of it is set only as the member starts (its
+ * ZooKeeper client, view, server and lease), registers (its session) and closes, after those parts were made: so
+ * they ask here at each use and never keep a copy.
  */
 interface MemberState {
     /** This member's server id. */
@@ -22,6 +22,9 @@ interface MemberState {
      * to serve a role.
      */
     long session();
+
+    /** The member's lease; null until it registered. */
+    MemberLease lease();
 
     /** Whether the member is closing. */
     boolean closed();
