@@ -6,7 +6,10 @@
  * {@link io.erda.server.Replication} taken from the map ({@link io.erda.cluster.ClusterServer}), under a lease
  * ({@code MemberLease}, watched by the coordinator's {@code LeaseWatch}), acknowledging PUTs of a shard it newly
  * leads only once clients' map leases ran out ({@code PrimaryTenure}), and publishing its store's identity
- * ({@code StoreIdentity}).
+ * ({@code StoreIdentity}). The member's parts: the control plane ({@code Coordinator}), what it answers to each PUT
+ * ({@code MemberReplication}), each shard as its primary sees it ({@code PrimaryShard}, filling a new backup:
+ * {@code BackupFill}) and as its backup does ({@code BackupShard}), its connections to the other members
+ * ({@code Peers}), and what they read of the member as it runs ({@code MemberState}).
  *
  * <p>The rest of the cluster lives in two other modules: what the members share with every client (the shard map,
  * the ZooKeeper layout, the secret, and the {@code zk://} client itself) in {@code io.erda.cluster.client}
