@@ -85,7 +85,7 @@ public final class ClusterServer implements Replication, AutoCloseable {
     }
 
     /** How long a member holds its roles without renewing its lease ({@link MemberLease}) unless told otherwise. */
-    public static final java.time.Duration DEFAULT_MEMBER_LEASE = java.time.Duration.ofMillis(300);
+    public static final java.time.Duration DEFAULT_MEMBER_LEASE = java.time.Duration.ofMillis(400);
 
     /**
      * A member's reservation lease unless told otherwise: half a lone server's, so that a key whose PUT was in flight

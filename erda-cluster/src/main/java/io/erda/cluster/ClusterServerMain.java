@@ -47,7 +47,7 @@ public final class ClusterServerMain implements Callable<Integer> {
                     + "go. Default: ${DEFAULT-VALUE}.")
     int sessionTimeoutMillis;
 
-    @Option(names = "--member-lease-ms", paramLabel = "MS", defaultValue = "300",
+    @Option(names = "--member-lease-ms", paramLabel = "MS", defaultValue = "400",
             description = "How long this member holds its roles without renewing its lease in ZooKeeper (renewed every "
                     + "quarter lease), and halts once it could not: the coordinator fails a member over once its lease "
                     + "has stood still that long (plus 1 %% for clock drift and 20 ms, less the clients' 150 ms map "

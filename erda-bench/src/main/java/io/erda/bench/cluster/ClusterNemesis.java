@@ -39,8 +39,9 @@ import picocli.CommandLine.Option;
  * times: kill -9 of a member (restarted on its directory a little later), SIGSTOP of a member for longer than its
  * lease (then SIGCONT; a member whose lease ran out halts when it resumes, and is restarted), partitions (primary |
  * ZooKeeper, reader | ZooKeeper, primary | backup, client | primary; healed after a few seconds) and restarts of
- * ZooKeeper (every member halts once its lease cannot be renewed, and all are restarted on their stores). Moving shards
- * for rebalancing is not a fault here: the cluster does not rebalance. Any member found dead and not meant to be is
+ * ZooKeeper (every member halts once its lease cannot be renewed, and all are restarted on their stores). Rebalancing
+ * moves are not injected: the coordinator makes them itself whenever a killed or halted member returns, so every
+ * restart brings some under the same faults. Any member found dead and not meant to be is
  * restarted. At the end everything is healed and restarted, the cluster settles, every key is read once more, and the
  * {@link io.erda.history.LinearizabilityChecker} judges the whole history ({@link NemesisVerdict}). Exit 0 only when
  * it is linearizable, with no stale read and no lost write.
@@ -73,7 +74,7 @@ public final class ClusterNemesis implements Callable<Integer> {
             + "between members, are no network links, so those two partitions are left out. Default: ${DEFAULT-VALUE}.")
     String fabric;
 
-    @Option(names = "--member-lease-ms", defaultValue = "300", description = "The members' lease (their default); a "
+    @Option(names = "--member-lease-ms", defaultValue = "400", description = "The members' lease (their default); a "
             + "pause lasts 2 to 8 leases. Default: ${DEFAULT-VALUE}.")
     long memberLeaseMillis;
 
@@ -205,8 +206,8 @@ public final class ClusterNemesis implements Callable<Integer> {
         ClusterDemo.deleteTree(out);
         Files.createDirectories(out);
         stores = pmBase.resolve("erda-nemesis-" + ProcessHandle.current().pid());
-        System.out.printf(Locale.ROOT, "nemesis: seed %d, %.1f min, faults %s (rebalancing moves left out: the cluster "
-                + "does not rebalance), %d members x %d shards on %s (member lease %d ms), %d writers and %d readers on "
+        System.out.printf(Locale.ROOT, "nemesis: seed %d, %.1f min, faults %s (and the rebalancing moves "
+                + "each return brings), %d members x %d shards on %s (member lease %d ms), %d writers and %d readers on "
                 + "%d keys; history and logs in %s%n", s, minutes, kinds.stream().map(f -> f.option).toList(), MEMBERS,
                 SHARDS, fabric, memberLeaseMillis, writers, readers, keys, out);
         Thread hook = new Thread(this::cleanUp, "nemesis-cleanup");
@@ -308,10 +309,7 @@ public final class ClusterNemesis implements Callable<Integer> {
         }
     }
 
-    /**
-     * Every shard served by a full primary and a full backup. (A member that returns while every shard has both gets
-     * no role: the cluster does not rebalance.)
-     */
+    /** Every shard served by a full primary and a full backup (a returning member's share may still be moving to it). */
     private static boolean settled(ShardMap map) {
         return map != null && IntStream.range(0, map.shards())
                 .allMatch(s -> map.state(s) == ShardMap.State.FULL && map.backup(s) != ShardMap.NONE);
