@@ -37,8 +37,13 @@ final class BackupShard {
         return purgedFor == primarySession && purgedAssignment == assignment;
     }
 
+    /**
+     * Purges for the fill of {@code assignment} by {@code primarySession}, once. Never for an assignment older than the
+     * last one purged for (assignments are map epochs, which only grow): a background purge that ran late would delete
+     * what a newer fill already copied here.
+     */
     synchronized void purgeFor(long primarySession, long assignment) {
-        if (purgedFor == primarySession && purgedAssignment == assignment) {
+        if (assignment < purgedAssignment || purgedFor == primarySession && purgedAssignment == assignment) {
             return;
         }
         int shards = member.shards();
@@ -52,6 +57,15 @@ final class BackupShard {
         if (!stale.isEmpty()) {
             LOG.info(() -> "server " + member.id() + ": deleted " + stale.size() + " old keys of shard " + shard
                     + " before being filled as its backup");
+        }
+    }
+
+    /** {@link #purgeFor}, if the map still makes this server the shard's filling backup of that fill. */
+    private synchronized void purgeIfStillFilling(long primarySession, long assignment) {
+        ShardMap map = member.view().map();
+        if (map != null && map.backup(shard) == member.id() && map.state(shard) == ShardMap.State.FILLING
+                && map.session(map.primary(shard)) == primarySession && map.backupSince(shard) == assignment) {
+            purgeFor(primarySession, assignment);
         }
     }
 
@@ -72,7 +86,8 @@ final class BackupShard {
                 long primarySession = map.session(map.primary(s));
                 long assignment = map.backupSince(s);
                 if (!shard.purgedFor(primarySession, assignment)) {
-                    Thread.ofVirtual().name("erda-purge-" + s).start(() -> shard.purgeFor(primarySession, assignment));
+                    Thread.ofVirtual().name("erda-purge-" + s).start(() -> shard.purgeIfStillFilling(primarySession,
+                            assignment));
                 }
             }
         }
