@@ -102,6 +102,7 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
         long acknowledged = 0;
         long lost = 0;
         List<Long> failoverMillis = new ArrayList<>();
+        List<Long> rebalanceMillis = new ArrayList<>();
         try (ZooKeeperRun zookeeper = ZooKeeperRun.start()) {
             System.out.println("zookeeper: " + zookeeper.description() + " on " + zookeeper.uri());
             members.addAll(ClusterDemo.startMembers(zookeeper.uri(), servers, shards, root));
@@ -114,10 +115,19 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
             try (ClusterClient client = ClusterClient.connect(ClientOptions.of(zookeeper.uri()).withPoolSize(WRITERS))) {
                 YcsbRun ycsb = YcsbRun.start("run-a", false, YcsbRun.workload(zookeeper.uri(), records, 0.5,
                         Integer.MAX_VALUE, seconds), threads, ycsbDir);
+                long restartedAt = 0;
+                int restarted = 0;
                 for (int round = 1; round <= failovers; round++) {
                     // the server killed last round is back and has its share again (rebalanced) before the next kill
                     ShardMap before = client.awaitMap(m -> m.balanced() && m.servers().size() == servers,
                             java.time.Duration.ofMinutes(2));
+                    if (restartedAt != 0) {
+                        long back = (System.nanoTime() - restartedAt) / 1_000_000;
+                        rebalanceMillis.add(back);
+                        System.out.printf("server %d back with its share (primary of %d, backup of %d) %d ms after its "
+                                + "restart returned%n", restarted, before.primaryCounts().getOrDefault(restarted, 0),
+                                before.backupCounts().getOrDefault(restarted, 0), back);
+                    }
                     VerifyingLoad load = new VerifyingLoad(client, shards, WRITERS, KEYS_PER_WRITER, "r" + round + "-");
                     try (load) {
                         load.awaitEveryKey();
@@ -140,6 +150,8 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
                         if (round < failovers) {
                             members.set(members.indexOf(member), ClusterDemo.startMember(zookeeper.uri(), victim, servers,
                                     shards, root));
+                            restartedAt = System.nanoTime();
+                            restarted = victim;
                             System.out.println("server " + victim + " restarted on its old files");
                         }
                     }
@@ -165,6 +177,9 @@ public final class ClusterYcsbDemo implements Callable<Integer> {
             System.out.println("failover ms: " + failoverMillis + ", median " + sorted.get(sorted.size() / 2) + ", p99 "
                     + sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1)) + ", max "
                     + sorted.getLast());
+            List<Long> back = rebalanceMillis.stream().sorted().toList();
+            System.out.println("back with its share after a restart, ms: " + rebalanceMillis + ", median "
+                    + back.get(back.size() / 2) + ", max " + back.getLast());
         }
         System.out.printf("shards %d, servers %d, acknowledged %d, lost %d, failover ms %d%n", shards, servers,
                 acknowledged, lost, sorted.get(sorted.size() / 2));
