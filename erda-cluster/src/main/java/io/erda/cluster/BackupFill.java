@@ -106,9 +106,7 @@ final class BackupFill {
                             + key.length + value.length)]);
             io.erda.core.layout.ObjectLayout.encode(object, 0, k, v, false);
             ErdaClient to = shard.peers.peer(backup);
-            int assignment = Math.toIntExact(backupSince);
-            to.writeReserved(to.reserveReplica(k, value.length, false, assignment,
-                    shard.tags.sign(member.session(), k, value.length, false, assignment)), object);
+            to.writeReserved(shard.reserveReplica(to, k, value.length, false, backupSince), object);
             copied++;
         }
         touched.add(new KeyBytes(key));

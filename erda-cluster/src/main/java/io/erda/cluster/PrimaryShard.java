@@ -36,7 +36,7 @@ final class PrimaryShard {
     /** Connections to the backups. */
     final Peers peers;
     /** Signs the replica reservations forwarded to the backup ({@link ReplicaTags}). */
-    final ReplicaTags tags;
+    private final ReplicaTags tags;
     private final ExecutorService thread;
     // fields below: written only in the shard's tasks
     int backup = ShardMap.NONE;
@@ -141,12 +141,20 @@ final class PrimaryShard {
             return null;
         }
         try {
-            int assignment = Math.toIntExact(backupSince);
-            return peers.peer(backup).reserveReplica(request.key(), request.valueLength(), request.delete(), assignment,
-                    tags.sign(member.session(), request.key(), request.valueLength(), request.delete(), assignment));
+            return reserveReplica(peers.peer(backup), request.key(), request.valueLength(), request.delete(), backupSince);
         } catch (RuntimeException e) {
             throw backupFailed(e);
         }
+    }
+
+    /**
+     * A replica reservation on {@code to} under the map assignment {@code assignment}, signed as this member's
+     * ({@link ReplicaTags}): a forwarded PUT's and a fill's copy alike.
+     */
+    io.erda.protocol.PutReply reserveReplica(io.erda.client.ErdaClient to, java.lang.foreign.MemorySegment key,
+                                             int valueLength, boolean delete, long assignment) {
+        int a = Math.toIntExact(assignment);
+        return to.reserveReplica(key, valueLength, delete, a, tags.sign(member.session(), key, valueLength, delete, a));
     }
 
     private RequestException backupFailed(RuntimeException e) {
