@@ -84,8 +84,15 @@ class ClusterSecurityTest {
             int backup = map.backup(0);
             int assignment = Math.toIntExact(map.backupSince(0));
             ReplicaTags signed = new ReplicaTags(ZkSecret.fromFile(secret));
+            // the registrations are watched apart from the map: the backup's may reach this client a moment later
+            java.net.URI backupUri = client.serverUri(backup);
+            for (long end = System.nanoTime() + 10_000_000_000L; backupUri == null && System.nanoTime() < end; ) {
+                Thread.sleep(20);
+                backupUri = client.serverUri(backup);
+            }
+            assertThat(backupUri).as("server %d's registration", backup).isNotNull();
             try (io.erda.client.ErdaClient toBackup = io.erda.client.ErdaClient.connect(
-                    io.erda.client.ClientOptions.of(client.serverUri(backup)))) {
+                    io.erda.client.ClientOptions.of(backupUri))) {
                 assertThatThrownBy(() -> toBackup.reserveReplica(k, 8, false, assignment,
                         new io.erda.protocol.ReplicaSender(map.session(primary), 0x1234, 0x5678)))
                         .isInstanceOfSatisfying(io.erda.client.ErdaException.class,
