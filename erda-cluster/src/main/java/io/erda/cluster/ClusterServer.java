@@ -74,6 +74,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
     private ClusterView view;
     private LeaderLatch latch;
     private RequestServer server;
+    /** Where the other members watch this process end ({@link DeathWatch}). */
+    private LivenessPort liveness;
     /** The session of this server's registration: the map must name it with this one for it to serve a role. */
     private volatile long session;
     /** The identity of this server's store ({@link StoreIdentity}), published in its registration. */
@@ -168,7 +170,8 @@ public final class ClusterServer implements Replication, AutoCloseable {
      * restart before it expired) is waited out.
      */
     private void register() throws Exception {
-        byte[] uri = Zk.registration(server.uri(), store);
+        liveness = new LivenessPort(server.uri(), () -> session);
+        byte[] uri = Zk.registration(server.uri(), store, liveness.address());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * sessionTimeoutMillis + 5000);
         while (true) {
             try {
@@ -247,6 +250,9 @@ public final class ClusterServer implements Replication, AutoCloseable {
         }
         if (server != null) {
             server.close();
+        }
+        if (liveness != null) {
+            liveness.close(); // last: the watchers count this member gone; it no longer serves
         }
     }
 

@@ -26,7 +26,8 @@ import org.apache.zookeeper.data.Stat;
  * version, so a deposed leader's late write fails; a coordinator whose own lease ({@link MemberLease}) is no longer
  * valid writes nothing more. The leader also watches the members' leases ({@link LeaseWatch}): a member whose lease
  * ran out is gone at once, whatever ZooKeeper says of its session; the others watch the leader's, and depose a
- * coordinator whose lease ran out ({@link #watchLeases}). It logs a shard lost or recovered, and once each, a lost
+ * coordinator whose lease ran out ({@link #watchLeases}). Every member also watches the others' processes
+ * ({@link DeathWatch}): one seen to end counts as gone the moment it ends, as if its lease had run out. It logs a shard lost or recovered, and once each, a lost
  * shard's refusal and a bad registration.
  */
 final class Coordinator implements AutoCloseable {
@@ -46,11 +47,16 @@ final class Coordinator implements AutoCloseable {
     private final MemberLease lease;
     private final LeaseWatch leaseWatch;
     private final LeaderLatch latch;
+    /** Sees the other members' processes end ({@link DeathWatch}). */
+    private final DeathWatch deaths;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("erda-cluster-coordinator").daemon().factory());
     /** Rounds of {@link #watchLeases} (only the coordinator's thread). */
     private long leaseRounds;
-    /** The sessions the coordinator found with expired leases in its last look (only the coordinator's thread). */
+    /**
+     * The sessions the coordinator counts gone: their leases expired ({@link LeaseWatch}) or their processes were seen
+     * to end ({@link DeathWatch}) (only the coordinator's thread).
+     */
     private Set<Long> expiredSessions = Set.of();
     /**
      * Coordinator only: what was logged once (a lost shard's refusal per session of its returned primary, a bad
@@ -68,6 +74,7 @@ final class Coordinator implements AutoCloseable {
         this.lease = Objects.requireNonNull(lease, "lease");
         this.leaseWatch = leaseWatch;
         this.latch = Objects.requireNonNull(latch, "latch");
+        this.deaths = new DeathWatch(id, session -> thread.execute(this::memberEnded));
     }
 
     /** Starts the rounds: reconciling if leader, and looking at the leases. */
@@ -86,6 +93,7 @@ final class Coordinator implements AutoCloseable {
     @Override
     public void close() {
         thread.shutdownNow();
+        deaths.close();
     }
 
     /**
@@ -99,22 +107,52 @@ final class Coordinator implements AutoCloseable {
         try {
             if (latch.hasLeadership()) {
                 Set<Long> expired = leaseWatch.poll();
-                if (!expired.equals(expiredSessions)) {
-                    Set<Long> newly = new java.util.HashSet<>(expired);
-                    newly.removeAll(expiredSessions);
-                    if (!newly.isEmpty()) {
-                        LOG.info(() -> "coordinator " + id + ": the lease of session(s) " + newly.stream()
-                                .map(s -> "0x" + Long.toHexString(s)).toList() + " ran out; gone");
-                    }
-                    expiredSessions = expired;
-                    reconcile();
+                Set<Long> newly = new java.util.HashSet<>(expired);
+                newly.removeAll(expiredSessions);
+                newly.removeAll(deaths.ended());
+                if (!newly.isEmpty()) {
+                    LOG.info(() -> "coordinator " + id + ": the lease of session(s) " + newly.stream()
+                            .map(s -> "0x" + Long.toHexString(s)).toList() + " ran out; gone");
                 }
+                goneNow(expired);
             } else if (++leaseRounds % FOLLOWER_LEASE_ROUNDS == 0) {
-                deposeExpiredCoordinator(leaseWatch.poll());
+                registrations(); // keeps the death watch on every member, the coordinator among them
+                deposeExpiredCoordinator(union(leaseWatch.poll(), deaths.ended()));
             }
         } catch (Exception e) {
             LOG.log(Level.FINE, "looking at the members' leases failed (next round retries)", e);
         }
+    }
+
+    /**
+     * A member's process was seen to end ({@link DeathWatch}): the coordinator counts it gone now, as a lease that ran
+     * out; the others depose it at once if it was the coordinator.
+     */
+    private void memberEnded() {
+        try {
+            if (latch.hasLeadership()) {
+                goneNow(expiredSessions);
+            } else {
+                deposeExpiredCoordinator(deaths.ended());
+            }
+        } catch (Exception e) {
+            LOG.log(Level.FINE, "acting on a member's end failed (the next look at the leases retries)", e);
+        }
+    }
+
+    /** Coordinator: {@code expired} and the sessions seen to end are gone; reconciles if that changed anything. */
+    private void goneNow(Set<Long> expired) throws Exception {
+        Set<Long> gone = union(expired, deaths.ended());
+        if (!gone.equals(expiredSessions)) {
+            expiredSessions = gone;
+            reconcile();
+        }
+    }
+
+    private static Set<Long> union(Set<Long> a, Set<Long> b) {
+        Set<Long> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
     }
 
     /** Deletes the leader-latch node of a coordinator whose session's lease expired. */
@@ -157,26 +195,50 @@ final class Coordinator implements AutoCloseable {
         }
     }
 
-    /** The registered servers: the sessions of their registrations and their stores' identities. */
-    private Map<Integer, ShardMap.Registration> live() throws Exception {
-        Map<Integer, ShardMap.Registration> live = new TreeMap<>();
+    /** A registration as read: its server, the session it was made under, and its data. */
+    private record Registered(int member, long session, byte[] data) {
+    }
+
+    /**
+     * The registrations under {@code /servers}, skipping a node that went while being read; each is given to the
+     * {@link DeathWatch} (which stops watching those gone).
+     */
+    private List<Registered> registrations() throws Exception {
+        List<Registered> all = new java.util.ArrayList<>();
+        Map<Long, DeathWatch.Target> watched = new java.util.HashMap<>();
         for (String child : zk.getChildren().forPath(Zk.SERVERS)) {
             Stat stat = new Stat();
             byte[] data;
+            int member;
             try {
+                member = Integer.parseInt(child);
                 data = zk.getData().storingStatIn(stat).forPath(Zk.SERVERS + "/" + child);
-            } catch (KeeperException.NoNodeException gone) {
+            } catch (KeeperException.NoNodeException | NumberFormatException gone) {
                 continue;
             }
-            if (expiredSessions.contains(stat.getEphemeralOwner())) {
-                continue; // its lease ran out: it halted (or halts before serving again); gone, whatever ZooKeeper says
+            all.add(new Registered(member, stat.getEphemeralOwner(), data));
+            java.net.InetSocketAddress alive = Zk.alive(data);
+            if (alive != null) {
+                watched.put(stat.getEphemeralOwner(), new DeathWatch.Target(member, alive));
+            }
+        }
+        deaths.watch(watched);
+        return all;
+    }
+
+    /** The registered servers: the sessions of their registrations and their stores' identities. */
+    private Map<Integer, ShardMap.Registration> live() throws Exception {
+        Map<Integer, ShardMap.Registration> live = new TreeMap<>();
+        for (Registered r : registrations()) {
+            if (expiredSessions.contains(r.session())) {
+                continue; // its lease ran out or its process ended: it halted (or halts before serving again); gone
             }
             try {
-                live.put(Integer.parseInt(child), new ShardMap.Registration(stat.getEphemeralOwner(), Zk.store(data)));
+                live.put(r.member(), new ShardMap.Registration(r.session(), Zk.store(r.data())));
             } catch (IllegalArgumentException bad) {
                 // one bad registration must not stop the coordinator: that server is left out (not live) until fixed
-                if (refusalsLogged.add("registration " + child + "@" + stat.getEphemeralOwner())) {
-                    LOG.severe("coordinator " + id + ": registration " + Zk.SERVERS + "/" + child + " left out: "
+                if (refusalsLogged.add("registration " + r.member() + "@" + r.session())) {
+                    LOG.severe("coordinator " + id + ": registration " + Zk.server(r.member()) + " left out: "
                             + bad.getMessage());
                 }
             }

@@ -86,6 +86,10 @@ class ClusterFailoverTest extends ClusterProcessTest {
         assertThat(o.acknowledged()).hasSize(3 * 200);
         assertThat(o.keysOnKilledShards()).as("keys on the killed primary's shards").isPositive();
         assertThat(o.lost()).as("acknowledged PUTs lost").isZero();
+        // the victim's end was seen at once (DeathWatch), not only when its lease ran out
+        String ended = "server " + o.victim() + " (session ";
+        assertThat(members.stream().filter(m -> m.id() != o.victim()).anyMatch(m -> logContains(m.log(), ended)))
+                .as("a surviving member logged '%s... ended: its liveness connection closed'", ended).isTrue();
         System.out.printf("cluster failover: shards %d, acknowledged keys %d, lost %d, failover ms %d, retries %d%n",
                 SHARDS, o.acknowledged().size(), o.lost(), o.failoverMillis(), o.retries());
     }
@@ -152,6 +156,15 @@ class ClusterFailoverTest extends ClusterProcessTest {
                 System.out.printf("backup replaced: acknowledged PUTs %d, lost 0, second failover ms %d, maps %s -> %s%n",
                         load.acknowledgedPuts(), failoverMillis, refilled, last);
             }
+        }
+    }
+
+    private static boolean logContains(java.nio.file.Path log, String text) {
+        try {
+            return java.nio.file.Files.readAllLines(log).stream()
+                    .anyMatch(l -> l.contains(text) && l.contains("ended: its liveness connection closed"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.erda.cluster.client;
 
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +11,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * A cluster's ZooKeeper address, {@code zk://host:port[,host:port...]/path}, and the znodes under the path
  * ([cluster]): {@code /servers/ID} (ephemeral, data: the server's fabric URI and, on a second line
- * {@code store HEX}, its store's identity, erda-cluster's {@code StoreIdentity}), {@code /map} ({@link ShardMap}) and
+ * {@code store HEX}, its store's identity, erda-cluster's {@code StoreIdentity}, and, on a third, {@code alive HOST:PORT},
+ * where the other members watch its process end, erda-cluster's {@code LivenessPort}), {@code /map} ({@link ShardMap}) and
  * {@code /coordinator} (the leader latch whose leader writes the map).
  */
 public final class Zk {
@@ -24,6 +26,7 @@ public final class Zk {
     public static final String LEASES = "/leases";
     static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     private static final String STORE = "store ";
+    private static final String ALIVE = "alive ";
 
     private Zk() {
     }
@@ -77,6 +80,30 @@ public final class Zk {
     /** The data of a server's registration {@code /servers/ID}. */
     public static byte[] registration(URI uri, String store) {
         return (uri + "\n" + STORE + store + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The data of a server's registration {@code /servers/ID} whose process can be watched at {@code alive}. */
+    public static byte[] registration(URI uri, String store, InetSocketAddress alive) {
+        return (uri + "\n" + STORE + store + "\n" + ALIVE + alive.getAddress().getHostAddress() + ":" + alive.getPort()
+                + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The address of the liveness port in a registration's data, or null if it names none (or names it badly). */
+    public static InetSocketAddress alive(byte[] registration) {
+        for (String line : new String(registration, StandardCharsets.UTF_8).split("\n")) {
+            if (line.startsWith(ALIVE)) {
+                String address = line.substring(ALIVE.length()).strip();
+                int colon = address.lastIndexOf(':');
+                try {
+                    return colon < 0 ? null : new InetSocketAddress(
+                            java.net.InetAddress.ofLiteral(address.substring(0, colon)),
+                            Integer.parseInt(address.substring(colon + 1)));
+                } catch (IllegalArgumentException bad) {
+                    return null;
+                }
+            }
+        }
+        return null;
     }
 
     /** The fabric URI in a registration's data. */
