@@ -46,6 +46,14 @@ erda_run() {
   shift 2
   erda_find_jdk || return 1
   erda_build_if_needed "$module" || return 1
-  exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${ERDA_JAVA_OPTS:-} \
-    -cp "$(erda_classpath "$module")" "$main" "$@"
+  local java=$JAVA_HOME/bin/java cp
+  cp=$(erda_classpath "$module")
+  if [[ -n ${ERDA_IN_VM:-} ]]; then
+    # scripts/softroce-vm: run from the guest's tmpfs, not over 9p (scripts/lib/vm-stage.sh); the processes the main
+    # starts (servers, clients) take its java.home and class path, so they start from the copies too
+    source "$erda_top/scripts/lib/vm-stage.sh"
+    java=$(erda_vm_jdk)/bin/java
+    cp=$(erda_vm_classpath "$cp")
+  fi
+  exec "$java" --enable-native-access=ALL-UNNAMED ${ERDA_JAVA_OPTS:-} -cp "$cp" "$main" "$@"
 }
