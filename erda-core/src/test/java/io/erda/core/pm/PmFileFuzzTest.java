@@ -1,6 +1,7 @@
 package io.erda.core.pm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.erda.core.log.HeadRecords;
@@ -38,23 +39,9 @@ class PmFileFuzzTest {
         if (data.length == 0) {
             return;
         }
-        if (dir == null) {
-            dir = Files.createTempDirectory(Path.of("/dev/shm"), "erda-pm-fuzz-");
-        }
-        Path file = dir.resolve("file.pm");
-        byte[] header = Arrays.copyOfRange(data, 1, 1 + PmFileHeader.LENGTH);
-        MemorySegment h = MemorySegment.ofArray(header);
-        if ((data[0] & 0x80) != 0) {
-            CRC32C crc = new CRC32C();
-            crc.update(header, 0, PmFileHeader.CRC_OFFSET);
-            h.set(Words.INT_U, PmFileHeader.CRC_OFFSET, (int) crc.getValue());
-        }
-        long dataLength = h.get(Words.LONG_U, PmFileHeader.DATA_LENGTH_OFFSET);
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.setLength(0);
-            f.write(header);
-            f.setLength(PmFileHeader.LENGTH + (dataLength >= 0 && dataLength <= MAX_DATA ? dataLength : 0));
-        }
+        byte[] header = header(data);
+        long dataLength = MemorySegment.ofArray(header).get(Words.LONG_U, PmFileHeader.DATA_LENGTH_OFFSET);
+        Path file = writeFile(header);
         try {
             switch ((data[0] & 0x7f) % 3) {
                 case 0 -> {
@@ -73,6 +60,32 @@ class PmFileFuzzTest {
             assertThat(e.getMessage()).startsWith(file.toString());
             Fuzzing.rejected(e);
         }
+    }
+
+    /** The header page of an input: its bytes after the selector, zero-padded, the CRC recomputed if bit 7 asks. */
+    private static byte[] header(byte[] data) {
+        byte[] header = Arrays.copyOfRange(data, 1, 1 + PmFileHeader.LENGTH);
+        if ((data[0] & 0x80) != 0) {
+            CRC32C crc = new CRC32C();
+            crc.update(header, 0, PmFileHeader.CRC_OFFSET);
+            MemorySegment.ofArray(header).set(Words.INT_U, PmFileHeader.CRC_OFFSET, (int) crc.getValue());
+        }
+        return header;
+    }
+
+    /** Writes the file the openers meet: the header page, then a zeroed data area as long as the header says. */
+    private static Path writeFile(byte[] header) throws IOException {
+        if (dir == null) {
+            dir = Files.createTempDirectory(Path.of("/dev/shm"), "erda-pm-fuzz-");
+        }
+        Path file = dir.resolve("file.pm");
+        long dataLength = MemorySegment.ofArray(header).get(Words.LONG_U, PmFileHeader.DATA_LENGTH_OFFSET);
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.setLength(0);
+            f.write(header);
+            f.setLength(PmFileHeader.LENGTH + (dataLength >= 0 && dataLength <= MAX_DATA ? dataLength : 0));
+        }
+        return file;
     }
 
     @AfterAll
@@ -129,7 +142,13 @@ class PmFileFuzzTest {
         byte[] input = Arrays.copyOf(seeds().get("table"), 1 + PmFileHeader.LENGTH);
         input[0] = (byte) 0x80; // table, CRC recomputed
         MemorySegment.ofArray(input).set(Words.LONG_U, 1 + PmFileHeader.geometryOffset(0), 3); // slot 0: capacity
-        open(input);
+        Path file = writeFile(header(input));
+        // The header passes every check of its own (magic, version, CRC, kind, lengths); only the table's geometry
+        // check can refuse it, so the file must not open and the refusal must name the file and the capacity.
+        assertThatThrownBy(() -> HopscotchTable.open(file, WriteLatencyModel.OFF).close())
+                .isInstanceOf(PmFormatException.class)
+                .hasMessageStartingWith(file + ": stored table geometry (capacity 3, ")
+                .hasMessageContaining("is impossible");
     }
 
     @Test
