@@ -58,16 +58,24 @@ final class ComparisonTable {
         return b.toString();
     }
 
-    /** The Redo Logging run in the same setting as {@code r} (threads, processes, open-loop target too), or null. */
+    /** The Redo Logging run in the same setting as {@code r} ({@link #sameSetting}), or null. */
     static RunRecord reference(List<RunRecord> runs, RunRecord r) {
         for (RunRecord o : runs) {
-            if (o.protocol().equals(REFERENCE) && o.fabric().equals(r.fabric()) && o.workload().equals(r.workload())
-                && o.valueSize() == r.valueSize() && o.threads() == r.threads() && o.clients() == r.clients()
-                && Objects.equals(o.targetOps(), r.targetOps())) {
+            if (o.protocol().equals(REFERENCE) && sameSetting(o, r)) {
                 return o;
             }
         }
         return null;
+    }
+
+    /**
+     * Whether two runs may stand side by side as like for like: same fabric, workload, value size, threads per
+     * process, client processes and open-loop target. Throughput is summed over the processes, so K processes
+     * against one would compare K times the offered load.
+     */
+    static boolean sameSetting(RunRecord a, RunRecord b) {
+        return a.fabric().equals(b.fabric()) && a.workload().equals(b.workload()) && a.valueSize() == b.valueSize()
+            && a.threads() == b.threads() && a.clients() == b.clients() && Objects.equals(a.targetOps(), b.targetOps());
     }
 
     /**

@@ -46,8 +46,10 @@ final class PeerSystems {
     }
 
     /**
-     * results.md's "Erda vs Redis": per setting (fabric, workload, value size, threads) that has both an Erda and a
-     * Redis run, their figures side by side and Erda ÷ Redis; empty if there is no such pair.
+     * results.md's "Erda vs Redis": per setting ({@link ComparisonTable#sameSetting}: fabric, workload, value size,
+     * client processes, threads, open-loop target) that has both an Erda and a Redis run, their figures side by side
+     * and Erda ÷ Redis; empty if there is no such pair. Each row says its client processes: {@code --full} sweeps
+     * them, and an Erda run of K processes is paired only with a Redis run of K.
      */
     static String markdown(List<RunRecord> runs) {
         StringBuilder rows = new StringBuilder();
@@ -55,14 +57,13 @@ final class PeerSystems {
             if (!erda.protocol().equals("erda")) {
                 continue;
             }
-            RunRecord redis = runs.stream().filter(o -> o.protocol().equals(REDIS) && o.fabric().equals(erda.fabric())
-                && o.workload().equals(erda.workload()) && o.valueSize() == erda.valueSize() && o.threads() == erda.threads())
+            RunRecord redis = runs.stream().filter(o -> o.protocol().equals(REDIS) && ComparisonTable.sameSetting(o, erda))
                 .findFirst().orElse(null);
             if (redis == null) {
                 continue;
             }
-            rows.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |%n",
-                erda.fabric(), erda.workload(), erda.valueSize(), erda.threads(),
+            rows.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |%n",
+                erda.fabric(), erda.workload(), erda.valueSize(), erda.clients(), erda.threads(),
                 ComparisonTable.fmt(erda.throughputOps()), ComparisonTable.fmt(redis.throughputOps()),
                 ComparisonTable.ratio(erda, redis, RunRecord::throughputOps),
                 pair(erda, redis, RunRecord::readMeanUs), pair(erda, redis, RunRecord::updateMeanUs),
@@ -78,10 +79,12 @@ final class PeerSystems {
             + " PM write-latency model does not apply to it. Its server CPU is redis-server's process CPU time"
             + " (/proc utime + stime, 10 ms ticks, kernel included); its bytes per operation are the growth of its AOF,"
             + " where Erda's are NVM bytes stored.\n\n"
-            + "| fabric | workload | value B | threads | Erda ops/s | Redis ops/s | throughput Erda ÷ Redis "
-            + "| read mean µs Erda / Redis | update mean µs Erda / Redis | server CPU µs/op Erda / Redis "
-            + "| Erda NVM B/op / Redis AOF B/op |\n"
-            + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" + rows;
+            + "Each row pairs an Erda and a Redis run with the same number of client processes (YCSB JVMs) and of"
+            + " threads in each; throughput is summed over the processes.\n\n"
+            + "| fabric | workload | value B | client processes | threads each | Erda ops/s | Redis ops/s "
+            + "| throughput Erda ÷ Redis | read mean µs Erda / Redis | update mean µs Erda / Redis "
+            + "| server CPU µs/op Erda / Redis | Erda NVM B/op / Redis AOF B/op |\n"
+            + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" + rows;
     }
 
     private static String pair(RunRecord erda, RunRecord redis, Function<RunRecord, Double> figure) {

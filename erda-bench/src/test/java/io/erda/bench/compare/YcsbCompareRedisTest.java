@@ -43,7 +43,7 @@ class YcsbCompareRedisTest {
 
         String md = Files.readString(out.resolve("results.md"));
         assertThat(md).contains("| shm | A | 256 | 1 | redis (two-sided, 1 server thread) |", "## Erda vs Redis (same run)")
-            .containsPattern("\\| shm \\| A \\| 256 \\| 1 \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|");
+            .containsPattern("\\| shm \\| A \\| 256 \\| 1 \\| 1 \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|");
         assertThat(Files.readString(out.resolve("raw/redis-server-shm-redis-v256.conf"))).contains("appendfsync always", "save \"\"");
         assertThat(Files.size(out.resolve("throughput.png"))).isPositive();
         // No AOF, no scratch directory and no redis-server left behind.
