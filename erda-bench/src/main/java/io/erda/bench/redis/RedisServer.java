@@ -30,8 +30,11 @@ import java.util.stream.Stream;
  *   <li>{@code aof_bytes}, also reported as {@code nvm_bytes_written}: the bytes of the files in its directory (the
  *       AOF, its manifest). Not cache lines stored as the Erda servers count them, but what Redis made durable.</li>
  * </ul>
- * Automatic AOF rewrites are off ({@code auto-aof-rewrite-percentage 0}): the Erda rows run without their log
- * cleaner too, so neither compacts during a run, and the AOF's growth stays the bytes written.
+ * Automatic AOF rewrites are off ({@code auto-aof-rewrite-percentage 0}), so the AOF's growth over a run is the bytes
+ * Redis appended and Redis compacts nothing during a run. The Erda rows differ: their servers run their log cleaner
+ * at the comparison's {@code --clean-threshold} ({@code auto} by default,
+ * {@link ServerSettings#steadyStateCleanThreshold}; 0 turns it off), which cleans a head whenever its chain outgrows
+ * the threshold, and their NVM bytes and server CPU include what it writes and spends.
  */
 final class RedisServer implements StoreServer {
 
