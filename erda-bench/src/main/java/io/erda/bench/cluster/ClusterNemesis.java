@@ -450,10 +450,13 @@ public final class ClusterNemesis implements Callable<Integer> {
         current.add(what);
         pauses.incrementAndGet();
         undo.schedule(() -> {
-            m.process.resume();
-            m.paused = false;
-            current.remove(what);
-            note("SIGCONT member " + m.id);
+            try {
+                m.process.resume();
+                note("SIGCONT member " + m.id);
+            } finally {
+                m.paused = false; // restarted by the next round if it ended while stopped
+                current.remove(what);
+            }
         }, millis, TimeUnit.MILLISECONDS);
         return true;
     }

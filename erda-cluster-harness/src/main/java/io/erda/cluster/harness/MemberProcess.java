@@ -113,9 +113,20 @@ public final class MemberProcess implements AutoCloseable {
         signal("STOP");
     }
 
-    /** SIGCONT after {@link #pause()}. */
+    /**
+     * SIGCONT after {@link #pause()}; nothing if the process has ended meanwhile (it may have been halting, its lease
+     * run out, at the moment it was stopped: a process that is exiting still takes the SIGSTOP and then ends).
+     */
     public void resume() {
-        signal("CONT");
+        if (process.isAlive()) {
+            try {
+                signal("CONT");
+            } catch (IllegalStateException e) {
+                if (process.isAlive()) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private void signal(String name) {
