@@ -1,14 +1,14 @@
 package io.erda.cleaner;
 
 import io.erda.core.PmDirectory;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.log.CleaningPhase;
 import io.erda.core.log.HeadRecords;
 import io.erda.core.log.LogChain;
 import io.erda.core.log.LogHead;
 import io.erda.core.table.HopscotchTable;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectFlyweight;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

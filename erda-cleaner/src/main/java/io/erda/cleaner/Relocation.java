@@ -1,13 +1,13 @@
 package io.erda.cleaner;
 
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.log.ChainPosition;
 import io.erda.core.log.LogChain;
 import io.erda.core.log.LogHead;
 import io.erda.core.table.HopscotchTable;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.KeyHash;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectFlyweight;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

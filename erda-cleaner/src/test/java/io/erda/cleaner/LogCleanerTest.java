@@ -1,21 +1,20 @@
 package io.erda.cleaner;
 
-import io.erda.core.testing.ShmTempDirFactory;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.log.CleaningPhase;
 import io.erda.core.log.LogChain;
-import io.erda.core.log.LogGeometry;
 import io.erda.core.log.LogHead;
 import io.erda.core.log.LogScanner;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.core.table.TableGeometry;
+import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.ObjectLayout;
+import io.erda.protocol.memory.TableGeometry;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -172,8 +171,8 @@ class LogCleanerTest {
         store.table().forEach((p, word, f, h) -> {
             if (h == head) {
                 MemorySegment object = store.head(h).slice(LogAddress.bytesForUnits(AtomicWord.current(word)), 12);
-                int keyLength = Short.toUnsignedInt(object.get(io.erda.core.pm.Words.SHORT_U, ObjectLayout.KEY_LENGTH_OFFSET));
-                int valueLength = object.get(io.erda.core.pm.Words.INT_U, ObjectLayout.VALUE_LENGTH_OFFSET);
+                int keyLength = Short.toUnsignedInt(object.get(io.erda.protocol.memory.Words.SHORT_U, ObjectLayout.KEY_LENGTH_OFFSET));
+                int valueLength = object.get(io.erda.protocol.memory.Words.INT_U, ObjectLayout.VALUE_LENGTH_OFFSET);
                 sum[0] += ObjectLayout.length(keyLength, valueLength);
             }
         });

@@ -1,15 +1,15 @@
 package io.erda.cleaner;
 
 import io.erda.core.PmDirectory;
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectFlyweight;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.log.ChainPosition;
 import io.erda.core.log.LogHead;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.table.HopscotchTable;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.KeyHash;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectFlyweight;
+import io.erda.protocol.memory.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
+import io.erda.protocol.memory.Key;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,6 +1,12 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
+import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionException;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.RecvRequest;
+import io.erda.fabric.SyncEndpoint;
 import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.ErrorReply;
@@ -13,13 +19,7 @@ import io.erda.protocol.MessageType;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireFormatException;
 import io.erda.protocol.WireStatus;
-import io.erda.fabric.Completion;
-import io.erda.fabric.CompletionException;
-import io.erda.fabric.Endpoint;
-import io.erda.fabric.EndpointOptions;
-import io.erda.fabric.Fabric;
-import io.erda.fabric.RecvRequest;
-import io.erda.fabric.SyncEndpoint;
+import io.erda.protocol.memory.Key;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,11 +1,11 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
 import io.erda.protocol.CleanRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.Key;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.ObjectCheck;
-import io.erda.core.table.NeighbourhoodWindow;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.KeyHash;
+import io.erda.protocol.memory.NeighbourhoodWindow;
+import io.erda.protocol.memory.ObjectCheck;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 

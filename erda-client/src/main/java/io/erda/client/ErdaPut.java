@@ -1,14 +1,14 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.protocol.BackupReservation;
 import io.erda.protocol.FlushRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,11 +1,11 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectCheck;
-import io.erda.core.layout.ObjectLayout;
-import io.erda.core.pm.Words;
 import io.erda.protocol.RegionDescriptor;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectCheck;
+import io.erda.protocol.memory.ObjectLayout;
+import io.erda.protocol.memory.Words;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

@@ -1,12 +1,12 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricException;
 import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireStatus;
-import io.erda.fabric.Fabric;
-import io.erda.fabric.FabricException;
+import io.erda.protocol.memory.Key;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;

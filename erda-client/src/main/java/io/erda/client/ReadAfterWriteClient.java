@@ -1,12 +1,12 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
-import io.erda.core.layout.ObjectLayout;
-import io.erda.core.layout.RingSlotLayout;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.ObjectLayout;
+import io.erda.protocol.memory.RingSlotLayout;
 import java.lang.foreign.MemorySegment;
 
 /**

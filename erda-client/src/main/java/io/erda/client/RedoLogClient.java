@@ -1,8 +1,8 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.RedoPutRequest;
+import io.erda.protocol.memory.Key;
 import java.lang.foreign.MemorySegment;
 
 /**

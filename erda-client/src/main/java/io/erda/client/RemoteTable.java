@@ -1,9 +1,9 @@
 package io.erda.client;
 
-import io.erda.core.hash.Key;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.table.NeighbourhoodWindow;
-import io.erda.core.table.TableGeometry;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.NeighbourhoodWindow;
+import io.erda.protocol.memory.TableGeometry;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,11 +1,11 @@
 package io.erda.client;
 
-import io.erda.core.layout.LogAddress;
-import io.erda.core.log.LogGeometry;
-import io.erda.core.table.TableGeometry;
 import io.erda.protocol.HeadArray;
 import io.erda.protocol.RegionDescriptor;
 import io.erda.protocol.StoreInfo;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.TableGeometry;
 
 /**
  * What one connection knows of the store from its HELLO: table and stripe addresses, geometry, the cached head

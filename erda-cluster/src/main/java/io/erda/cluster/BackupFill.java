@@ -102,9 +102,9 @@ final class BackupFill {
         if (value != null) {
             java.lang.foreign.MemorySegment v = java.lang.foreign.MemorySegment.ofArray(value);
             java.lang.foreign.MemorySegment object = java.lang.foreign.MemorySegment.ofArray(
-                    new byte[(int) io.erda.core.layout.ObjectLayout.align(io.erda.core.layout.ObjectLayout.HEADER_LENGTH
+                    new byte[(int) io.erda.protocol.memory.ObjectLayout.align(io.erda.protocol.memory.ObjectLayout.HEADER_LENGTH
                             + key.length + value.length)]);
-            io.erda.core.layout.ObjectLayout.encode(object, 0, k, v, false);
+            io.erda.protocol.memory.ObjectLayout.encode(object, 0, k, v, false);
             ErdaClient to = shard.peers.peer(backup);
             to.writeReserved(shard.reserveReplica(to, k, value.length, false, backupSince), object);
             copied++;
@@ -164,7 +164,7 @@ final class BackupFill {
             Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
         }
         int shards = member.shards();
-        List<byte[]> keys = store().keys(hash -> io.erda.core.hash.KeyHash.shard(hash, shards) == shard.shard);
+        List<byte[]> keys = store().keys(hash -> io.erda.protocol.memory.KeyHash.shard(hash, shards) == shard.shard);
         LOG.info(() -> "server " + member.id() + ": filling backup " + backup + " of shard " + shard.shard
                 + " with up to " + keys.size() + " keys");
         for (int from = 0; from < keys.size(); from += KEYS_PER_TASK) {

@@ -2,10 +2,10 @@ package io.erda.cluster;
 
 import io.erda.cluster.client.MapLease;
 import io.erda.cluster.client.ShardMap;
-import io.erda.core.hash.Key;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.ReplicaSender;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.Key;
 import io.erda.server.Replication;
 import io.erda.server.RequestException;
 import java.util.logging.Logger;

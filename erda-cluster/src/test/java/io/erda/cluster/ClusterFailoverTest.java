@@ -11,7 +11,7 @@ import io.erda.cluster.client.ClusterClient;
 import io.erda.cluster.client.ShardMap;
 import io.erda.cluster.harness.ClusterDemo;
 import io.erda.cluster.harness.VerifyingLoad;
-import io.erda.core.hash.KeyHash;
+import io.erda.protocol.memory.KeyHash;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import io.erda.cluster.harness.ClusterDemo;
 import io.erda.cluster.harness.MemberProcess;
 import io.erda.cluster.harness.VerifyingLoad;
 import io.erda.cluster.harness.ZooKeeperMain;
-import io.erda.core.hash.KeyHash;
+import io.erda.protocol.memory.KeyHash;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -11,7 +11,7 @@ import io.erda.cluster.client.Zk;
 import io.erda.cluster.harness.ClusterDemo;
 import io.erda.cluster.harness.MemberProcess;
 import io.erda.cluster.harness.VerifyingLoad;
-import io.erda.core.hash.KeyHash;
+import io.erda.protocol.memory.KeyHash;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -112,7 +112,7 @@ class ClusterSecurityTest {
     private static byte[] keyOfShard(ShardMap map, int shard) {
         for (int i = 0; ; i++) {
             byte[] key = ("replica-" + i).getBytes(StandardCharsets.UTF_8);
-            if (map.shardOf(io.erda.core.hash.KeyHash.hash(key)) == shard) {
+            if (map.shardOf(io.erda.protocol.memory.KeyHash.hash(key)) == shard) {
                 return key;
             }
         }

@@ -1,13 +1,13 @@
 package io.erda.core;
 
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectCheck;
-import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.log.ChainPosition;
-import io.erda.core.log.LogGeometry;
 import io.erda.core.log.LogHead;
 import io.erda.core.log.LogScanner;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.ObjectCheck;
+import io.erda.protocol.memory.ObjectFlyweight;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Predicate;
 

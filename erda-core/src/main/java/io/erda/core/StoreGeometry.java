@@ -1,8 +1,8 @@
 package io.erda.core;
 
-import io.erda.core.layout.LogAddress;
-import io.erda.core.log.LogGeometry;
-import io.erda.core.table.TableGeometry;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.TableGeometry;
 
 /** Everything fixed when a store directory is created; checked again on every open. */
 public record StoreGeometry(int heads, TableGeometry table, LogGeometry log) {

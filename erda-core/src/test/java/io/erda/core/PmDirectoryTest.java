@@ -3,13 +3,13 @@ package io.erda.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.core.layout.AtomicWord;
 import io.erda.core.log.HeadDescriptor;
-import io.erda.core.log.LogGeometry;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.core.table.TableGeometry;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.TableGeometry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

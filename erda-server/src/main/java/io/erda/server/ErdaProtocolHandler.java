@@ -1,8 +1,5 @@
 package io.erda.server;
 
-import io.erda.core.hash.Key;
-import io.erda.core.layout.ObjectLayout;
-import io.erda.core.table.TableGeometry;
 import io.erda.fabric.MemoryRegion;
 import io.erda.protocol.BackupReservation;
 import io.erda.protocol.BodyEncoder;
@@ -20,6 +17,9 @@ import io.erda.protocol.PutRequest;
 import io.erda.protocol.RepairHintReply;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.ObjectLayout;
+import io.erda.protocol.memory.TableGeometry;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

@@ -1,11 +1,11 @@
 package io.erda.server;
 
 import io.erda.core.LogObjects;
-import io.erda.core.hash.Key;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectCheck;
 import io.erda.core.table.HopscotchTable;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectCheck;
 import java.lang.foreign.MemorySegment;
 import java.util.SequencedCollection;
 

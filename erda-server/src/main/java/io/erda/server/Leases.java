@@ -2,11 +2,11 @@ package io.erda.server;
 
 import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
-import io.erda.core.hash.Key;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
 import io.erda.core.table.HopscotchTable;
 import io.erda.protocol.RepairHintReply.Outcome;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.LogAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SequencedCollection;

@@ -2,12 +2,12 @@ package io.erda.server;
 
 import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
-import io.erda.core.hash.Key;
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectFlyweight;
 import io.erda.core.table.HopscotchTable;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.KeyHash;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectFlyweight;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,8 +1,8 @@
 package io.erda.server;
 
-import io.erda.core.hash.Key;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
+import io.erda.protocol.memory.Key;
 
 /**
  * What a clustered server does around a PUT (docs/ARCHITECTURE.md, [cluster]); {@link #NONE} for a server on its own.

@@ -1,6 +1,5 @@
 package io.erda.server;
 
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
@@ -15,6 +14,7 @@ import io.erda.protocol.MessageType;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.WireFormatException;
+import io.erda.protocol.memory.ObjectLayout;
 import io.erda.server.baseline.Baselines;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -1,6 +1,6 @@
 package io.erda.server;
 
-import io.erda.core.hash.Key;
+import io.erda.protocol.memory.Key;
 
 /**
  * A pending reservation: a lease on {@code [chainOffset, chainOffset+length)} of a head, granted to one client for

@@ -1,6 +1,6 @@
 package io.erda.server;
 
-import io.erda.core.hash.Key;
+import io.erda.protocol.memory.Key;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,10 +2,10 @@ package io.erda.server;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
-import io.erda.core.log.LogGeometry;
 import io.erda.core.table.HopscotchTable;
-import io.erda.core.table.TableGeometry;
 import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.TableGeometry;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

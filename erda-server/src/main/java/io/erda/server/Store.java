@@ -3,11 +3,6 @@ package io.erda.server;
 import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
-import io.erda.core.hash.Key;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectFlyweight;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.log.ChainPosition;
 import io.erda.core.log.LogHead;
 import io.erda.core.pm.MappingAdvice;
@@ -16,6 +11,11 @@ import io.erda.core.table.HopscotchTable;
 import io.erda.core.table.TableFullException;
 import io.erda.protocol.RepairHintReply.Outcome;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.ObjectFlyweight;
+import io.erda.protocol.memory.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.ReentrantLock;
@@ -297,7 +297,7 @@ public final class Store implements AutoCloseable {
                     for (long units : new long[] {AtomicWord.current(word), AtomicWord.previous(word)}) {
                         if (objects.wrap(head, units, object, null).isValid()) {
                             byte[] key = object.key().toArray(ValueLayout.JAVA_BYTE);
-                            if (acceptHash.test(io.erda.core.hash.KeyHash.hash(key))) {
+                            if (acceptHash.test(io.erda.protocol.memory.KeyHash.hash(key))) {
                                 keys.add(key);
                             }
                             return;

@@ -1,9 +1,9 @@
 package io.erda.server;
 
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
 import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.protocol.RepairHintReply.Outcome;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.LogAddress;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -90,7 +90,7 @@ class LeaseValidatorTest {
         Store.Reserved last = null;
         for (int i = 0; i < 1000; i++) {
             last = TestStores.put(store, "hot", "v" + i);
-            assertThat(store.leases().records(io.erda.core.hash.Key.of(MemorySegment.ofArray(bytes("hot")))))
+            assertThat(store.leases().records(io.erda.protocol.memory.Key.of(MemorySegment.ofArray(bytes("hot")))))
                     .as("records after PUT %d (all 30 s leases still running)", i)
                     .isLessThanOrEqualTo(Reservations.PRUNE_AT);
         }
@@ -111,7 +111,7 @@ class LeaseValidatorTest {
         for (int i = 0; i < 3 * Reservations.PRUNE_AT; i++) {
             reserveOnly(store, "k", 3); // writers that all die: nothing complete to prune behind
         }
-        assertThat(store.leases().records(io.erda.core.hash.Key.of(MemorySegment.ofArray(bytes("k"))))).isEqualTo(1 + 3 * Reservations.PRUNE_AT);
+        assertThat(store.leases().records(io.erda.protocol.memory.Key.of(MemorySegment.ofArray(bytes("k"))))).isEqualTo(1 + 3 * Reservations.PRUNE_AT);
 
         settleAfterEveryLease();
 

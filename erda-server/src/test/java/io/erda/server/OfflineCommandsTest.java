@@ -1,9 +1,9 @@
 package io.erda.server;
 
 import io.erda.core.PmDirectory;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.memory.ObjectLayout;
 import io.erda.server.offline.StoreVerifier;
 import io.erda.server.offline.TableRebuilder;
 import java.lang.foreign.MemorySegment;

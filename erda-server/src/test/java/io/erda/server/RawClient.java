@@ -1,7 +1,5 @@
 package io.erda.server;
 
-import io.erda.core.layout.ObjectLayout;
-import io.erda.core.layout.RingSlotLayout;
 import io.erda.fabric.Completion;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.Fabric;
@@ -23,6 +21,8 @@ import io.erda.protocol.RedoPutRequest;
 import io.erda.protocol.RepairHintReply;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.ObjectLayout;
+import io.erda.protocol.memory.RingSlotLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,6 +1,6 @@
 package io.erda.server;
 
-import io.erda.core.hash.Key;
+import io.erda.protocol.memory.Key;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -3,12 +3,12 @@ package io.erda.server;
 import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.erda.core.layout.ObjectLayout;
 import io.erda.protocol.HeadArray;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;

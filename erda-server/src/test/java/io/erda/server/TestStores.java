@@ -1,7 +1,7 @@
 package io.erda.server;
 
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.log.LogHead;
+import io.erda.protocol.memory.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

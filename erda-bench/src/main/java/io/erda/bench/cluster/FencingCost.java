@@ -6,7 +6,7 @@ import io.erda.cluster.client.ClusterClient;
 import io.erda.cluster.client.ShardMap;
 import io.erda.cluster.harness.ClusterDemo;
 import io.erda.cluster.harness.MemberProcess;
-import io.erda.core.hash.KeyHash;
+import io.erda.protocol.memory.KeyHash;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * What fencing costs on the data path ([cluster], "Fencing"), side by side in one run, as ratios (scripts/cluster-fencing-cost).

@@ -22,9 +22,9 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * The store at scale (scripts/scale-bench): per key count and huge-page mode, a fresh store on shm served by an
@@ -278,7 +278,7 @@ public final class ScaleBench implements Callable<Integer> {
             double mean = timedGets(client, USER, keys, random, getSeconds, gets);
             System.out.println("  this process (client" + (serverMode.equals("embedded") ? " and server" : "") + " mappings): "
                 + hugeMapped());
-            int objectBytes = (int) io.erda.core.layout.ObjectLayout.length(key(USER, 0).length, valueSize);
+            int objectBytes = (int) io.erda.protocol.memory.ObjectLayout.length(key(USER, 0).length, valueSize);
             MemoryFloor.Result floor = MemoryFloor.measure(work.resolve("store"), keys, i -> key(USER, i), objectBytes,
                 FLOOR_SECONDS);
             if (floor.missing() > 0) {
@@ -407,11 +407,11 @@ public final class ScaleBench implements Callable<Integer> {
     }
 
     private BenchServer startServer(String mode, Path work, long capacity, String name) throws IOException {
-        long region = regionSize > 0 ? regionSize : io.erda.core.log.LogGeometry.DEFAULT_REGION_SIZE;
+        long region = regionSize > 0 ? regionSize : io.erda.protocol.memory.LogGeometry.DEFAULT_REGION_SIZE;
         URI listen = URI.create("shm://" + work.resolve("fabric"));
         if (serverMode.equals("embedded")) {
             ServerConfig config = ServerConfig.defaults(work.resolve("store"), listen).withHugePages(HugePages.fromOption(mode))
-                .withGeometry(ServerConfig.DEFAULT_HEADS, capacity, region, io.erda.core.log.LogGeometry.DEFAULT_SEGMENT_SIZE);
+                .withGeometry(ServerConfig.DEFAULT_HEADS, capacity, region, io.erda.protocol.memory.LogGeometry.DEFAULT_SEGMENT_SIZE);
             RequestServer server = RequestServer.start(config);
             return new BenchServer() {
                 public URI uri() {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.erda.bench.backend.ScratchDirectory;
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
-import io.erda.core.layout.ObjectLayout;
+import io.erda.protocol.memory.ObjectLayout;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.erda.cluster.client;
 
-import io.erda.core.hash.KeyHash;
+import io.erda.protocol.memory.KeyHash;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

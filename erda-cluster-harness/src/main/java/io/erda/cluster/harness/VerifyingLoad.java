@@ -1,7 +1,7 @@
 package io.erda.cluster.harness;
 
 import io.erda.client.KeyValueClient;
-import io.erda.core.hash.KeyHash;
+import io.erda.protocol.memory.KeyHash;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

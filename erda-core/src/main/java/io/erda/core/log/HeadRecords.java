@@ -38,7 +38,7 @@ public final class HeadRecords implements AutoCloseable {
     }
 
     public long record(int head) {
-        return io.erda.core.pm.Words.getAcquire(region.data(), offset(head));
+        return io.erda.protocol.memory.Words.getAcquire(region.data(), offset(head));
     }
 
     public CleaningPhase phase(int head) {

@@ -1,7 +1,7 @@
 package io.erda.core.log;
 
-import io.erda.core.layout.LogAddress;
 import io.erda.core.pm.PmRegion;
+import io.erda.protocol.memory.LogAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

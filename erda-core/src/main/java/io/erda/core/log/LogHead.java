@@ -1,7 +1,8 @@
 package io.erda.core.log;
 
-import io.erda.core.layout.LogAddress;
 import io.erda.core.pm.PmRegion;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.LogGeometry;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Comparator;

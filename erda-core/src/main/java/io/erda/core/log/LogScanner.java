@@ -1,10 +1,11 @@
 package io.erda.core.log;
 
-import io.erda.core.layout.LogAddress;
-import io.erda.core.layout.ObjectCheck;
-import io.erda.core.layout.ObjectFlyweight;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.PmRegion;
+import io.erda.protocol.memory.LogAddress;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.ObjectCheck;
+import io.erda.protocol.memory.ObjectFlyweight;
+import io.erda.protocol.memory.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package io.erda.core.pm;
 
+import io.erda.protocol.memory.Words;
 import java.lang.foreign.MemorySegment;
 import java.util.zip.CRC32C;
 

@@ -1,5 +1,6 @@
 package io.erda.core.pm;
 
+import io.erda.protocol.memory.Words;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

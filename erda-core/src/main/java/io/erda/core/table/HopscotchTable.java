@@ -1,13 +1,15 @@
 package io.erda.core.table;
 
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.HashEntryLayout;
 import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.core.pm.Words;
+import io.erda.protocol.memory.HashEntryLayout;
+import io.erda.protocol.memory.KeyHash;
+import io.erda.protocol.memory.NeighbourhoodWindow;
+import io.erda.protocol.memory.TableGeometry;
+import io.erda.protocol.memory.Words;
 import java.nio.file.Path;
 import java.util.Arrays;
 

@@ -1,7 +1,9 @@
 package io.erda.core.table;
 
 import io.erda.core.pm.PmRegion;
-import io.erda.core.pm.Words;
+import io.erda.protocol.memory.NeighbourhoodWindow;
+import io.erda.protocol.memory.TableGeometry;
+import io.erda.protocol.memory.Words;
 import java.lang.invoke.VarHandle;
 
 /**

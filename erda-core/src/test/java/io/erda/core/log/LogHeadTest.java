@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.core.table.TableGeometry;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.ObjectLayout;
+import io.erda.protocol.memory.TableGeometry;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
-import io.erda.core.log.LogGeometry;
-import io.erda.core.table.TableGeometry;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.memory.LogGeometry;
+import io.erda.protocol.memory.TableGeometry;
 import java.io.IOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;

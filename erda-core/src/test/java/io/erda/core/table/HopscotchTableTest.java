@@ -3,11 +3,13 @@ package io.erda.core.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.HashEntryLayout;
-import io.erda.core.pm.Words;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.HashEntryLayout;
+import io.erda.protocol.memory.NeighbourhoodWindow;
+import io.erda.protocol.memory.TableGeometry;
+import io.erda.protocol.memory.Words;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;

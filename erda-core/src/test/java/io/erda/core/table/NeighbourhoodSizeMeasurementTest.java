@@ -2,9 +2,10 @@ package io.erda.core.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.erda.core.layout.AtomicWord;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.TableGeometry;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

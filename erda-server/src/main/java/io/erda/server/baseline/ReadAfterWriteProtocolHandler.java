@@ -1,11 +1,11 @@
 package io.erda.server.baseline;
 
-import io.erda.core.layout.ObjectLayout;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.ObjectLayout;
 import io.erda.server.ErdaProtocolHandler;
 import io.erda.server.Request;
 import io.erda.server.Store;

@@ -1,9 +1,5 @@
 package io.erda.server.baseline;
 
-import io.erda.core.hash.Key;
-import io.erda.core.layout.ObjectFlyweight;
-import io.erda.core.layout.ObjectLayout;
-import io.erda.core.layout.RingSlotLayout;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
@@ -15,6 +11,10 @@ import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.soft.Backoff;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.ObjectFlyweight;
+import io.erda.protocol.memory.ObjectLayout;
+import io.erda.protocol.memory.RingSlotLayout;
 import io.erda.server.PmEmulation;
 import io.erda.server.RequestException;
 import io.erda.server.Store;

@@ -1,7 +1,5 @@
 package io.erda.server.baseline;
 
-import io.erda.core.hash.Key;
-import io.erda.core.layout.ObjectLayout;
 import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
@@ -16,6 +14,8 @@ import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.RedoPutRequest;
 import io.erda.protocol.WireFormatException;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.ObjectLayout;
 import io.erda.server.Connection;
 import io.erda.server.ErdaProtocolHandler;
 import io.erda.server.ReceiveBuffers;

@@ -1,11 +1,11 @@
 package io.erda.server.offline;
 
 import io.erda.core.PmDirectory;
-import io.erda.core.hash.Key;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.LogAddress;
 import io.erda.core.log.LogHead;
 import io.erda.core.log.LogScanner;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.Key;
+import io.erda.protocol.memory.LogAddress;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

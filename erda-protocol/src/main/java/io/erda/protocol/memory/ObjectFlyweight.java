@@ -1,6 +1,5 @@
-package io.erda.core.layout;
+package io.erda.protocol.memory;
 
-import io.erda.core.pm.Words;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

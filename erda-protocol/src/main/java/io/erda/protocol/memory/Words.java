@@ -1,4 +1,4 @@
-package io.erda.core.pm;
+package io.erda.protocol.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,4 +1,4 @@
-package io.erda.core.hash;
+package io.erda.protocol.memory;
 
 import com.dynatrace.hash4j.hashing.ByteAccess;
 import com.dynatrace.hash4j.hashing.Hasher64;

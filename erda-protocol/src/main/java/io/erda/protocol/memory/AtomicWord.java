@@ -1,4 +1,4 @@
-package io.erda.core.layout;
+package io.erda.protocol.memory;
 
 /**
  * The 8-byte atomic word of a hash entry (paper §3.2.3, Fig. 6; §4.1 "flexible flip bit").

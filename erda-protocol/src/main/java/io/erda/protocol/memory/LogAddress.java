@@ -1,4 +1,4 @@
-package io.erda.core.layout;
+package io.erda.protocol.memory;
 
 /**
  * A location in the log: a head id and a chain offset (BookKeeper-style packed long with named

@@ -1,9 +1,5 @@
-package io.erda.core.table;
+package io.erda.protocol.memory;
 
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.AtomicWord;
-import io.erda.core.layout.HashEntryLayout;
-import io.erda.core.pm.Words;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,6 +1,4 @@
-package io.erda.core.log;
-
-import io.erda.core.layout.LogAddress;
+package io.erda.protocol.memory;
 
 /**
  * Sizes of a head's chain (paper §3.2.2: 1 GiB regions cut into 8 MiB segments).

@@ -1,4 +1,4 @@
-package io.erda.core.layout;
+package io.erda.protocol.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -11,6 +11,6 @@
  * ([last-complete-version]). Offset 0 means "no version". The classes hold no state: {@code AtomicWord} computes words
  * that the table stores, and {@code encode} fills whatever segment it is given.
  *
- * <p>Depends on {@link io.erda.core.pm.Words} and the JDK only.
+ * <p>Depends on {@link io.erda.protocol.memory.Words} and the JDK only.
  */
-package io.erda.core.layout;
+package io.erda.protocol.memory;

@@ -1,4 +1,4 @@
-package io.erda.core.layout;
+package io.erda.protocol.memory;
 
 /**
  * Layout of a 16-byte hopscotch hash entry (paper §3.2.3, Fig. 6; the full key lives in the object,

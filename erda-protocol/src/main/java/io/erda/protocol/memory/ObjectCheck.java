@@ -1,4 +1,4 @@
-package io.erda.core.layout;
+package io.erda.protocol.memory;
 
 /** Outcome of checking bytes that should hold an object; only {@link #VALID} may be trusted. */
 public enum ObjectCheck {

@@ -1,10 +1,7 @@
-package io.erda.core.table;
+package io.erda.protocol.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.HashEntryLayout;
-import io.erda.core.pm.Words;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
-package io.erda.core.hash;
+package io.erda.protocol.memory;
 
-import io.erda.core.layout.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

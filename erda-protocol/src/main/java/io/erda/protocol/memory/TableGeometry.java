@@ -1,7 +1,4 @@
-package io.erda.core.table;
-
-import io.erda.core.hash.KeyHash;
-import io.erda.core.layout.HashEntryLayout;
+package io.erda.protocol.memory;
 
 /**
  * Where things are in the data area of a hopscotch table file; the server sends these three numbers
