@@ -13,8 +13,9 @@
  * Old regions are zeroed and deleted only after a round trip and after the host has deregistered them
  * ({@code retiring}; [recycled-memory]).
  *
- * <p>Depends on erda-core and the JDK only. It never talks to clients or the fabric and imports neither erda-server nor
- * erda-protocol: telling clients and (de)registering regions go through {@link CleaningHost}, which erda-server
- * implements.
+ * <p>Depends on erda-core, erda-protocol's remote-memory format ({@code io.erda.protocol.memory}: the objects and
+ * entries it copies and detaches) and the JDK only. It never talks to clients or the fabric and imports neither
+ * erda-server nor the wire messages ({@code io.erda.protocol}): telling clients and (de)registering regions go through
+ * {@link CleaningHost}, which erda-server implements.
  */
 package io.erda.cleaner;

@@ -22,9 +22,10 @@
  * {@code Connection} → {@code StoreView}.
  *
  * <h2>Dependencies</h2>
- * erda-core (key hashing, object and entry layouts, table and log geometry), erda-protocol (the wire format) and
- * erda-fabric (endpoints, registered memory). Never erda-server: what a client may rely on is the contract in
- * {@code io.erda.protocol}; tests start real server processes (test scope). picocli is for
- * {@code io.erda.client.cli} only.
+ * erda-protocol (the wire format, and in {@code io.erda.protocol.memory} the remote-memory format: key hashing,
+ * object and entry layouts, table and log geometry) and erda-fabric (endpoints, registered memory). Never erda-core
+ * or erda-server, the server's storage engine and process: what a client may rely on is the contract in
+ * {@code io.erda.protocol}; tests start real server processes (test scope). picocli is for {@code io.erda.client.cli}
+ * only.
  */
 package io.erda.client;

@@ -17,8 +17,8 @@
  * tests and the demos (an in-process ZooKeeper, member processes) in {@code io.erda.cluster.harness}
  * (erda-cluster-harness), which this module's tests use and its main code does not.
  *
- * <p>May depend on erda-cluster-client, erda-core, erda-protocol, erda-server, erda-client, Curator/ZooKeeper and
- * picocli. Of the other modules only erda-bench depends on it (its cluster demo and nemesis run members); clients
- * need only erda-cluster-client, found through {@link io.erda.client.ClientProvider}.
+ * <p>May depend on erda-cluster-client, erda-core, erda-protocol (with its remote-memory format), erda-server,
+ * erda-client, Curator/ZooKeeper and picocli. Of the other modules only erda-bench depends on it (its cluster demo and
+ * nemesis run members); clients need only erda-cluster-client, found through {@link io.erda.client.ClientProvider}.
  */
 package io.erda.cluster;

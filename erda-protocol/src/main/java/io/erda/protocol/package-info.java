@@ -1,6 +1,8 @@
 /**
  * The client/server wire format of Erda and its two baselines, and the contract behind it. Both sides link this
- * module; it depends on the JDK only, so neither side's internals (PM layouts, fabric providers) leak into it.
+ * module; this package depends on the JDK only, so neither side's internals (the store, fabric providers) leak into
+ * it. The other half of what both sides must agree on, the bytes clients READ and WRITE one-sided (object, entry and
+ * slot layouts, key hashing, table and log geometry), is {@link io.erda.protocol.memory}, in this module too.
  *
  * <h2>Framing</h2>
  * Every two-sided message is one SEND: a 16-byte {@link io.erda.protocol.MessageHeader} (magic {@code 0xE7DA},
@@ -25,10 +27,11 @@
  *       the applier meets RNR: wait for it).</li>
  *   <li>Redo Logging: REDO_PUT ({@code RedoPutRequest}: key, value, CRC32C) gets an empty REDO_PUT_REPLY once the
  *       entry is persistent in PM; a bad CRC gets BAD_REQUEST naming both values. Read After Write: RAW_RESERVE (a
- *       {@code PutRequest} body) gets {@code RawReserveReply}; the client WRITEs the slot (erda-core's
- *       {@code RingSlotLayout}: the reply's position and a CRC in front of the {@code ObjectLayout} object) and READs
- *       (FLUSH) it back, which makes it durable, within the lease. On both, GET answers from the
- *       newest unapplied write of the key, else from the table. Unapplied writes are replayed at restart.</li>
+ *       {@code PutRequest} body) gets {@code RawReserveReply}; the client WRITEs the slot
+ *       ({@link io.erda.protocol.memory.RingSlotLayout}: the reply's position and a CRC in front of the
+ *       {@code ObjectLayout} object) and READs (FLUSH) it back, which makes it durable, within the lease. On both,
+ *       GET answers from the newest unapplied write of the key, else from the table. Unapplied writes are replayed at
+ *       restart.</li>
  *   <li>Replies are SENDs; a client's receive buffers must hold the largest reply it can provoke: HELLO_REPLY
  *       ({@code StoreInfo.encodedLength()}), GET_REPLY (16 + 8 + value length, up to
  *       {@code StoreInfo.maxValueLength}).</li>

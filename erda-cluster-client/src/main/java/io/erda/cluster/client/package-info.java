@@ -10,8 +10,8 @@
  * ({@link io.erda.cluster.client.ZkSecret}). The members (module erda-cluster) build on the same classes.
  *
  * <p>A module of its own so that whoever only speaks {@code zk://} (erda-cli, the YCSB binding) needs neither the
- * member server, its store and cleaner, nor an in-process ZooKeeper server. May depend on erda-client, erda-core,
- * erda-protocol, erda-fabric, Curator and the ZooKeeper client; never on erda-server or erda-cleaner, nor on the
- * members' package {@code io.erda.cluster}.
+ * member server, its store and cleaner, nor an in-process ZooKeeper server. May depend on erda-client, erda-protocol
+ * (with its remote-memory format: key hashing for routing), erda-fabric, Curator and the ZooKeeper client; never on
+ * erda-core, erda-server or erda-cleaner, nor on the members' package {@code io.erda.cluster}.
  */
 package io.erda.cluster.client;

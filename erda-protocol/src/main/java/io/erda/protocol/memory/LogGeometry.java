@@ -6,7 +6,7 @@ package io.erda.protocol.memory;
  * @param regionSize       data bytes of one region file; a multiple of the segment size
  * @param segmentSize      bytes of a segment; objects never span two; its first
  *                         {@link #SEGMENT_HEADER_LENGTH} bytes are never an object
- * @param highWaterGranule step in which the persistent high-water mark advances (see {@link LogHead})
+ * @param highWaterGranule step in which the persistent high-water mark advances (erda-core's {@code LogHead})
  */
 public record LogGeometry(long regionSize, long segmentSize, long highWaterGranule) {
     /** Bytes at the start of each segment that hold no object: chain offset 0 must never be one. */

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * What the fuzz targets share (docs/ARCHITECTURE.md, Testing): the rejection property and the check of their seed
- * corpus in the source tree. In erda-protocol's test jar, which depends on nothing else; erda-fabric and erda-core
+ * corpus in the source tree. In erda-protocol's test jar, which brings no other module; erda-fabric and erda-core
  * use it in test scope.
  */
 public final class Fuzzing {

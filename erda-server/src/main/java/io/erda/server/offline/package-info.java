@@ -4,6 +4,7 @@
  * areas in the logs are counted) and {@link io.erda.server.offline.TableRebuilder} ({@code rebuild}: the table
  * recreated from the logs' newest complete objects). Neither opens a fabric or takes a lease.
  *
- * <p>May depend on erda-core only (and the JDK); never on the running server's classes.
+ * <p>May depend on erda-core and erda-protocol's remote-memory format ({@code io.erda.protocol.memory}) only (and the
+ * JDK); never on the running server's classes.
  */
 package io.erda.server.offline;
