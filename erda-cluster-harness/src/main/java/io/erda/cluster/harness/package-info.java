@@ -8,7 +8,7 @@
  *
  * <p>A module of its own so that neither the members' nor the clients' main class path carries curator-test and an
  * in-process ZooKeeper server: erda-cluster depends on it in test scope only, erda-bench (benchmarks and demos) in
- * compile scope. May depend on erda-cluster-client, erda-client, erda-core, erda-server ({@code ServerProcessStop}),
+ * compile scope. May depend on erda-cluster-client, erda-client, erda-core, erda-test-support (the launcher),
  * curator-test and ZooKeeper; never on erda-cluster: a member process runs {@code io.erda.cluster.ClusterServerMain}
  * by name, from the caller's class path.
  */
