@@ -244,6 +244,7 @@ public final class ChildProcess implements AutoCloseable {
         private String name;
         private Path log;
         private boolean logCommand;
+        private boolean appendLog;
         private Pattern ready;
         private Duration timeout = Duration.ofSeconds(60);
 
@@ -293,9 +294,15 @@ public final class ChildProcess implements AutoCloseable {
             return this;
         }
 
-        /** The file that gets the child's output (replaced; its directory is created). */
+        /** The file that gets the child's output (replaced unless {@link #appendLog}; its directory is created). */
         public Builder log(Path log) {
             this.log = log;
+            return this;
+        }
+
+        /** Whether the child's output is added to the end of an existing log (by default the log is replaced). */
+        public Builder appendLog(boolean appendLog) {
+            this.appendLog = appendLog;
             return this;
         }
 
@@ -349,7 +356,12 @@ public final class ChildProcess implements AutoCloseable {
                 if (dir != null) {
                     Files.createDirectories(dir);
                 }
-                Files.writeString(log, logCommand ? shown + "\n" : "");
+                String header = logCommand ? shown + "\n" : "";
+                if (appendLog) {
+                    Files.writeString(log, header, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                } else {
+                    Files.writeString(log, header);
+                }
                 ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
                 builder.environment().putAll(env);
                 p = builder.start();

@@ -91,6 +91,16 @@ class ChildProcessTest {
         assertThat(c.logText()).contains("starting exit 5", "told to fail");
     }
 
+    @Test
+    void appendLogKeepsWhatTheLogHeld() throws Exception {
+        Path log = dir.resolve("logs").resolve("child.log");
+        child("exit", "0").ready(null).start().awaitExit(Duration.ofSeconds(30));
+        child("exit", "1").ready(null).appendLog(true).start().awaitExit(Duration.ofSeconds(30));
+        assertThat(java.nio.file.Files.readString(log)).contains("starting exit 0", "starting exit 1");
+        child("exit", "2").ready(null).start().awaitExit(Duration.ofSeconds(30));
+        assertThat(java.nio.file.Files.readString(log)).contains("starting exit 2").doesNotContain("starting exit 0");
+    }
+
     /** The process's state letter from /proc/PID/stat once it is (or is not) 'T', stopped; at most 2 s. */
     private static char awaitState(long pid, boolean stopped) throws Exception {
         char s = '?';
