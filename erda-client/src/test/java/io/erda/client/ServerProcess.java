@@ -1,39 +1,34 @@
 package io.erda.client;
 
-import io.erda.server.ServerProcessStop;
-import java.io.BufferedReader;
+import io.erda.testsupport.ChildProcess;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * A real server process ({@code io.erda.server.ErdaServerMain}) started with this JVM's java binary and test class
- * path, as scripts/erda-server would start it. Its output goes to a log file under target/ (named in failures).
+ * path, as scripts/erda-server would start it, by {@link ChildProcess}. Its output goes to a log file under target/
+ * (named in failures).
  */
 final class ServerProcess implements AutoCloseable {
-    private static final String READY = "erda-server listening on ";
+    private static final Pattern READY = Pattern.compile("erda-server listening on (\\S+)");
     private static final long START_TIMEOUT_SECONDS = 60;
     private static final java.util.concurrent.atomic.AtomicInteger LOGS = new java.util.concurrent.atomic.AtomicInteger();
 
-    private final Process process;
+    private final ChildProcess child;
     private final URI uri;
-    private final Path log;
 
-    private ServerProcess(Process process, URI uri, Path log) {
-        this.process = process;
+    private ServerProcess(ChildProcess child, URI uri) {
+        this.child = child;
         this.uri = uri;
-        this.log = log;
     }
 
     /**
@@ -60,16 +55,12 @@ final class ServerProcess implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--listen", fabric.listenUri(dir).toString()));
         args.addAll(List.of(options));
         Path log = logFile(dir.getFileName() + "-" + fabric.name().toLowerCase());
-        Process p = launch(args, log, env);
-        CompletableFuture<URI> ready = new CompletableFuture<>();
-        Thread pump = Thread.ofVirtual().start(() -> pump(p, log, ready));
         try {
-            URI uri = ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            return new ServerProcess(p, uri, log);
-        } catch (Exception e) {
-            p.destroyForcibly();
-            pump.interrupt();
-            throw new IllegalStateException("server did not start within " + START_TIMEOUT_SECONDS + " s: " + e
+            ChildProcess child = server(args, log).env(env).ready(READY)
+                    .timeout(Duration.ofSeconds(START_TIMEOUT_SECONDS)).start();
+            return new ServerProcess(child, URI.create(child.readyValue()));
+        } catch (ChildProcess.StartFailure e) {
+            throw new IllegalStateException("server did not start within " + START_TIMEOUT_SECONDS + " s: " + e.reason()
                     + "; log " + log + ":\n" + readLog(log), e);
         }
     }
@@ -82,14 +73,13 @@ final class ServerProcess implements AutoCloseable {
         Path log = logFile(dir.getFileName() + "-" + subcommand);
         List<String> args = new ArrayList<>(List.of(subcommand, "--dir", dir.toString()));
         args.addAll(List.of(options));
-        Process p = launch(args, log, java.util.Map.of());
-        pump(p, log, new CompletableFuture<>());
+        ChildProcess child = server(args, log).start();
         try {
-            int code = p.waitFor();
+            int code = child.awaitExit(Duration.ofDays(1));
             return new Result(code, readLog(log));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            p.destroyForcibly();
+            child.kill();
             throw new IllegalStateException(e);
         }
     }
@@ -102,29 +92,27 @@ final class ServerProcess implements AutoCloseable {
     }
 
     Path log() {
-        return log;
+        return child.log();
     }
 
     long pid() {
-        return process.pid();
+        return child.pid();
     }
 
     /** Waits for the process to exit on its own; returns its exit code. */
     int awaitExit(long seconds) throws InterruptedException {
-        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("server still running after " + seconds + " s; log " + log + ":\n" + readLog(log));
-        }
-        return process.exitValue();
+        return child.awaitExit(Duration.ofSeconds(seconds));
     }
 
-    /** kill -9: {@link Process#destroyForcibly()} is SIGKILL on Linux. Waits until the process is gone. */
+    /** kill -9: SIGKILL, no shutdown hook runs. Waits until the process is gone. */
     void kill() {
-        ServerProcessStop.kill(process);
+        child.kill();
     }
 
+    /** SIGTERM (the shutdown hook closes the store), SIGKILL after 10 s. */
     @Override
     public void close() {
-        ServerProcessStop.stop(process);
+        child.stop();
     }
 
     static void deleteTree(Path dir) {
@@ -138,41 +126,10 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    private static Process launch(List<String> args, Path log, java.util.Map<String, String> env) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-Xmx512m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("io.erda.server.ErdaServerMain");
-        command.addAll(args);
-        try {
-            Files.writeString(log, String.join(" ", command.subList(command.size() - args.size() - 1, command.size())) + "\n");
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-            builder.environment().putAll(env);
-            return builder.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + command, e);
-        }
-    }
-
-    /** Copies the process output to its log and completes {@code ready} with the URI of the READY line. */
-    private static void pump(Process p, Path log, CompletableFuture<URI> ready) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-             PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8,
-                     java.nio.file.StandardOpenOption.APPEND), true)) {
-            for (String line; (line = in.readLine()) != null; ) {
-                out.println(line);
-                int at = line.indexOf(READY);
-                if (at >= 0 && !ready.isDone()) {
-                    ready.complete(URI.create(line.substring(at + READY.length()).trim()));
-                }
-            }
-        } catch (IOException e) {
-            ready.completeExceptionally(e);
-        }
-        ready.completeExceptionally(new IllegalStateException("server exited with no '" + READY + "' line"));
+    /** ErdaServerMain with {@code args}, as scripts/erda-server starts it; the log starts with its command line. */
+    private static ChildProcess.Builder server(List<String> args, Path log) {
+        return ChildProcess.java("io.erda.server.ErdaServerMain").name("server").jvmOptions(List.of("-Xmx512m")).args(args)
+                .log(log).logCommand(true);
     }
 
     private static Path logFile(String name) {

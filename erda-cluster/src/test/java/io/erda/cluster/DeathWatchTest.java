@@ -2,20 +2,20 @@ package io.erda.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
+import io.erda.testsupport.ChildProcess;
 import java.io.DataOutputStream;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,31 +29,25 @@ class DeathWatchTest {
 
     @Test
     void aProcessKilledWithMinus9IsSeenToEndAndAPausedOneIsNot() throws Exception {
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), LivenessChild.class.getName(), "77")
-                .redirectErrorStream(true).start();
-        try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-            String line = out.readLine();
-            assertThat(line).as("the child's liveness port").startsWith("port ");
-            int port = Integer.parseInt(line.substring(5).strip());
+        try (ChildProcess child = ChildProcess.java(LivenessChild.class.getName()).name("liveness-child").args("77")
+                .log(Path.of("target", "cluster-logs", "liveness-child.log")).ready(Pattern.compile("^port (\\d+)"))
+                .timeout(Duration.ofSeconds(60)).start()) {
+            int port = Integer.parseInt(child.readyValue());
             Set<Long> ended = ConcurrentHashMap.newKeySet();
             try (DeathWatch watch = new DeathWatch(1, ended::add)) {
                 watch.watch(Map.of(77L, new DeathWatch.Target(2, new InetSocketAddress(InetAddress.getLoopbackAddress(), port))));
-                signal(child, "STOP");
+                child.pause();
                 Thread.sleep(QUIET_MILLIS);
                 assertThat(watch.ended()).as("a paused process has not ended").isEmpty();
-                signal(child, "CONT");
+                child.resume();
                 Thread.sleep(200);
                 assertThat(watch.ended()).as("a resumed process has not ended").isEmpty();
-                child.destroyForcibly(); // SIGKILL
-                assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+                child.kill(); // SIGKILL, and waits until it is gone
+                assertThat(child.alive()).isFalse();
                 awaitEnded(watch::ended, 77L);
                 awaitEnded(() -> ended, 77L); // told once (the callback runs just after the session is recorded)
                 assertThat(ended).containsExactly(77L);
             }
-        } finally {
-            child.destroyForcibly();
         }
     }
 
@@ -108,10 +102,6 @@ class DeathWatchTest {
             Thread.sleep(5);
         }
         assertThat(ended.get()).as("sessions seen to end").contains(session);
-    }
-
-    private static void signal(Process p, String signal) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor()).isZero();
     }
 
     /** A process with a liveness port for session {@code args[0]}; prints {@code port N} and waits to be killed. */

@@ -5,8 +5,7 @@
  * lock), {@code KeyEntries} (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their
  * settlement, [leases], [last-complete-version]), {@code Recovery} ([recovery]), {@code RegionRegistry} (what clients
  * may reach and with which rkey), {@code StoreCleaning} (the log cleaner's host) and {@link PmEmulation} (power-failure
- * emulation: which writes are durable when, per persistence method; the {@code power-fail} command collapses), and
- * {@link ServerProcessStop} (how a launcher stops a server process it started: the tests', a cluster's).
+ * emulation: which writes are durable when, per persistence method; the {@code power-fail} command collapses).
  *
  * <p>The two baselines live in {@link io.erda.server.baseline}, the offline commands in
  * {@link io.erda.server.offline}; the request server hosts the baselines through

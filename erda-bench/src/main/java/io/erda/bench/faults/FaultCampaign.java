@@ -9,6 +9,7 @@ import io.erda.client.KeyValueClient;
 import io.erda.history.History;
 import io.erda.history.HistoryRecorder;
 import io.erda.server.offline.StoreVerifier;
+import io.erda.testsupport.ChildProcess;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -445,14 +446,17 @@ public final class FaultCampaign implements Callable<Integer> {
     }
 
     private void runServerCommand(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), SERVER_MAIN));
-        command.addAll(List.of(args));
         Path log = out.resolve(args[0] + ".log");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        if (!p.waitFor(serverStartLimit().toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
-            p.destroyForcibly();
+        ChildProcess p = ChildProcess.java(SERVER_MAIN).name("erda-server-" + args[0]).args(args).log(log).appendLog(true)
+                .start();
+        int status;
+        try {
+            status = p.awaitExit(serverStartLimit());
+        } catch (IllegalStateException stillRunning) {
+            status = -1;
+        }
+        if (status != 0) {
+            p.kill();
             throw new IllegalStateException("erda-server " + String.join(" ", args) + " failed; see " + log);
         }
     }

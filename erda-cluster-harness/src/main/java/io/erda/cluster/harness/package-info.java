@@ -8,8 +8,8 @@
  *
  * <p>A module of its own so that neither the members' nor the clients' main class path carries curator-test and an
  * in-process ZooKeeper server: erda-cluster depends on it in test scope only, erda-bench (benchmarks and demos) in
- * compile scope. May depend on erda-cluster-client, erda-client, erda-protocol (key hashing), erda-server
- * ({@code ServerProcessStop}), curator-test and ZooKeeper; never on erda-cluster: a member process runs
+ * compile scope. May depend on erda-cluster-client, erda-client, erda-protocol (key hashing), erda-test-support (the
+ * launcher), curator-test and ZooKeeper; never on erda-cluster: a member process runs
  * {@code io.erda.cluster.ClusterServerMain} by name, from the caller's class path.
  */
 package io.erda.cluster.harness;
