@@ -87,6 +87,11 @@ public final class FaultCampaign implements Callable<Integer> {
             description = "Histories and process logs go to OUT/seed-SEED. Default: ${DEFAULT-VALUE}.")
     Path outBase;
 
+    @Option(names = "--judge", paramLabel = "DIR",
+            description = "Run nothing: judge the histories a campaign left in DIR (OUT/seed-SEED; e.g. one ended by a "
+                    + "time limit before its verdict) and print the verdict as a campaign does.")
+    Path judge;
+
     /** Clients at most: a client's process number in the history is incarnation * MAX_CLIENTS + id. */
     static final int MAX_CLIENTS = 1000;
     private static final String SERVER_MAIN = "io.erda.server.ErdaServerMain";
@@ -130,6 +135,9 @@ public final class FaultCampaign implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (judge != null) {
+            return judgeOnly();
+        }
         long s = seed != null ? seed : new Random().nextLong() & Long.MAX_VALUE;
         random = new Random(s);
         methods = persistence.equals("all") ? List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
@@ -415,6 +423,37 @@ public final class FaultCampaign implements Callable<Integer> {
                 serverKills, clientKills, powerFails, writeFaults, r.acknowledged(), r.lost(), r.torn(), r.stale(),
                 r.getsOk(), r.getsFailed(), r.check().verdict());
         return r.clean() && problems.isEmpty() ? 0 : 1;
+    }
+
+    /**
+     * {@code --judge}: the verdict on the histories in {@link #judge}. The fault counts come from what the histories
+     * record: server kills and power failures from the driver's notes, client kills from the client incarnations after
+     * the first (a killed client is started again as the next one); cleanings and offline verifies are not recorded.
+     */
+    private int judgeOnly() throws IOException {
+        out = judge;
+        if (!Files.isRegularFile(out.resolve("driver.history"))) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--judge " + out + ": no driver.history there "
+                    + "(give a campaign's OUT/seed-SEED directory)");
+        }
+        for (String line : Files.readAllLines(out.resolve("driver.history"))) {
+            if (line.startsWith("note ") && line.endsWith(CampaignVerdict.SERVER_DOWN + " kill")) {
+                serverKills++;
+            } else if (line.startsWith("note ") && line.endsWith(CampaignVerdict.SERVER_DOWN + " power-failure")) {
+                powerFails++;
+            } else if (line.startsWith("note ") && line.endsWith(CampaignVerdict.SERVER_UP)) {
+                serverStarts++;
+            }
+        }
+        for (Path p : historyFiles()) {
+            String name = p.getFileName().toString(); // client-ID-INCARNATION.history
+            if (name.matches("client-\\d+-\\d+\\.history") && !name.endsWith("-0.history")) {
+                clientKills++;
+            }
+        }
+        System.out.printf(Locale.ROOT, "fault-campaign: judging the histories in %s (cleanings and offline verifies are "
+                + "not recorded there: counted 0)%n", out);
+        return report(CampaignVerdict.judge(History.read(historyFiles())));
     }
 
     private List<Path> historyFiles() throws IOException {

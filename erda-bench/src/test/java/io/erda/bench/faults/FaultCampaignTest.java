@@ -50,6 +50,19 @@ class FaultCampaignTest {
         assertThat(Long.parseLong(m.group(10))).as("GETs that succeeded").isPositive();
         assertThat(m.group(12)).isEqualTo("yes");
         assertThat(printed).containsPattern("fault-campaign: \\d+ s of 24, server kills"); // progress every few seconds
+        // --judge on what it left gives the same verdict and the fault counts the histories record
+        Process judge = new ProcessBuilder(List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), FaultCampaign.class.getName(),
+                "--judge", out.resolve("seed-7").toString())).redirectErrorStream(true).start();
+        String judged = new String(judge.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(judge.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(judge.exitValue()).as(judged).isZero();
+        String[] judgedLines = judged.strip().split("\n");
+        Matcher j = LAST.matcher(judgedLines[judgedLines.length - 1]);
+        assertThat(j.matches()).as("last line of:\n" + judged).isTrue();
+        for (int g : new int[] {2, 3, 4, 6, 7, 8, 9, 10, 11, 12}) { // not the totals: cleanings are not in the histories
+            assertThat(j.group(g)).as("group %d of the judged line", g).isEqualTo(m.group(g));
+        }
         try (var left = java.nio.file.Files.list(Path.of("/dev/shm"))) {
             assertThat(left.map(f -> f.getFileName().toString())).as("a finished campaign leaves nothing in /dev/shm")
                     .noneMatch(n -> n.startsWith("erda-campaign-7-"));
