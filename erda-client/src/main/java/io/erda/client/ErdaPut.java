@@ -1,5 +1,7 @@
 package io.erda.client;
 
+import io.erda.fabric.FabricException;
+
 import io.erda.protocol.BackupReservation;
 import io.erda.protocol.FlushRequest;
 import io.erda.protocol.MessageType;
@@ -71,12 +73,20 @@ final class ErdaPut {
                         + " bytes for an object of " + objectLength);
             }
             int generation = c.view().generation(reply.head()); // the call processed every HEAD_STATE sent before the reply
-            if (backup == null) {
-                c.sync().write(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey());
-            } else {
-                writeBoth(c, reply, backup, objectLength);
+            try {
+                if (backup == null) {
+                    c.sync().write(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey());
+                } else {
+                    writeBoth(c, reply, backup, objectLength);
+                }
+                persist(c, reply);
+            } catch (WriteOutcomeUnknownException e) {
+                throw e;
+            } catch (FabricException | ErdaException e) {
+                // the object may already be visible (or on the backup, which a promotion makes visible): not retried
+                throw new WriteOutcomeUnknownException((delete ? "DELETE" : "PUT") + " failed after its WRITE began, so "
+                        + "it may have taken effect: " + e.getMessage(), e);
             }
-            persist(c, reply);
             if (System.nanoTime() - start <= reply.leaseNanos()) {
                 return;
             }

@@ -206,6 +206,11 @@ public abstract class PooledClient implements KeyValueClient {
                     suspect.close();
                 }
                 throw e;
+            } catch (WriteOutcomeUnknownException e) {
+                Connection broken = c; // dead as below, but the PUT is not tried again: it may have taken effect
+                c = null;
+                broken.close();
+                throw e;
             } catch (FabricException e) {
                 // verbs semantics: after an error the endpoint is dead; one retry on a fresh connection
                 stats.reconnects.increment();

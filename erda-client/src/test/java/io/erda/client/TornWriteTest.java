@@ -76,6 +76,36 @@ class TornWriteTest {
         }
     }
 
+    /**
+     * A PUT whose connection breaks while its WRITE is being posted may or may not have taken effect: the client must
+     * say so ({@link WriteOutcomeUnknownException}) rather than PUT it again on a fresh connection, since a second
+     * PUT of the value could land after another client's write of the key and take effect twice.
+     */
+    @ParameterizedTest
+    @MethodSource("io.erda.client.TestFabric#selected")
+    void aPutWhoseConnectionBreaksDuringItsWriteSaysItsOutcomeIsUnknownAndIsNotTriedAgain(TestFabric fabric)
+            throws InterruptedException {
+        byte[] key = key("outcome-unknown", fabric);
+        try (FaultyClient writer = faulty(fabric); ErdaClient reader = reader(fabric, null)) {
+            writer.client().put(key, CheckedValue.of(key, 1, 300));
+            writer.endpoint().delayNextWrite(Duration.ofMillis(300));
+            Thread breaker = Thread.ofPlatform().start(() -> {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                writer.endpoint().breakConnection();
+            });
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> writer.client().put(key, CheckedValue.of(key, 2, 300)))
+                    .isInstanceOf(WriteOutcomeUnknownException.class).hasMessageContaining("may have taken effect");
+            breaker.join();
+            assertThat(sequence(key, reader.get(key))).as("the value is one of the two PUTs, whole").isIn(1L, 2L);
+            writer.client().put(key, CheckedValue.of(key, 3, 300)); // the client goes on, on a fresh connection
+            assertThat(sequence(key, reader.get(key))).isEqualTo(3);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("io.erda.client.TestFabric#selected")
     void getReturnsPreviousVersionWhenNewestWriteIsDropped(TestFabric fabric) {

@@ -29,7 +29,9 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>An operation refused because the map moved ({@code NOT_PRIMARY}), because the primary could not reach its
  * backup ({@code BACKUP_UNAVAILABLE}), or that failed on the fabric (the primary died) is tried again on the then
  * current map, after a pause, until the operation timeout ({@link ClientOptions#operationTimeout()}); a PUT tried
- * again is a new PUT (last writer wins), as in {@link io.erda.client.PooledClient}.
+ * again is a new PUT (last writer wins). A PUT or DELETE that failed after its first WRITE is not tried again
+ * ({@link io.erda.client.WriteOutcomeUnknownException}): it may have taken effect, and a second PUT of the same value
+ * landing after another client's write would make one operation take effect twice.
  */
 public final class ClusterClient implements KeyValueClient {
     /** ZooKeeper session timeout of a client: only its watches depend on it. */
@@ -178,6 +180,9 @@ public final class ClusterClient implements KeyValueClient {
                         || System.nanoTime() > deadline) {
                     throw e;
                 }
+            } catch (io.erda.client.WriteOutcomeUnknownException e) {
+                drop(primary);
+                throw e; // it may have taken effect: a second PUT of it could land after another client's write
             } catch (FabricException | MemberGone e) {
                 drop(primary);
                 if (System.nanoTime() > deadline) {
