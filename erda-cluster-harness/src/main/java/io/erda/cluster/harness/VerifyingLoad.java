@@ -28,6 +28,8 @@ public final class VerifyingLoad implements AutoCloseable {
     private volatile Set<Integer> watched = Set.of();
     private final List<Thread> threads = new ArrayList<>();
     private final int keys;
+    /** PUTs that failed after their WRITE ({@link io.erda.client.WriteOutcomeUnknownException}): not acknowledged. */
+    private final java.util.concurrent.atomic.LongAdder outcomesUnknown = new java.util.concurrent.atomic.LongAdder();
 
     public VerifyingLoad(KeyValueClient client, int shards, int writers, int keysPerWriter) {
         this(client, shards, writers, keysPerWriter, "");
@@ -44,7 +46,15 @@ public final class VerifyingLoad implements AutoCloseable {
                     for (long seq = 1; !stop.get(); seq++) {
                         for (int k = 0; k < keysPerWriter && !stop.get(); k++) {
                             String key = prefix + "w" + writer + "-k" + k;
-                            client.put(bytes(key), bytes(key + "=" + seq));
+                            try {
+                                client.put(bytes(key), bytes(key + "=" + seq));
+                            } catch (io.erda.client.WriteOutcomeUnknownException unknown) {
+                                // failed after its WRITE (its server died meanwhile): not acknowledged, so not
+                                // checked; it may have landed, so a later read may show it (never less than the last
+                                // acknowledged sequence, which is all the check asks)
+                                outcomesUnknown.increment();
+                                continue;
+                            }
                             long now = System.nanoTime();
                             acknowledged.put(key, seq);
                             if (now > watchedSince.get() && watched.contains(shardOf(key))) {
@@ -85,6 +95,11 @@ public final class VerifyingLoad implements AutoCloseable {
             Thread.sleep(2);
         }
         return (firstWatched.get() - watchedSince.get()) / 1_000_000;
+    }
+
+    /** PUTs whose outcome the client could not tell (failed after their WRITE), not counted as acknowledged. */
+    public long outcomesUnknown() {
+        return outcomesUnknown.sum();
     }
 
     /** Acknowledged PUTs so far. */
