@@ -82,7 +82,7 @@ final class ErdaPut {
                 persist(c, reply);
             } catch (WriteOutcomeUnknownException e) {
                 throw e;
-            } catch (FabricException | ErdaException e) {
+            } catch (FabricException e) {
                 // the object may already be visible (or on the backup, which a promotion makes visible): not retried
                 throw new WriteOutcomeUnknownException((delete ? "DELETE" : "PUT") + " failed after its WRITE began, so "
                         + "it may have taken effect: " + e.getMessage(), e);
