@@ -27,8 +27,8 @@ import org.apache.zookeeper.data.Stat;
  * valid writes nothing more. The leader also watches the members' leases ({@link LeaseWatch}): a member whose lease
  * ran out is gone at once, whatever ZooKeeper says of its session; the others watch the leader's, and depose a
  * coordinator whose lease ran out ({@link #watchLeases}). Every member also watches the others' processes
- * ({@link DeathWatch}): one seen to end counts as gone the moment it ends, as if its lease had run out. It logs a shard lost or recovered, and once each, a lost
- * shard's refusal and a bad registration.
+ * ({@link DeathWatch}): one seen to end counts as gone the moment it ends, as if its lease had run out. It logs a
+ * shard lost or recovered, and once each, a lost shard's refusal and a bad registration.
  */
 final class Coordinator implements AutoCloseable {
     /** The member's logger: a member's lines name {@link ClusterServer} whichever of its parts logs them. */
@@ -213,7 +213,14 @@ final class Coordinator implements AutoCloseable {
             try {
                 member = Integer.parseInt(child);
                 data = zk.getData().storingStatIn(stat).forPath(Zk.SERVERS + "/" + child);
-            } catch (KeeperException.NoNodeException | NumberFormatException gone) {
+            } catch (KeeperException.NoNodeException gone) {
+                continue;
+            } catch (NumberFormatException bad) {
+                // as any bad registration: left out (not live), logged once, the coordinator goes on
+                if (refusalsLogged.add("registration " + child)) {
+                    LOG.severe("coordinator " + id + ": registration " + Zk.SERVERS + "/" + child + " left out: its "
+                            + "name is not a server id");
+                }
                 continue;
             }
             all.add(new Registered(member, stat.getEphemeralOwner(), data));
