@@ -25,16 +25,9 @@ class FaultCampaignTest {
     @Test
     @Timeout(240)
     void aShortCampaignOnShmLosesNothingAndSaysSoInItsLastLine(@TempDir Path out) throws Exception {
-        List<String> command = List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), FaultCampaign.class.getName(),
-                "--minutes", "0.4", "--seed", "7", "--fabric", "shm", "--out", out.toString());
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(printed).isZero();
-        String[] lines = printed.strip().split("\n");
-        Matcher m = LAST.matcher(lines[lines.length - 1]);
-        assertThat(m.matches()).as("last line of:\n" + printed).isTrue();
+        Campaign run = campaign("--minutes", "0.4", "--seed", "7", "--fabric", "shm", "--out", out.toString());
+        String printed = run.printed();
+        Matcher m = run.last();
         long faults = Long.parseLong(m.group(1));
         long sum = 0;
         for (int g = 2; g <= 5; g++) {
@@ -51,15 +44,7 @@ class FaultCampaignTest {
         assertThat(m.group(12)).isEqualTo("yes");
         assertThat(printed).containsPattern("fault-campaign: \\d+ s of 24, server kills"); // progress every few seconds
         // --judge on what it left gives the same verdict and the fault counts the histories record
-        Process judge = new ProcessBuilder(List.of(ServerProcess.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), FaultCampaign.class.getName(),
-                "--judge", out.resolve("seed-7").toString())).redirectErrorStream(true).start();
-        String judged = new String(judge.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(judge.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(judge.exitValue()).as(judged).isZero();
-        String[] judgedLines = judged.strip().split("\n");
-        Matcher j = LAST.matcher(judgedLines[judgedLines.length - 1]);
-        assertThat(j.matches()).as("last line of:\n" + judged).isTrue();
+        Matcher j = campaign("--judge", out.resolve("seed-7").toString()).last();
         for (int g : new int[] {2, 3, 4, 6, 7, 8, 9, 10, 11, 12}) { // not the totals: cleanings are not in the histories
             assertThat(j.group(g)).as("group %d of the judged line", g).isEqualTo(m.group(g));
         }
@@ -67,5 +52,25 @@ class FaultCampaignTest {
             assertThat(left.map(f -> f.getFileName().toString())).as("a finished campaign leaves nothing in /dev/shm")
                     .noneMatch(n -> n.startsWith("erda-campaign-7-"));
         }
+    }
+
+    /** What a campaign process printed, and the matched summary line it ended with. */
+    private record Campaign(String printed, Matcher last) {
+    }
+
+    /** Runs FaultCampaign with {@code args} in its own JVM; it must exit 0 with the summary line last. */
+    private static Campaign campaign(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(ServerProcess.javaExecutable(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                FaultCampaign.class.getName()));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(printed).isZero();
+        String[] lines = printed.strip().split("\n");
+        Matcher m = LAST.matcher(lines[lines.length - 1]);
+        assertThat(m.matches()).as("last line of:\n" + printed).isTrue();
+        return new Campaign(printed, m);
     }
 }
