@@ -17,10 +17,17 @@ final class PrimaryTenure {
     private long epoch = -1;
     private final boolean[] primary;
     private final long[] since;
+    private final java.util.function.LongSupplier clock;
 
     PrimaryTenure(int id, int shards, long waitNanos) {
+        this(id, shards, waitNanos, System::nanoTime);
+    }
+
+    /** With {@code clock} in place of {@link System#nanoTime()} (tests step it by hand). */
+    PrimaryTenure(int id, int shards, long waitNanos, java.util.function.LongSupplier clock) {
         this.id = id;
         this.waitNanos = waitNanos;
+        this.clock = clock;
         this.primary = new boolean[shards];
         this.since = new long[shards];
     }
@@ -31,7 +38,7 @@ final class PrimaryTenure {
             return;
         }
         boolean gap = epoch < 0 || map.epoch() > epoch + 1;
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         java.util.List<Integer> gained = new java.util.ArrayList<>();
         for (int s = 0; s < primary.length; s++) {
             boolean p = map.primary(s) == id && map.names(id, session);
@@ -53,6 +60,6 @@ final class PrimaryTenure {
      * seen does not name this member primary of (refused elsewhere, by the map itself).
      */
     synchronized long remainingNanos(int shard) {
-        return primary[shard] ? since[shard] + waitNanos - System.nanoTime() : 0;
+        return primary[shard] ? since[shard] + waitNanos - clock.getAsLong() : 0;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.cluster.client.ShardMap;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** When a member newly named primary of a shard may acknowledge PUTs of it ({@link PrimaryTenure}). */
@@ -32,23 +33,27 @@ class PrimaryTenureTest {
 
     @Test
     void aShardKeptAcrossMapChangesNeedsNoNewWaitAndAShardGainedDoes() {
-        PrimaryTenure tenure = new PrimaryTenure(2, 2, 0); // no wait: what stays 0 was not restarted
-        tenure.observe(map(1, 1), SESSION_2);
-        long before = tenure.remainingNanos(1);
-        tenure.observe(map(2, 1), SESSION_2); // shard 1 kept
-        assertThat(tenure.remainingNanos(1)).as("shard 1, kept").isLessThanOrEqualTo(before);
-        tenure.observe(map(3, 2), SESSION_2); // shard 0 gained
-        assertThat(tenure.remainingNanos(0)).as("shard 0, just gained").isGreaterThan(tenure.remainingNanos(1));
+        AtomicLong clock = new AtomicLong(1_000);
+        PrimaryTenure tenure = new PrimaryTenure(2, 2, 100, clock::get);
+        tenure.observe(map(1, 1), SESSION_2); // shard 1 gained at 1000
+        clock.set(1_060);
+        tenure.observe(map(2, 1), SESSION_2); // shard 1 kept: its wait goes on from 1000
+        assertThat(tenure.remainingNanos(1)).as("shard 1, kept").isEqualTo(40);
+        tenure.observe(map(3, 2), SESSION_2); // shard 0 gained at 1060
+        assertThat(tenure.remainingNanos(0)).as("shard 0, just gained").isEqualTo(100);
+        assertThat(tenure.remainingNanos(1)).as("shard 1, still kept").isEqualTo(40);
     }
 
     @Test
     void skippedEpochsCountEveryLedShardAsNewlyGained() {
-        PrimaryTenure tenure = new PrimaryTenure(2, 2, 0);
+        AtomicLong clock = new AtomicLong(1_000);
+        PrimaryTenure tenure = new PrimaryTenure(2, 2, 100, clock::get);
         tenure.observe(map(1, 2), SESSION_2);
-        long led = tenure.remainingNanos(1);
+        clock.set(1_060);
+        assertThat(tenure.remainingNanos(1)).as("shard 1, led since 1000").isEqualTo(40);
         // epochs 2 and 3 unseen: server 2 may have lost shard 1 and gained it back meanwhile
         tenure.observe(map(4, 2), SESSION_2);
-        assertThat(tenure.remainingNanos(1)).as("shard 1 after a gap").isGreaterThan(led);
+        assertThat(tenure.remainingNanos(1)).as("shard 1 after a gap: waits again from 1060").isEqualTo(100);
     }
 
     @Test

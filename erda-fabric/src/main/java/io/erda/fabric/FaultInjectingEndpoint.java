@@ -14,7 +14,8 @@ import java.util.function.Predicate;
  *   <li>truncate: the WRITE is posted with its first N bytes only (a torn write) and completes successfully;</li>
  *   <li>delay: the posting thread sleeps before posting (a slow but live writer; RC ordering keeps later requests
  *       behind it anyway);</li>
- *   <li>break: {@link Endpoint#abort()};</li>
+ *   <li>break: {@link Endpoint#abort()}, now or just before the next WRITE is posted (which then fails as a WRITE
+ *       on a broken connection fails: the poster learns only that its outcome is unknown);</li>
  *   <li>kill: the process sends itself SIGKILL where the WRITE would be posted, after posting its first N bytes
  *       (N = 0: killed between whatever came before, such as a PUT's reservation, and its WRITE; N &gt; 0: killed in
  *       the middle of the WRITE). Fault campaigns use it to kill a client at a precise point, which a kill from
@@ -24,7 +25,7 @@ import java.util.function.Predicate;
  */
 public final class FaultInjectingEndpoint implements Endpoint {
 
-    private sealed interface Fault permits Drop, Truncate, Delay, Kill {
+    private sealed interface Fault permits Drop, Truncate, Delay, Break, Kill {
         Predicate<WorkRequest> matcher();
     }
 
@@ -33,6 +34,8 @@ public final class FaultInjectingEndpoint implements Endpoint {
     private record Truncate(Predicate<WorkRequest> matcher, int keepBytes) implements Fault { }
 
     private record Delay(Predicate<WorkRequest> matcher, Duration delay) implements Fault { }
+
+    private record Break(Predicate<WorkRequest> matcher) implements Fault { }
 
     private record Kill(Predicate<WorkRequest> matcher, int keepBytes) implements Fault { }
 
@@ -95,6 +98,19 @@ public final class FaultInjectingEndpoint implements Endpoint {
         return this;
     }
 
+    /**
+     * Breaks the connection just before the next WRITE matching {@code matcher} is posted, so that this WRITE, and
+     * nothing before it, meets the broken connection whatever the timing of what came before.
+     */
+    public FaultInjectingEndpoint breakConnectionAtNextWrite(Predicate<WorkRequest> matcher) {
+        armed.add(new Break(matcher));
+        return this;
+    }
+
+    public FaultInjectingEndpoint breakConnectionAtNextWrite() {
+        return breakConnectionAtNextWrite(wr -> true);
+    }
+
     /** Breaks the connection now. */
     public void breakConnection() {
         delegate.abort();
@@ -128,6 +144,10 @@ public final class FaultInjectingEndpoint implements Endpoint {
             case Drop d -> request.withLength(0);
             case Truncate t -> request.withLength(Math.min(t.keepBytes(), request.length()));
             case Kill k -> throw killAt(request, k.keepBytes());
+            case Break b -> {
+                delegate.abort();
+                yield request;
+            }
             case Delay d -> {
                 try {
                     Thread.sleep(d.delay());

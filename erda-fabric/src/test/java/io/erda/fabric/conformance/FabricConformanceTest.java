@@ -1274,6 +1274,23 @@ public abstract class FabricConformanceTest {
         assertThat(bytes(local.segment(), 256, 64)).containsExactly(bytes(local.segment(), 0, 64));
     }
 
+    @Test
+    void breakAtNextWriteLeavesEarlierRequestsAloneAndFailsTheWrite() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        fill(remote.segment(), 64, 64, 5);
+        MemoryRegion local = initiatorBuffer(512);
+        fill(local.segment(), 0, 64, 9);
+        FaultInjectingEndpoint faulty = new FaultInjectingEndpoint(connectPair()[0]).breakConnectionAtNextWrite();
+        try (SyncEndpoint sync = new SyncEndpoint(faulty)) {
+            sync.read(local, 256, 64, remote.address() + 64, remote.rkey()); // before the WRITE: on a live connection
+            assertThat(bytes(local.segment(), 256, 64)).containsExactly(bytes(remote.segment(), 64, 64));
+            assertThatThrownBy(() -> sync.write(local, 0, 64, remote.address(), remote.rkey()))
+                    .isInstanceOf(FabricException.class);
+        }
+        assertThat(faulty.armedFaults()).isZero();
+        assertThat(bytes(remote.segment(), 0, 64)).as("the WRITE met a broken connection").containsOnly(0);
+    }
+
     /**
      * With the capability, a one-sided WRITE takes at least the modelled time per cache line. A real RNIC writes
      * memory itself and has no model: the option is accepted and ignored, and the write still lands intact.
