@@ -1,12 +1,12 @@
 package io.erda.client;
 
+import io.erda.fabric.IdleStrategy;
 import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.Key;
 import io.erda.protocol.memory.KeyHash;
 import io.erda.protocol.memory.NeighbourhoodWindow;
 import io.erda.protocol.memory.ObjectCheck;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The Erda GET (paper §3.3, §4.2, §4.3; docs/ARCHITECTURE.md, [leases], [last-complete-version],
@@ -25,8 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * connection's read buffer, valid until the connection's next request.
  */
 final class ErdaGet {
-    private static final long MIN_PAUSE_NANOS = 20_000;
-    private static final long MAX_PAUSE_NANOS = 2_000_000;
+    private static final IdleStrategy.Policy RETRY_PAUSE = IdleStrategy.Policy.park("get-retry", 20_000, 2_000_000);
     /** Added to the lease for the default retry budget: the server's validator runs just after expiry. */
     private static final long BUDGET_MARGIN_NANOS = 50_000_000;
 
@@ -56,42 +55,46 @@ final class ErdaGet {
         if (view.isCleaning(KeyHash.headId(key.hash(), view.info().headCount()))) {
             return twoSided(c, key);
         }
-        boolean retrying = false; // the budget starts at the first retry: a GET answered at once reads no clock
+        IdleStrategy pause = null; // made at the first retry, with the budget: a GET answered at once reads no clock
         long deadline = 0;
-        long pause = MIN_PAUSE_NANOS;
         boolean confirming = false;
-        while (true) {
-            MemorySegment before = confirming ? table.windowVersions(c, key, RemoteTable.BEFORE) : null;
-            MemorySegment window = table.window(c, key);
-            MemorySegment after = confirming ? table.windowVersions(c, key, RemoteTable.AFTER) : null;
-            Round round = resolve(c, key, window);
-            switch (round.kind()) {
-                case ANSWER:
-                    return round.value();
-                case NO_ENTRY:
-                    if (!confirming) {
-                        confirming = true; // first miss: look again between two version reads, no pause
-                        continue;
-                    }
-                    if (NeighbourhoodWindow.missConfirmed(before, after)) {
-                        stats.missConfirmations.increment();
-                        return null;
-                    }
-                    break;
-                case UNRESOLVED:
-                    break;
+        try {
+            while (true) {
+                MemorySegment before = confirming ? table.windowVersions(c, key, RemoteTable.BEFORE) : null;
+                MemorySegment window = table.window(c, key);
+                MemorySegment after = confirming ? table.windowVersions(c, key, RemoteTable.AFTER) : null;
+                Round round = resolve(c, key, window);
+                switch (round.kind()) {
+                    case ANSWER:
+                        return round.value();
+                    case NO_ENTRY:
+                        if (!confirming) {
+                            confirming = true; // first miss: look again between two version reads, no pause
+                            continue;
+                        }
+                        if (NeighbourhoodWindow.missConfirmed(before, after)) {
+                            stats.missConfirmations.increment();
+                            return null;
+                        }
+                        break;
+                    case UNRESOLVED:
+                        break;
+                }
+                stats.getRetries.increment();
+                long now = System.nanoTime();
+                if (pause == null) {
+                    pause = RETRY_PAUSE.newStrategy();
+                    deadline = now + retryBudgetNanos(view);
+                }
+                if (now - deadline >= 0) {
+                    return twoSided(c, key);
+                }
+                pause.idle();
             }
-            stats.getRetries.increment();
-            long now = System.nanoTime();
-            if (!retrying) {
-                retrying = true;
-                deadline = now + retryBudgetNanos(view);
+        } finally {
+            if (pause != null) {
+                pause.reset(); // its counts
             }
-            if (now - deadline >= 0) {
-                return twoSided(c, key);
-            }
-            LockSupport.parkNanos(pause);
-            pause = Math.min(pause * 2, MAX_PAUSE_NANOS);
         }
     }
 

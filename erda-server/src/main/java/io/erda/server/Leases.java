@@ -3,6 +3,7 @@ package io.erda.server;
 import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
 import io.erda.core.table.HopscotchTable;
+import io.erda.fabric.IdleStrategy;
 import io.erda.protocol.RepairHintReply.Outcome;
 import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.Key;
@@ -205,9 +206,8 @@ final class Leases {
     /**
      * Between two batches: lets request threads waiting for the store lock in ({@link #letWaitersIn}), then gives up
      * the CPU to any runnable thread. A PUT's request and reply are moved by the fabric's threads (shm: the pollers of
-     * client and server, once the waiting threads park), and on two cores, one of them busy with another process, a
-     * validator settling its backlog kept the other for a whole time slice while both pollers stood runnable: PUTs of
-     * 5 ms (perf sched, scale-bench: the validator ran 5.1 to 5.6 ms, both pollers waited 4.4 to 5.1 ms to run).
+     * client and server, once the waiting threads park); a validator settling its backlog without yielding could keep
+     * a core for a whole time slice while they stood runnable, and the PUT waited that long.
      */
     private void giveWay() {
         letWaitersIn(lock);
@@ -220,22 +220,27 @@ final class Leases {
     /**
      * Between two batches under {@code lock} (just released): lets the threads queued on it (request workers) take
      * it before the caller takes it back, waiting {@link #LET_IN_NANOS} at most. The lock is not fair, so a thread
-     * that unlocks and locks again at once keeps it while a queued worker is still being woken: the validator kept it
-     * through its whole backlog (a quarter lease of PUTs, tens of milliseconds at 40k PUTs/s) and the PUT that came
-     * meanwhile waited for all of it (scale-bench: a worker parked 46 ms on the lock, with no GC pause). With this, a
-     * PUT waits for one batch at most.
+     * that unlocks and locks again at once keeps it while a queued worker is still being woken, and the PUT that came
+     * meanwhile would wait for the whole backlog (a quarter lease of PUTs: tens of milliseconds at 40k PUTs/s). With
+     * this, a PUT waits for one batch at most. The caller parks between looks rather than yields: a yielding thread
+     * keeps its core, and a woken worker queued behind another thread on the other core could not run on it.
      */
     static void letWaitersIn(ReentrantLock lock) {
         long start = System.nanoTime();
+        IdleStrategy idle = null;
         while (lock.hasQueuedThreads() && System.nanoTime() - start < LET_IN_NANOS) {
-            // parked, not yielding: a yield loop kept this core busy, and a woken worker queued behind another thread
-            // on the other core could not run here (JFR: a worker parked 7.3 ms on the lock while the validator yielded)
-            java.util.concurrent.locks.LockSupport.parkNanos(LET_IN_PARK_NANOS);
+            if (idle == null) {
+                idle = LET_IN.newStrategy();
+            }
+            idle.idle();
+        }
+        if (idle != null) {
+            idle.reset();
         }
     }
 
-    /** How long {@link #letWaitersIn} parks between two looks at the lock's queue. */
-    private static final long LET_IN_PARK_NANOS = 20_000;
+    /** How {@link #letWaitersIn} waits between two looks at the lock's queue. */
+    private static final IdleStrategy.Policy LET_IN = IdleStrategy.Policy.park("store-lock-let-in", 20_000, 20_000);
 
     /** Whether a lease is due by {@code now} (the validator measures CPU only when there is work). */
     boolean hasExpired(long now) {

@@ -83,6 +83,14 @@ final class StatsReport {
                 line(b, "head_" + h + "_clean_above_bytes", at);
             }
         }
+        // how the server's waiting threads waited, per wait loop (IdleStrategy): idle_<site>_<spins|yields|parks|blocks>
+        io.erda.fabric.IdleStrategy.counts().forEach((site, c) -> {
+            String prefix = "idle_" + site.replace('-', '_') + "_";
+            line(b, prefix + "spins", c.spins());
+            line(b, prefix + "yields", c.yields());
+            line(b, prefix + "parks", c.parks());
+            line(b, prefix + "blocks", c.blocks());
+        });
         line(b, "uptime_ms", (System.nanoTime() - startNanos) / 1_000_000);
         return b.toString();
     }

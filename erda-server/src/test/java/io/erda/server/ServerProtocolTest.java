@@ -122,6 +122,8 @@ class ServerProtocolTest extends RunningServer {
             String stats = client.stats();
             assertThat(stats).contains("puts=1\n", "gets_two_sided=1\n", "keys=1\n", "table_capacity=1024\n");
             assertThat(stats).containsPattern("server_cpu_ns=[1-9]");
+            // the workers waited for these requests: some wait loop spun, yielded, parked or blocked
+            assertThat(stats).containsPattern("idle_[a-z_]+_(spins|yields|parks|blocks)=[1-9]");
             long written = Long.parseLong(stats.replaceAll("(?s).*nvm_bytes_written=(\\d+).*", "$1"));
             long local = Long.parseLong(stats.replaceAll("(?s).*nvm_bytes_local=(\\d+).*", "$1"));
             assertThat(written - local).isEqualTo(ObjectLayout.length(1, 1));

@@ -1,7 +1,7 @@
 package io.erda.fabric.shm;
 
 import io.erda.fabric.FabricException;
-import io.erda.fabric.soft.Backoff;
+import io.erda.fabric.IdleStrategy;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -50,6 +50,7 @@ final class Poller {
     static final long SPIN_NANOS = 1_000;
     /** Then yield this long before sleeping: the most CPU an idle poller burns after its last piece of work. */
     static final long YIELD_NANOS = 100_000;
+    private static final IdleStrategy.Policy IDLE = IdleStrategy.Policy.spinYieldThenBlock("shm-poller", SPIN_NANOS, YIELD_NANOS);
     /**
      * Longest park while a waiter polls inline: what a message may wait if it arrives after the last waiter left
      * without parking (it found its completion), and the period of this thread's wake-ups meanwhile. Each wake-up
@@ -120,7 +121,7 @@ final class Poller {
     }
 
     private void run() {
-        Backoff backoff = new Backoff(SPIN_NANOS, YIELD_NANOS);
+        IdleStrategy backoff = IDLE.newStrategy();
         int polls = 0;
         try {
             while (running) {

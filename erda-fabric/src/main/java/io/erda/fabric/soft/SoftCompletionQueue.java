@@ -2,6 +2,7 @@ package io.erda.fabric.soft;
 
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.IdleStrategy;
 
 import java.util.Objects;
 import java.util.Set;
@@ -53,13 +54,17 @@ public final class SoftCompletionQueue implements CompletionQueue {
      * the woken tcp readers wait for them (store-bench, tcp READ round trip 27 to 34 us with 1 ms).
      */
     private static final long INLINE_YIELD_NANOS = 1_000_000;
+    private static final IdleStrategy.Policy WAIT =
+            IdleStrategy.Policy.spinYieldThenBlock("soft-cq", SPIN_NANOS, YIELD_NANOS);
+    private static final IdleStrategy.Policy INLINE_WAIT =
+            IdleStrategy.Policy.spinYieldThenBlock("soft-cq-inline", SPIN_NANOS, INLINE_YIELD_NANOS);
     private final ConcurrentLinkedQueue<Completion> queue = new ConcurrentLinkedQueue<>();
     private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
     private final AtomicInteger parkedCount = new AtomicInteger();
     private final int capacity;
     private final InlineProgress progress;
-    /** Spin and yield this long before parking. */
-    private final long waitNanos;
+    /** How a waiter spins and yields before it parks. */
+    private final IdleStrategy.Policy waitPolicy;
     /** Whether {@link #consumeWhenIdle} is honoured (the provider delivers receives with {@link #deliver}). */
     private final boolean directDelivery;
     private volatile Predicate<Completion> direct;
@@ -84,7 +89,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
         }
         this.capacity = capacity;
         this.progress = progress;
-        this.waitNanos = SPIN_NANOS + (progress == InlineProgress.NONE ? YIELD_NANOS : INLINE_YIELD_NANOS);
+        this.waitPolicy = progress == InlineProgress.NONE ? WAIT : INLINE_WAIT;
         this.directDelivery = directDelivery;
     }
 
@@ -160,17 +165,15 @@ public final class SoftCompletionQueue implements CompletionQueue {
         }
         long start = System.nanoTime();
         long deadline = start + unit.toNanos(timeout);
+        long waitNanos = waitPolicy.spinNanos() + waitPolicy.yieldNanos(); // also while the waiter drives progress
         progress.waiterArrived();
         spinning.incrementAndGet();
         boolean found = false;
+        IdleStrategy idle = waitPolicy.newStrategy();
         try {
-            for (long now = start; now - start < waitNanos; now = System.nanoTime()) {
-                if (progress.poll() == 0) {
-                    if (now - start < SPIN_NANOS) {
-                        Thread.onSpinWait();
-                    } else {
-                        Thread.yield();
-                    }
+            while (System.nanoTime() - start < waitNanos) {
+                if (progress.poll() == 0 && idle.idle()) {
+                    break; // spun and yielded: park below
                 }
                 c = queue.poll();
                 if (c != null) {
@@ -179,6 +182,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
                 }
             }
         } finally {
+            idle.reset(); // its counts, whichever way the spin ended
             spinning.decrementAndGet();
             progress.waiterLeft(!found);
         }

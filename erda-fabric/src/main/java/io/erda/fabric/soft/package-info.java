@@ -3,8 +3,7 @@
  * before memory is touched: known rkey, range inside the region, access flag, atomics 8-byte aligned; run by the tcp
  * responder on the target and by the shm initiator against the descriptors the target exported),
  * {@link SoftCompletionQueue} (a lock-free completion queue whose waiters spin, yield, then park, optionally driving
- * the provider themselves through its {@link InlineProgress}, which also learns when they come and go) and {@link Backoff} (the spin-then-yield idle strategy of
- * polling loops, bounded in time rather than iterations).
+ * the provider themselves through its {@link InlineProgress}, which also learns when they come and go).
  *
  * <p>Rules: a failed check returns a status and a detail naming the rkey, the range or the flag, and the caller then
  * touches no memory ([bad-input]); keys are never reused within a table, so a stale rkey cannot reach a new region.
@@ -12,6 +11,6 @@
  * imports it.
  *
  * <p>Depends on {@code io.erda.fabric} (the SPI) and the JDK only; never on a provider package. The tcp and shm
- * providers depend on it, and verbs on {@link Backoff}.
+ * providers depend on it.
  */
 package io.erda.fabric.soft;

@@ -3,7 +3,7 @@ package io.erda.fabric.verbs;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.Opcode;
-import io.erda.fabric.soft.Backoff;
+import io.erda.fabric.IdleStrategy;
 import io.erda.ffm.verbs.WorkCompletions;
 import java.lang.foreign.Arena;
 import java.util.ArrayDeque;
@@ -15,27 +15,25 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * batch with ibv_poll_cq, translates each entry through the endpoint that owns its QP (send-side wr_ids index the
  * endpoint's ring of posted requests, which restores the caller's wrId and opcode, and hides completions of
  * requests the provider signalled for itself) and hands them out one by one. {@link #take} polls once, then
- * {@code verbs.poll-spin-polls} more times back to back, then with {@link Backoff}: it yields between polls (up to
- * 1 ms), then parks up to 1 ms between polls, so an idle waiter gives its core back.
+ * {@code verbs.poll-spin-polls} more times back to back, then as its {@link IdleStrategy} says: it yields between polls
+ * (up to 1 ms), then parks up to 1 ms between polls, so an idle waiter gives its core back.
  * (A completion channel would let an idle waiter sleep in the kernel instead; polling keeps one code path for every
  * device, and the software RNIC has no channel.)
  */
 final class VerbsCompletionQueue implements CompletionQueue {
     private static final int BATCH = 16;
+    private static final long MIN_PARK_NANOS = 1_000;
     private static final long MAX_PARK_NANOS = 1_000_000;
-    // After its polls back to back (a count: verbs.poll-spin-polls, default 16, a few microseconds on a host CPU, the
-    // time an RNIC takes for a small READ), a waiter yields between polls for up to 1 ms before it parks, without a
-    // time-based spin unless verbs.poll-spin-ns asks for one. A park costs more than a completion takes (a timer
-    // wake-up: ~50 us on Linux, far more in a VM), and parking early multiplied READ latency on rxe0 by about six
-    // against perftest. Spinning by time was worse on rxe: its READ responses and SEND acknowledgements are processed
-    // by a softirq that a spinning thread on the same CPU holds off, and under emulation PAUSE itself is expensive.
-    // Measured in the SoftRoCE VM (scripts/softroce-bench), 64 B ping-pong p50: 2.7 ms with 20 us of spinning, 1.9 ms
-    // with 2 us, 0.11 ms with none; READ 64 B with 200 us of spinning 1.75x perftest. On hardware a yield with nothing
-    // else runnable costs well under a microsecond. verbs.poll-spin-ns (VerbsProperties) sets a spin phase, for
-    // dedicated cores.
+    // After its polls back to back, a waiter yields between polls for up to 1 ms, then parks between them (1 µs
+    // doubling to 1 ms). No time-based spin unless verbs.poll-spin-ns asks for one (dedicated cores): rxe processes
+    // READ responses and acknowledgements in a softirq that a spinning thread on the same CPU holds off, and a park
+    // costs a timer wake-up (tens of µs, far more in a VM) per completion. docs/verbs.md, "How a waiter polls", has
+    // the measurements.
     private static final long YIELD_NANOS = 1_000_000;
 
     private final VerbsFabric fabric;
+    /** How a waiter waits once its back-to-back polls found nothing (there is no completion channel to block on). */
+    private final IdleStrategy.Policy idle;
     private final io.erda.ffm.verbs.CompletionQueue cq;
     private final int capacity;
     private final Arena arena = Arena.ofShared();
@@ -54,6 +52,8 @@ final class VerbsCompletionQueue implements CompletionQueue {
         this.cq = cq;
         this.capacity = capacity;
         this.batch = new WorkCompletions(arena, BATCH);
+        this.idle = IdleStrategy.Policy.spinYieldThenPark("verbs-cq", fabric.pollSpinNanos(), YIELD_NANOS, MIN_PARK_NANOS,
+                MAX_PARK_NANOS);
     }
 
     VerbsFabric fabric() {
@@ -165,24 +165,23 @@ final class VerbsCompletionQueue implements CompletionQueue {
                 return c;
             }
         }
-        // No completion channel: after the spin and yield phases, poll with growing parks (1 µs .. MAX_PARK_NANOS).
-        Backoff backoff = new Backoff(fabric.pollSpinNanos(), YIELD_NANOS);
-        long park = 1_000;
-        while (true) {
-            if (System.nanoTime() - deadline >= 0) {
-                return null;
+        IdleStrategy waiting = idle.newStrategy();
+        try {
+            while (true) {
+                if (System.nanoTime() - deadline >= 0) {
+                    return null;
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                waiting.idle();
+                c = poll();
+                if (c != null) {
+                    return c;
+                }
             }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            if (backoff.idle()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(this, park);
-                park = Math.min(park * 2, MAX_PARK_NANOS);
-            }
-            c = poll();
-            if (c != null) {
-                return c;
-            }
+        } finally {
+            waiting.reset();
         }
     }
 

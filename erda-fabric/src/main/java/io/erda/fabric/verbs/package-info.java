@@ -17,7 +17,7 @@
  * broken connection moves the QP to ERR, so everything outstanding flushes. Native functions are called only through
  * {@code io.erda.ffm.*}.
  *
- * <p>May depend on {@code io.erda.fabric} (the SPI), {@code io.erda.fabric.soft} ({@code Backoff}),
+ * <p>May depend on {@code io.erda.fabric} (the SPI),
  * {@code io.erda.ffm.verbs} and {@code io.erda.ffm.rdmacm}; never on another provider's package, nor on
  * {@code io.erda.softrnic} (test scope, found by {@code ServiceLoader}).
  */

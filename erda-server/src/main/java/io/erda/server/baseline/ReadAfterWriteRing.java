@@ -8,7 +8,7 @@ import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
-import io.erda.fabric.soft.Backoff;
+import io.erda.fabric.IdleStrategy;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
 import io.erda.protocol.memory.Key;
@@ -34,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -73,7 +72,11 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     /** Geometry word 2 of the file: the slot layout, 1 = {@link RingSlotLayout} (0 in files of the unchecked layout). */
     static final long SLOT_LAYOUT = 1;
     private static final int APPLIED_SLOT = 0;
-    private static final long IDLE_PARK_NANOS = 20_000;
+    /** With nothing reserved: as Redo Logging's applier (class comment). */
+    private static final IdleStrategy.Policy IDLE = IdleStrategy.Policy.spinYieldThenBlock("read-after-write-poller",
+            RedoLog.APPLIER_SPIN_NANOS, RedoLog.APPLIER_YIELD_NANOS);
+    /** With the oldest slot reserved but not yet written: its writer's WRITE is on its way, or its lease runs out. */
+    private static final IdleStrategy.Policy PENDING = IdleStrategy.Policy.park("read-after-write-pending", 20_000, 20_000);
     private static final Logger LOG = Logger.getLogger(ReadAfterWriteRing.class.getName());
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
@@ -220,7 +223,8 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     /** The poller thread's body. */
     void run() {
         ObjectFlyweight object = new ObjectFlyweight();
-        Backoff backoff = RedoLog.idleBackoff();
+        IdleStrategy backoff = IDLE.newStrategy();
+        IdleStrategy writeOnItsWay = PENDING.newStrategy();
         while (running) {
             Slot oldest;
             try {
@@ -242,11 +246,13 @@ public final class ReadAfterWriteRing implements AutoCloseable {
                     LOG.log(Level.SEVERE, "ring position " + oldest.position() + " could not be applied", failed);
                 }
                 retire(oldest);
+                writeOnItsWay.reset();
             } else if (System.nanoTime() - oldest.deadline() > 0) {
                 expired.increment(); // its writer died or gave up: recycle without applying
                 retire(oldest);
+                writeOnItsWay.reset();
             } else {
-                LockSupport.parkNanos(IDLE_PARK_NANOS); // the writer's WRITE is on its way: poll again
+                writeOnItsWay.idle(); // the writer's WRITE is on its way: poll again
             }
             // the scheme's cost: every poll of a pending slot is server CPU
             stats.serverCpuNanos.add(CPU.getCurrentThreadCpuTime() - start);
@@ -254,7 +260,7 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     }
 
     /** The oldest reserved slot once there is one (null when stopping): spins and yields, then waits. */
-    private Slot awaitOldest(Backoff backoff) throws InterruptedException {
+    private Slot awaitOldest(IdleStrategy backoff) throws InterruptedException {
         backoff.reset();
         boolean wait = false;
         while (true) {

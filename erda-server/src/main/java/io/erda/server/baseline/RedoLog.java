@@ -9,7 +9,7 @@ import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
-import io.erda.fabric.soft.Backoff;
+import io.erda.fabric.IdleStrategy;
 import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.RedoPutRequest;
@@ -86,21 +86,19 @@ public final class RedoLog implements AutoCloseable {
     private static final int APPLIED_SLOT = 0;
     private static final int MAX_BATCH = 64;
     /**
-     * How long the applier yields for its next entry before it parks (after a 1 µs spin). When it parked between
-     * PUTs, the worker that accepted the next one unparked it before replying and the two then shared a core: on
-     * 2 cores a closed-loop update-only client then saw either a 9 µs or a 15 to 17 µs PUT (p50) from run to run,
-     * depending on whether the applier happened to keep up (store-bench --latency-check, shm). Yielding, it
-     * keeps up: p50 8.4 to 8.7 µs in every run. The same window as the server workers' (SoftCompletionQueue).
+     * How long the applier yields for its next entry before it parks (after a 1 µs spin): a parked applier is unparked
+     * by the worker that accepted the next PUT, before its reply, and the two then share a core, so PUT latency
+     * depended on whether the applier happened to keep up (docs/MEASUREMENTS.md, "Idle strategies"). The same window
+     * as the server workers' (SoftCompletionQueue).
      */
     static final long APPLIER_YIELD_NANOS = 200_000;
-    private static final long APPLIER_SPIN_NANOS = 1_000;
+    static final long APPLIER_SPIN_NANOS = 1_000;
     private static final Logger LOG = Logger.getLogger(RedoLog.class.getName());
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
-    /** How the baselines' background threads (this applier, the ring poller) wait for work: one per thread. */
-    static Backoff idleBackoff() {
-        return new Backoff(APPLIER_SPIN_NANOS, APPLIER_YIELD_NANOS);
-    }
+    /** How the applier waits for its next entry before it blocks on the queue. */
+    private static final IdleStrategy.Policy IDLE =
+            IdleStrategy.Policy.spinYieldThenBlock("redo-log-applier", APPLIER_SPIN_NANOS, APPLIER_YIELD_NANOS);
 
     /** An accepted, not yet applied entry: slices of its PM receive buffer. */
     private record Entry(long sequence, Lane lane, Connection connection, int slot, Key key, MemorySegment keyBytes,
@@ -252,7 +250,7 @@ public final class RedoLog implements AutoCloseable {
     /** The applier thread's body. */
     void run() {
         List<Entry> batch = new ArrayList<>();
-        Backoff backoff = idleBackoff();
+        IdleStrategy backoff = IDLE.newStrategy();
         while (running) {
             Entry first;
             try {
@@ -296,7 +294,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The next accepted entry: spins and yields for it first, then parks (at most 500 ms; null then). */
-    private Entry next(Backoff backoff) throws InterruptedException {
+    private Entry next(IdleStrategy backoff) throws InterruptedException {
         backoff.reset();
         Entry first;
         while ((first = queue.poll()) == null) {
