@@ -15,7 +15,7 @@ public abstract sealed class BaselineClient extends PooledClient permits RedoLog
     }
 
     @Override
-    final MemorySegment read(Connection c, Key key) {
+    final MemorySegment read(ClientConnection c, Key key) {
         stats.twoSidedGets.increment();
         return c.getTwoSided(key);
     }

@@ -11,4 +11,14 @@ public interface ClientProvider {
     String scheme();
 
     KeyValueClient connect(ClientOptions options);
+
+    /** The provider on the class path that serves {@code scheme}, or null. */
+    static ClientProvider forScheme(String scheme) {
+        for (ClientProvider provider : java.util.ServiceLoader.load(ClientProvider.class)) {
+            if (provider.scheme().equalsIgnoreCase(scheme)) {
+                return provider;
+            }
+        }
+        return null;
+    }
 }

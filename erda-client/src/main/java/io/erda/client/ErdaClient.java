@@ -17,7 +17,7 @@ import java.util.Map;
  *
  * <h2>Log cleaning</h2>
  * The server tells every Erda connection when a head starts and stops being cleaned (HEAD_STATE, paper §4.4); a
- * connection processes those at the start of each call ({@link Connection#catchUp}). GETs of a head being cleaned are
+ * connection processes those at the start of each call ({@link ClientConnection#catchUp}). GETs of a head being cleaned are
  * two-sided. PUTs stay as they are: the server chooses the address (in the chain the cleaner is filling, once it
  * replicates) and the client only WRITEs there. A client that missed a notification and READs a retired region gets
  * a remote-access error, which is a fabric error like any other ({@link PooledClient}): it reconnects (HELLO brings
@@ -35,14 +35,17 @@ public final class ErdaClient extends PooledClient {
     }
 
     /**
-     * The client for {@code uri}: a fabric URI ({@code tcp://}, {@code shm://}, {@code verbs://}) gives this
-     * single-server client; a URI a {@link ClientProvider} serves gives that provider's, such as
-     * {@code zk://host:port/erda} for a cluster when erda-cluster-client is on the class path (docs/ARCHITECTURE.md,
-     * [cluster]). Typed {@link KeyValueClient} for that reason; {@link #connect(ClientOptions)} is the
-     * single-server client whatever the URI.
+     * The client of the one server at {@code uri}, a fabric URI ({@code tcp://}, {@code shm://}, {@code verbs://}),
+     * with default options. A cluster's URI ({@code zk://}) is refused here: {@link KeyValueClient#connect(URI)}
+     * takes either.
      */
-    public static KeyValueClient connect(URI uri) {
-        return KeyValueClient.connect(ClientOptions.of(uri));
+    public static ErdaClient connect(URI uri) {
+        ClientProvider provider = ClientProvider.forScheme(uri.getScheme());
+        if (provider != null) {
+            throw new IllegalArgumentException(uri + " is not one server's URI but " + provider.getClass().getName()
+                    + "'s (" + provider.scheme() + "://): connect with KeyValueClient.connect(URI)");
+        }
+        return connect(ClientOptions.of(uri));
     }
 
     /** Opens the fabric and one connection (so a wrong URI or a dead server fails here, not on first use). */
@@ -98,17 +101,17 @@ public final class ErdaClient extends PooledClient {
 
     /** Paper §4.4: the HEAD_STATEs that arrived while the connection was idle, before the operation reads a head. */
     @Override
-    void beforeOperation(Connection c) {
+    void beforeOperation(ClientConnection c) {
         c.catchUp();
     }
 
     @Override
-    MemorySegment read(Connection c, Key key) {
+    MemorySegment read(ClientConnection c, Key key) {
         return gets.get(c, key);
     }
 
     @Override
-    void write(Connection c, Key key, MemorySegment value) {
+    void write(ClientConnection c, Key key, MemorySegment value) {
         puts.put(c, key, value);
     }
 

@@ -50,7 +50,7 @@ final class ErdaGet {
     }
 
     /** The value of {@code key} (a slice of the connection's buffers), or null if it does not exist. */
-    MemorySegment get(Connection c, Key key) {
+    MemorySegment get(ClientConnection c, Key key) {
         StoreView view = c.view();
         if (view.isCleaning(KeyHash.headId(key.hash(), view.info().headCount()))) {
             return twoSided(c, key);
@@ -105,7 +105,7 @@ final class ErdaGet {
     }
 
     /** Looks through the candidate entries of one window (objects are read into another buffer). */
-    private Round resolve(Connection c, Key key, MemorySegment window) {
+    private Round resolve(ClientConnection c, Key key, MemorySegment window) {
         long mask = NeighbourhoodWindow.candidates(window, c.view().table().neighbourhood(), key.hash());
         boolean unresolved = false;
         for (; mask != 0; mask &= mask - 1) {
@@ -142,7 +142,7 @@ final class ErdaGet {
     }
 
     /** Server-side GET: the fallback once one-sided reads ran out of budget, and the path for heads being cleaned. */
-    private MemorySegment twoSided(Connection c, Key key) {
+    private MemorySegment twoSided(ClientConnection c, Key key) {
         stats.twoSidedGets.increment();
         return c.getTwoSided(key);
     }

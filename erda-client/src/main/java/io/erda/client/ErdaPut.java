@@ -41,7 +41,7 @@ final class ErdaPut {
     }
 
     /** Stores {@code value} under {@code key}, or a tombstone when {@code value} is null. */
-    void put(Connection c, Key key, MemorySegment value) {
+    void put(ClientConnection c, Key key, MemorySegment value) {
         boolean delete = value == null;
         int valueLength = delete ? 0 : checkValueLength(c, key, value.byteSize());
         checkRequestLength(c, key);
@@ -120,13 +120,13 @@ final class ErdaPut {
      * read it there, then the older value from the promoted backup.) If the backup's WRITE fails, nothing is written
      * to the primary, whose reservation is left to its lease.
      */
-    private void writeBoth(Connection c, PutReply reply, BackupReservation backup, long objectLength) {
+    private void writeBoth(ClientConnection c, PutReply reply, BackupReservation backup, long objectLength) {
         backups.write(backup.server(), backup.reservation(), c.writes.segment().asSlice(0, objectLength));
         c.sync().startWrite(c.writes.region(), 0, (int) objectLength, reply.address(), reply.rkey()).await();
     }
 
     /** Makes the WRITE persistent the way the server advertised (docs/ARCHITECTURE.md, [persistence]). */
-    static void persist(Connection c, PutReply reply) {
+    static void persist(ClientConnection c, PutReply reply) {
         switch (c.view().info().persistence()) {
             case WSP -> { }
             // a FLUSH (emulated by a READ where the provider has none) completes after every earlier WRITE
@@ -138,7 +138,7 @@ final class ErdaPut {
     }
 
     /** The value limit: what fits a segment after the object header and key, and what the server accepts. */
-    private static int checkValueLength(Connection c, Key key, long valueLength) {
+    private static int checkValueLength(ClientConnection c, Key key, long valueLength) {
         StoreView view = c.view();
         long fits = view.maxObjectLength() - ObjectLayout.HEADER_LENGTH - key.length();
         long limit = Math.min(fits, view.info().maxValueLength());
@@ -152,7 +152,7 @@ final class ErdaPut {
         return (int) valueLength;
     }
 
-    private static void checkRequestLength(Connection c, Key key) {
+    private static void checkRequestLength(ClientConnection c, Key key) {
         int limit = Math.min(c.maxRequestBody() - PutRequest.KEY_OFFSET, c.view().info().maxKeyLength());
         if (key.length() > limit) {
             throw new IllegalArgumentException("key length " + key.length() + " exceeds the limit " + limit

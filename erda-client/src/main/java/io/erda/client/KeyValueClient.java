@@ -13,15 +13,22 @@ import java.lang.foreign.MemorySegment;
 public interface KeyValueClient extends AutoCloseable {
 
     /**
+     * The client for {@code uri} with default options: a fabric URI ({@code tcp://}, {@code shm://},
+     * {@code verbs://}) gives the single-server {@link ErdaClient}; a URI a {@link ClientProvider} serves gives that
+     * provider's, such as {@code zk://host:port/erda} for a cluster when erda-cluster-client is on the class path.
+     */
+    static KeyValueClient connect(java.net.URI uri) {
+        return connect(ClientOptions.of(uri));
+    }
+
+    /**
      * Connects with the client of {@link ClientOptions#protocol()}, or, for a URI scheme a {@link ClientProvider}
      * serves (erda-cluster-client's {@code zk://}), with that provider's client.
      */
     static KeyValueClient connect(ClientOptions options) {
-        String scheme = options.uri().getScheme();
-        for (ClientProvider provider : java.util.ServiceLoader.load(ClientProvider.class)) {
-            if (provider.scheme().equalsIgnoreCase(scheme)) {
-                return provider.connect(options);
-            }
+        ClientProvider provider = ClientProvider.forScheme(options.uri().getScheme());
+        if (provider != null) {
+            return provider.connect(options);
         }
         return switch (options.protocol()) {
             case ERDA -> ErdaClient.connect(options);

@@ -48,7 +48,7 @@ final class ObjectReader {
      * buffer at 0 and checks it against {@code key}. Never throws on garbage; an address the head array does not
      * know even after a refresh reads as {@link ObjectCheck#TRUNCATED} (nothing complete there for this client).
      */
-    Result read(Connection c, int head, long units, Key key) {
+    Result read(ClientConnection c, int head, long units, Key key) {
         StoreView view = c.view();
         long chainOffset = LogAddress.bytesForUnits(units);
         RegionDescriptor region = view.region(head, chainOffset);

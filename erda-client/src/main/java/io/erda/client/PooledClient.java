@@ -44,7 +44,7 @@ public abstract class PooledClient implements KeyValueClient {
      * per PUT (JFR of a 1 M-key load) and its young pauses sit in the latency a benchmark measures; and the lowest
      * slot is taken first, so a single-threaded user keeps reusing one connection whose buffers stay in cache.
      */
-    private final AtomicReferenceArray<Connection> idle;
+    private final AtomicReferenceArray<ClientConnection> idle;
     private volatile StoreInfo storeInfo;
     private volatile boolean closed;
 
@@ -71,7 +71,7 @@ public abstract class PooledClient implements KeyValueClient {
      * The baselines' limits, checked before anything is sent: a value may be as long as the server's maximum
      * (stated for a 1-byte key) minus the rest of the key. Returns the value length.
      */
-    static long checkPairLimits(Connection c, Key key, long valueLength) {
+    static long checkPairLimits(ClientConnection c, Key key, long valueLength) {
         StoreInfo info = c.view().info();
         if (key.length() > info.maxKeyLength()) {
             throw new IllegalArgumentException("key length " + key.length() + " exceeds the limit " + info.maxKeyLength()
@@ -87,16 +87,16 @@ public abstract class PooledClient implements KeyValueClient {
     }
 
     /** The value of {@code key} (valid until the connection's next request), or null if it does not exist. */
-    abstract MemorySegment read(Connection c, Key key);
+    abstract MemorySegment read(ClientConnection c, Key key);
 
     /** Stores {@code value} under {@code key}, or deletes the key when {@code value} is null; durable on return. */
-    abstract void write(Connection c, Key key, MemorySegment value);
+    abstract void write(ClientConnection c, Key key, MemorySegment value);
 
     /**
      * Run on the borrowed connection before every operation, also on the fresh one of a retry: the protocol's
      * bookkeeping of what arrived while the connection was idle (Erda's HEAD_STATEs). Nothing by default.
      */
-    void beforeOperation(Connection c) {
+    void beforeOperation(ClientConnection c) {
     }
 
     @Override
@@ -162,7 +162,7 @@ public abstract class PooledClient implements KeyValueClient {
     }
 
     /** The UTF-8 text body of an OK reply of type {@code expected}. */
-    static String text(Connection.Reply reply, MessageType expected) {
+    static String text(ClientConnection.Reply reply, MessageType expected) {
         MemorySegment body = reply.expect(expected).body();
         return new String(body.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
     }
@@ -192,8 +192,8 @@ public abstract class PooledClient implements KeyValueClient {
         return options;
     }
 
-    <T> T execute(Function<Connection, T> operation) {
-        Connection c = borrow();
+    <T> T execute(Function<ClientConnection, T> operation) {
+        ClientConnection c = borrow();
         try {
             try {
                 beforeOperation(c);
@@ -201,20 +201,20 @@ public abstract class PooledClient implements KeyValueClient {
             } catch (ErdaException e) {
                 if (e.status() == WireStatus.INTERNAL) {
                     // a reply the protocol does not allow: the connection's request/reply pairing is suspect
-                    Connection suspect = c;
+                    ClientConnection suspect = c;
                     c = null;
                     suspect.close();
                 }
                 throw e;
             } catch (WriteOutcomeUnknownException e) {
-                Connection broken = c; // dead as below, but the PUT is not tried again: it may have taken effect
+                ClientConnection broken = c; // dead as below, but the PUT is not tried again: it may have taken effect
                 c = null;
                 broken.close();
                 throw e;
             } catch (FabricException e) {
                 // verbs semantics: after an error the endpoint is dead; one retry on a fresh connection
                 stats.reconnects.increment();
-                Connection broken = c;
+                ClientConnection broken = c;
                 c = null;
                 broken.close();
                 c = open();
@@ -226,12 +226,12 @@ public abstract class PooledClient implements KeyValueClient {
         }
     }
 
-    private Connection borrow() {
+    private ClientConnection borrow() {
         if (closed) {
             throw new IllegalStateException("client for " + options.uri() + " is closed");
         }
         permits.acquireUninterruptibly();
-        Connection c = takeIdle();
+        ClientConnection c = takeIdle();
         if (c != null) {
             return c;
         }
@@ -243,15 +243,15 @@ public abstract class PooledClient implements KeyValueClient {
         }
     }
 
-    private Connection open() {
-        Connection c = Connection.open(fabric, options, stats);
+    private ClientConnection open() {
+        ClientConnection c = ClientConnection.open(fabric, options, stats);
         stats.connectionsOpened.increment();
         storeInfo = c.view().info();
         return c;
     }
 
     /** Returns a connection (null when a reconnect failed) and its permit. */
-    private void release(Connection c) {
+    private void release(ClientConnection c) {
         try {
             if (c != null) {
                 if (c.isBroken() || closed) {
@@ -272,16 +272,16 @@ public abstract class PooledClient implements KeyValueClient {
         }
         closed = true;
         permits.acquireUninterruptibly(options.poolSize());
-        for (Connection c; (c = takeIdle()) != null; ) {
+        for (ClientConnection c; (c = takeIdle()) != null; ) {
             c.close();
         }
         fabric.close();
     }
 
     /** An idle connection, the lowest slot's first, or null if none is idle. */
-    private Connection takeIdle() {
+    private ClientConnection takeIdle() {
         for (int i = 0; i < idle.length(); i++) {
-            Connection c = idle.get(i) == null ? null : idle.getAndSet(i, null);
+            ClientConnection c = idle.get(i) == null ? null : idle.getAndSet(i, null);
             if (c != null) {
                 return c;
             }
@@ -290,7 +290,7 @@ public abstract class PooledClient implements KeyValueClient {
     }
 
     /** Parks a connection in the lowest empty slot; the caller holds a permit, so there is one. */
-    private void putIdle(Connection c) {
+    private void putIdle(ClientConnection c) {
         for (int i = 0; i < idle.length(); i++) {
             if (idle.get(i) == null && idle.compareAndSet(i, null, c)) {
                 return;

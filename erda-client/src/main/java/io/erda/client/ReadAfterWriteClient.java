@@ -30,7 +30,7 @@ public final class ReadAfterWriteClient extends BaselineClient {
     }
 
     @Override
-    void write(Connection c, Key key, MemorySegment value) {
+    void write(ClientConnection c, Key key, MemorySegment value) {
         boolean delete = value == null;
         int valueLength = (int) checkPairLimits(c, key, delete ? 0 : value.byteSize());
         long objectLength = ObjectLayout.length(key.length(), valueLength);

@@ -22,7 +22,7 @@ public final class RedoLogClient extends BaselineClient {
     }
 
     @Override
-    void write(Connection c, Key key, MemorySegment value) {
+    void write(ClientConnection c, Key key, MemorySegment value) {
         boolean delete = value == null;
         checkPairLimits(c, key, delete ? 0 : value.byteSize());
         c.call(MessageType.REDO_PUT, (s, o) -> RedoPutRequest.encode(s, o, key.bytes(), value, delete),

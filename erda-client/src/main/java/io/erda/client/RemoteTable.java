@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * The server's hopscotch table as a client reads it, one-sided: a key's neighbourhood window (one READ, paper §3.3)
  * and the stripe version words that cover it ([moves-vs-readers]), and whether an entry still has a given object as
  * current ([leases]). The one place GET ({@link ErdaGet}) and PUT ({@link ErdaPut}) read entries. Each read is one
- * READ on the given connection into its entry buffer ({@link Connection#entries}: the window, then two places for
+ * READ on the given connection into its entry buffer ({@link ClientConnection#entries}: the window, then two places for
  * version words), apart from the buffer objects are read into, so what it returns is a slice of registered memory,
  * valid until the same place is read again: no heap copy (the window's copy had been the client's largest
  * allocation per GET).
@@ -29,7 +29,7 @@ final class RemoteTable {
     private static final int VERSIONS_PLACE = 2 * Long.BYTES;
 
     /** READs the window of {@code key}'s home bucket: H entries, decoded by {@link NeighbourhoodWindow}. */
-    MemorySegment window(Connection c, Key key) {
+    MemorySegment window(ClientConnection c, Key key) {
         StoreView view = c.view();
         stats.oneSidedReads.increment();
         TableGeometry table = view.table();
@@ -41,7 +41,7 @@ final class RemoteTable {
      * READs the version words of the one or two stripes {@code key}'s window spans ([moves-vs-readers]) into place
      * {@code place} ({@link #BEFORE} or {@link #AFTER}), neither of which the window's READ overwrites.
      */
-    MemorySegment windowVersions(Connection c, Key key, int place) {
+    MemorySegment windowVersions(ClientConnection c, Key key, int place) {
         StoreView view = c.view();
         long home = view.table().homeBucket(key.hash());
         stats.oneSidedReads.increment();
@@ -61,7 +61,7 @@ final class RemoteTable {
      * the PUT, which has not returned, is simply ordered after whatever happened meanwhile. That costs one more PUT in
      * a rare case (a lease outlived), never a lost one. A concurrent move that hides the entry also answers false.
      */
-    boolean currentAndUnchanged(Connection c, Key key, int head, long units, int generation) {
+    boolean currentAndUnchanged(ClientConnection c, Key key, int head, long units, int generation) {
         StoreView view = c.view();
         if (view.isCleaning(head) || view.generation(head) != generation) {
             return false;
@@ -78,7 +78,7 @@ final class RemoteTable {
         return false;
     }
 
-    private static MemorySegment read(Connection c, long offset, int length, long address, int rkey) {
+    private static MemorySegment read(ClientConnection c, long offset, int length, long address, int rkey) {
         c.entries.ensure(c.view().table().windowLength() + 2L * VERSIONS_PLACE);
         c.readEntries(offset, length, address, rkey);
         return c.entries.segment().asSlice(offset, length);

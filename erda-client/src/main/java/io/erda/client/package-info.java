@@ -11,7 +11,7 @@
  *
  * <h2>Inside</h2>
  * <ul>
- *   <li>{@code Connection}: one endpoint with its registered buffers, used by one thread at a time; request/reply
+ *   <li>{@code ClientConnection}: one endpoint with its registered buffers, used by one thread at a time; request/reply
  *       ({@code call}), the two-sided GET, and the head array's upkeep: HEAD_STATEs ({@code catchUp}) and HEADS
  *       ({@code refreshHeads}) update its {@code StoreView}, what HELLO described (geometry, addresses, heads).</li>
  *   <li>{@code ErdaGet} and {@code ErdaPut}: Erda's request paths (docs/ARCHITECTURE.md, "Request paths"). Both read
@@ -19,7 +19,7 @@
  *       objects through {@code ObjectReader}, which returns the check and the value. Neither calls the other.</li>
  * </ul>
  * Calls go one way: client → {@code ErdaGet}/{@code ErdaPut} → {@code RemoteTable}/{@code ObjectReader} →
- * {@code Connection} → {@code StoreView}.
+ * {@code ClientConnection} → {@code StoreView}.
  *
  * <h2>Dependencies</h2>
  * erda-protocol (the wire format, and in {@code io.erda.protocol.memory} the remote-memory format: key hashing,

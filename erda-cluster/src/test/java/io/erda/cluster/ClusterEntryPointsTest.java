@@ -1,6 +1,7 @@
 package io.erda.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.client.ErdaClient;
 import io.erda.client.KeyValueClient;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@code zk://} URI where a single server's URI goes ([cluster]): {@code ErdaClient.connect(URI)} and erda-cli
+ * The {@code zk://} URI where a single server's URI goes ([cluster]): {@code KeyValueClient.connect(URI)} and erda-cli
  * (the YCSB binding's test is in erda-bench). Two member processes over tcp.
  */
 class ClusterEntryPointsTest {
@@ -48,14 +49,20 @@ class ClusterEntryPointsTest {
     }
 
     @Test
-    void erdaClientConnectTakesTheClusterUri() {
-        try (KeyValueClient client = ErdaClient.connect(zk)) {
+    void keyValueClientConnectTakesTheClusterUri() {
+        try (KeyValueClient client = KeyValueClient.connect(zk)) {
             assertThat(client).isInstanceOf(ClusterClient.class);
             byte[] key = "entry".getBytes(StandardCharsets.UTF_8);
             client.put(key, "point".getBytes(StandardCharsets.UTF_8));
             assertThat(client.get(key)).asString(StandardCharsets.UTF_8).isEqualTo("point");
             assertThat(((ClusterClient) client).shardMap().backup(0)).isNotEqualTo(ShardMap.NONE);
         }
+    }
+
+    @Test
+    void erdaClientConnectIsOneServersAndRefusesTheClusterUriNamingTheDoor() {
+        assertThatThrownBy(() -> ErdaClient.connect(zk)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(zk.toString()).hasMessageContaining("KeyValueClient.connect(URI)");
     }
 
     @Test

@@ -3,7 +3,7 @@ package io.erda.softrnic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.ffm.verbs.CompletionQueue;
+import io.erda.ffm.verbs.IbvCompletionQueue;
 import io.erda.ffm.verbs.ConnectionParameters;
 import io.erda.ffm.verbs.Errno;
 import io.erda.ffm.verbs.IbvContext;
@@ -33,7 +33,7 @@ class FakeVerbsRoundTripTest {
     private IbvContext context;
     private ProtectionDomain pd;
     private MemoryRegistration mr;
-    private CompletionQueue cq;
+    private IbvCompletionQueue cq;
     private QueuePair qp;
 
     @BeforeEach

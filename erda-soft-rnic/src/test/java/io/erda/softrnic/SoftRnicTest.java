@@ -3,7 +3,7 @@ package io.erda.softrnic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.erda.ffm.verbs.CompletionQueue;
+import io.erda.ffm.verbs.IbvCompletionQueue;
 import io.erda.ffm.verbs.ConnectionParameters;
 import io.erda.ffm.verbs.IbvContext;
 import io.erda.ffm.verbs.MemoryRegistration;
@@ -38,7 +38,7 @@ class SoftRnicTest {
         final IbvContext context;
         final ProtectionDomain pd;
         final MemoryRegistration mr;
-        final CompletionQueue cq;
+        final IbvCompletionQueue cq;
         final QueuePair qp;
         final WorkCompletions wc = new WorkCompletions(arena, 4);
 
@@ -228,7 +228,7 @@ class SoftRnicTest {
         VerbsLibrary verbs = new VerbsLibrary(fake.lookup());
         IbvContext context = IbvContext.wrap(verbs, fake.context());
         ProtectionDomain pd = context.allocateProtectionDomain();
-        CompletionQueue cq = context.createCompletionQueue(4, null);
+        IbvCompletionQueue cq = context.createCompletionQueue(4, null);
         assertThatThrownBy(() -> pd.createQueuePairEx(cq, cq, QueuePairCapacity.of(4, 4), Verbs.IBV_QP_EX_WITH_ATOMIC_WRITE))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("EOPNOTSUPP").hasMessageContaining("create_qp_ex");
     }

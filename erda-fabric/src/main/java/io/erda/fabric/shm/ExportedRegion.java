@@ -1,7 +1,7 @@
 package io.erda.fabric.shm;
 
 import io.erda.fabric.Access;
-import io.erda.fabric.soft.RegionTable;
+import io.erda.fabric.emulated.RegionTable;
 import java.nio.file.Path;
 import java.util.Set;
 

@@ -58,7 +58,7 @@ final class Poller {
      * update-only run (client and server process) woke about 5,000 times a second each (perf sched), and the PUT mean
      * was 8.2 us where it was 7.1 us with 2 ms (p99 21 and 16 us; ycsb-compare, shm, while its pages were warm). 1 ms
      * matches how long a waiter that drives the rings yields before it parks and unparks this thread
-     * ({@code SoftCompletionQueue}): a message nobody polls for is rare, and waits no longer than that.
+     * ({@code EmulatedCompletionQueue}): a message nobody polls for is rare, and waits no longer than that.
      */
     static final long STANDBY_NANOS = 1_000_000;
     /** Asleep while an endpoint waits on time (a message's RNR timeout) or on ring space, which ring no doorbell. */

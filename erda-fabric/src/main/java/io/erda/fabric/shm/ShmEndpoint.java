@@ -10,8 +10,8 @@ import io.erda.fabric.Opcode;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
-import io.erda.fabric.soft.SoftCompletionQueue;
-import io.erda.fabric.soft.SoftRegion;
+import io.erda.fabric.emulated.EmulatedCompletionQueue;
+import io.erda.fabric.emulated.EmulatedRegion;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * consumed by one thread at a time: the fabric's poller or a thread waiting on a completion queue (inline
  * progress, see {@link Poller}).
  */
-final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue> {
+final class ShmEndpoint extends AbstractEndpoint<ShmFabric, EmulatedCompletionQueue> {
     private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
     /**
      * A one-sided request whose modelled PM write delay exceeds this runs on a drainer thread instead of the
@@ -45,7 +45,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
 
     private final EndpointOptions options;
 
-    private Connection connection;
+    private ShmConnection connection;
     private PeerMemory peerMemory;
     /** Set by the poller when the socket reports EOF. */
     private volatile boolean peerGone;
@@ -88,11 +88,11 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
         return this;
     }
 
-    private static SoftCompletionQueue queue(ShmFabric fabric, CompletionQueue given, int depth) {
+    private static EmulatedCompletionQueue queue(ShmFabric fabric, CompletionQueue given, int depth) {
         if (given == null) {
-            return (SoftCompletionQueue) fabric.createCompletionQueue(depth);
+            return (EmulatedCompletionQueue) fabric.createCompletionQueue(depth);
         }
-        if (given instanceof SoftCompletionQueue soft) {
+        if (given instanceof EmulatedCompletionQueue soft) {
             return soft;
         }
         throw new FabricException("shm endpoints need completion queues of an shm fabric, got " + given.getClass().getName());
@@ -105,11 +105,11 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
         Handshake.checkPrivateData(privateData);
         beginConnecting();
         Path dir = ShmFabric.directoryOf(uri);
-        Connection c = null;
+        ShmConnection c = null;
         AtomicBoolean done = new AtomicBoolean();
         try {
             Path home = fabric().home(dir);
-            c = Connection.open(dir.resolve(ShmFabric.SOCKET_FILE));
+            c = ShmConnection.open(dir.resolve(ShmFabric.SOCKET_FILE));
             c.closeUnlessDone(options.connectTimeout(), done);
             Handshake.writeRequest(c.out, privateData, home);
             Handshake.Reply reply = Handshake.readReply(c.in);
@@ -129,7 +129,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
     }
 
     /** The acceptor's half of the handshake (called by the listener's connection request). */
-    void accept(Connection c, Handshake.Request request, byte[] replyPrivateData) {
+    void accept(ShmConnection c, Handshake.Request request, byte[] replyPrivateData) {
         beginConnecting();
         AtomicBoolean done = new AtomicBoolean();
         Path ringFile = null;
@@ -161,7 +161,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
     }
 
     /** Undoes a half-made connection (the endpoint is IDLE again) and says why. */
-    private FabricException handshakeFailed(Connection c, Exception e, String what) {
+    private FabricException handshakeFailed(ShmConnection c, Exception e, String what) {
         if (c != null) {
             c.closeSocket();
             c.unmapRings();
@@ -171,7 +171,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
     }
 
     /** CONNECTING → CONNECTED; throws (the caller undoes the handshake) if the endpoint was closed meanwhile. */
-    private void attach(Connection c, PeerMemory memory, URI peerUri, byte[] peerData) {
+    private void attach(ShmConnection c, PeerMemory memory, URI peerUri, byte[] peerData) {
         synchronized (this) {
             if (state() != State.CONNECTING) {
                 memory.close();
@@ -343,7 +343,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
     }
 
     private Outcome checkBuffer(MemoryRegion region, long offset, long length, boolean needsWrite) {
-        var check = SoftRegion.checkLocal(fabric(), region, offset, length, needsWrite);
+        var check = EmulatedRegion.checkLocal(fabric(), region, offset, length, needsWrite);
         return check.ok() ? Outcome.SUCCESS : new Outcome(check.status(), check.detail());
     }
 
@@ -383,7 +383,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, SoftCompletionQueue>
 
     // ------------------------------------------------------------------ the poller's side
 
-    Connection connection() {
+    ShmConnection connection() {
         return connection;
     }
 

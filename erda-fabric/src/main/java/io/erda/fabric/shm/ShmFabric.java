@@ -12,9 +12,9 @@ import io.erda.fabric.FabricStats;
 import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
-import io.erda.fabric.soft.RegionTable;
-import io.erda.fabric.soft.InlineProgress;
-import io.erda.fabric.soft.SoftCompletionQueue;
+import io.erda.fabric.emulated.RegionTable;
+import io.erda.fabric.emulated.InlineProgress;
+import io.erda.fabric.emulated.EmulatedCompletionQueue;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -279,7 +279,7 @@ public final class ShmFabric implements Fabric {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new SoftCompletionQueue(capacity, inlineProgress);
+        return new EmulatedCompletionQueue(capacity, inlineProgress);
     }
 
     /** Threads waiting on this fabric's completion queues that poll inline now: the poller stands by meanwhile. */

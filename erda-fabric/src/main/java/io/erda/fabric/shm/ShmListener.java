@@ -47,11 +47,11 @@ final class ShmListener implements Listener {
             } catch (IOException e) {
                 return;
             }
-            Thread.ofVirtual().start(() -> readRequest(new Connection(ch)));
+            Thread.ofVirtual().start(() -> readRequest(new ShmConnection(ch)));
         }
     }
 
-    private void readRequest(Connection connection) {
+    private void readRequest(ShmConnection connection) {
         try {
             Handshake.Request r = Handshake.readRequest(connection.in);
             requests.add(new Request(connection, r));
@@ -103,10 +103,10 @@ final class ShmListener implements Listener {
     }
 
     private final class Request implements ConnectionRequest {
-        private final Connection connection;
+        private final ShmConnection connection;
         private final Handshake.Request request;
 
-        Request(Connection connection, Handshake.Request request) {
+        Request(ShmConnection connection, Handshake.Request request) {
             this.connection = connection;
             this.request = request;
         }

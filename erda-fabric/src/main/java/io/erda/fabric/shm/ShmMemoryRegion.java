@@ -2,14 +2,14 @@ package io.erda.fabric.shm;
 
 import io.erda.fabric.DurableMirror;
 import io.erda.fabric.RegisterOptions;
-import io.erda.fabric.soft.SoftRegion;
+import io.erda.fabric.emulated.EmulatedRegion;
 import java.lang.foreign.MemorySegment;
 
 /**
  * A region registered with an shm fabric. Regions with remote access are exported (file, offset, flags, counter
  * slot) so initiators on this host can map and access them; local-only regions are only usable as local buffers.
  */
-public final class ShmMemoryRegion extends SoftRegion<ShmFabric> {
+public final class ShmMemoryRegion extends EmulatedRegion<ShmFabric> {
     static final int NOT_EXPORTED = -1;
 
     private final int counterSlot;

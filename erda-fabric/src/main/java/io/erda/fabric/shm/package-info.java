@@ -21,7 +21,7 @@
  * a one-sided request never overtakes an unacknowledged message; the lost-wakeup protocol of {@code Ring} (announce,
  * full fence, look once more) must stay intact.
  *
- * <p>May depend on {@code io.erda.fabric} (the SPI) and {@code io.erda.fabric.soft}; never on another provider's
+ * <p>May depend on {@code io.erda.fabric} (the SPI) and {@code io.erda.fabric.emulated}; never on another provider's
  * package or on the bindings.
  */
 package io.erda.fabric.shm;

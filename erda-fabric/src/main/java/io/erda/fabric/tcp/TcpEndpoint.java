@@ -11,8 +11,8 @@ import io.erda.fabric.Opcode;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
 import io.erda.fabric.WorkRequest;
-import io.erda.fabric.soft.SoftCompletionQueue;
-import io.erda.fabric.soft.SoftRegion;
+import io.erda.fabric.emulated.EmulatedCompletionQueue;
+import io.erda.fabric.emulated.EmulatedRegion;
 import io.erda.fabric.tcp.wire.FrameChannel;
 import io.erda.fabric.tcp.wire.FrameHeader;
 import io.erda.fabric.tcp.wire.ProtocolViolation;
@@ -60,7 +60,7 @@ import java.util.function.Supplier;
  * the oldest outstanding request completes with RETRY_EXCEEDED naming the silence and the timeout, everything else
  * with WR_FLUSH_ERROR, and the sockets are reset (the cut-off peer's own watcher fails its side).
  */
-final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue> {
+final class TcpEndpoint extends AbstractEndpoint<TcpFabric, EmulatedCompletionQueue> {
     private static final System.Logger LOG = TcpFabric.LOG;
 
     /** A posted send-side request; {@code localError} set if it failed local checks and was never sent. */
@@ -97,11 +97,11 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
         return lock;
     }
 
-    private static SoftCompletionQueue softQueue(CompletionQueue given, int depth) {
+    private static EmulatedCompletionQueue softQueue(CompletionQueue given, int depth) {
         if (given == null) {
-            return new SoftCompletionQueue(depth);
+            return new EmulatedCompletionQueue(depth);
         }
-        if (given instanceof SoftCompletionQueue soft) {
+        if (given instanceof EmulatedCompletionQueue soft) {
             return soft;
         }
         throw new FabricException("completion queue " + given + " does not belong to a software fabric");
@@ -385,7 +385,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, SoftCompletionQueue>
 
     /** Null if {@code [offset, +length)} of {@code region} is usable locally, else why not. */
     LocalProblem checkLocalBuffer(MemoryRegion region, long offset, long length, boolean writesLocal) {
-        var check = SoftRegion.checkLocal(fabric(), region, offset, length, writesLocal);
+        var check = EmulatedRegion.checkLocal(fabric(), region, offset, length, writesLocal);
         return check.ok() ? null : new LocalProblem(check.status(), check.detail());
     }
 

@@ -10,8 +10,8 @@ import io.erda.fabric.FabricStats;
 import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
-import io.erda.fabric.soft.RegionTable;
-import io.erda.fabric.soft.SoftCompletionQueue;
+import io.erda.fabric.emulated.RegionTable;
+import io.erda.fabric.emulated.EmulatedCompletionQueue;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -80,7 +80,7 @@ final class TcpFabric implements Fabric {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
-        return SoftCompletionQueue.withDirectDelivery(capacity);
+        return EmulatedCompletionQueue.withDirectDelivery(capacity);
     }
 
     @Override

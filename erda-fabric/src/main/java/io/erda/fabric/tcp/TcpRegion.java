@@ -1,12 +1,12 @@
 package io.erda.fabric.tcp;
 
 import io.erda.fabric.RegisterOptions;
-import io.erda.fabric.soft.SoftRegion;
+import io.erda.fabric.emulated.EmulatedRegion;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
 
 /** A registered segment of a tcp fabric; the same key serves as lkey and rkey. */
-final class TcpRegion extends SoftRegion<TcpFabric> {
+final class TcpRegion extends EmulatedRegion<TcpFabric> {
     private final LongAdder remoteBytesWritten = new LongAdder();
 
     TcpRegion(TcpFabric fabric, MemorySegment segment, RegisterOptions options, int key) {

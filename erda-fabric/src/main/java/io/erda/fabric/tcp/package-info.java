@@ -6,7 +6,7 @@
  * thread, the NIC engine, executes the peer's requests against registered memory ({@code TcpRegion}); application
  * threads see only SEND and WRITE_WITH_IMM, as receive completions; a receive that finds every waiter of its queue
  * parked may be handed to the queue's idle consumer on the responder thread itself (direct delivery,
- * {@code SoftCompletionQueue.deliver}), saving the waiter's wake-up. {@code TcpListener} and
+ * {@code EmulatedCompletionQueue.deliver}), saving the waiter's wake-up. {@code TcpListener} and
  * {@code TcpConnectionRequest} set connections up (CONNECT and ATTACH meet by nonce). Frames are
  * {@code io.erda.fabric.tcp.wire}'s.
  *
@@ -20,7 +20,7 @@
  * timeout, and an established connection that receives nothing, not even the peer's HEARTBEAT frames, for the peer
  * timeout goes to ERROR (the reasoning, and why not TCP keepalive, is {@code TcpEndpoint}'s Javadoc).
  *
- * <p>May depend on {@code io.erda.fabric} (the SPI), {@code io.erda.fabric.soft} and {@code io.erda.fabric.tcp.wire};
+ * <p>May depend on {@code io.erda.fabric} (the SPI), {@code io.erda.fabric.emulated} and {@code io.erda.fabric.tcp.wire};
  * never on another provider's package or on the bindings.
  */
 package io.erda.fabric.tcp;

@@ -34,7 +34,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
     private final VerbsFabric fabric;
     /** How a waiter waits once its back-to-back polls found nothing (there is no completion channel to block on). */
     private final IdleStrategy.Policy idle;
-    private final io.erda.ffm.verbs.CompletionQueue cq;
+    private final io.erda.ffm.verbs.IbvCompletionQueue cq;
     private final int capacity;
     private final Arena arena = Arena.ofShared();
     private final WorkCompletions batch; // guarded by this
@@ -47,7 +47,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
     /** The endpoint that made this queue for itself is destroyed: close once the translated completions are out. */
     private volatile boolean closeWhenEmpty;
 
-    VerbsCompletionQueue(VerbsFabric fabric, io.erda.ffm.verbs.CompletionQueue cq, int capacity) {
+    VerbsCompletionQueue(VerbsFabric fabric, io.erda.ffm.verbs.IbvCompletionQueue cq, int capacity) {
         this.fabric = fabric;
         this.cq = cq;
         this.capacity = capacity;
@@ -60,7 +60,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
         return fabric;
     }
 
-    io.erda.ffm.verbs.CompletionQueue nativeQueue() {
+    io.erda.ffm.verbs.IbvCompletionQueue nativeQueue() {
         return cq;
     }
 

@@ -357,7 +357,7 @@ public final class VerbsFabric implements Fabric {
      * when the library has ATOMIC_WRITE; a device that refuses those send ops gets, once and for the life of the
      * fabric, classic QPs (ibv_create_qp): FLUSH is then emulated and ATOMIC_WRITE refused (see VerbsEndpoint).
      */
-    private QueuePair createQueuePair(io.erda.ffm.verbs.CompletionQueue send, io.erda.ffm.verbs.CompletionQueue recv,
+    private QueuePair createQueuePair(io.erda.ffm.verbs.IbvCompletionQueue send, io.erda.ffm.verbs.IbvCompletionQueue recv,
                                       QueuePairCapacity capacity) {
         if (noExtendedOps == null && !capabilities.atomicWrite() && !capabilities.nativeFlush()) {
             noExtendedOps = "neither ATOMIC_WRITE nor native FLUSH is available on " + capabilities.device();
@@ -411,7 +411,7 @@ public final class VerbsFabric implements Fabric {
         return q;
     }
 
-    private io.erda.ffm.verbs.CompletionQueue nativeQueue(VerbsCompletionQueue queue) {
+    private io.erda.ffm.verbs.IbvCompletionQueue nativeQueue(VerbsCompletionQueue queue) {
         return queue.nativeQueue();
     }
 

@@ -39,7 +39,7 @@ class RingFuzzTest {
             unconnected = SocketChannel.open();
         }
         Files.write(file, Arrays.copyOf(data, (int) Math.max(data.length, RingFile.fileLength(CAPACITY))));
-        Connection c = new Connection(unconnected);
+        ShmConnection c = new ShmConnection(unconnected);
         try {
             c.mapRings(file, RingFile.TO_CONNECTOR);
         } catch (FabricException e) {

@@ -21,7 +21,7 @@ public final class CompletionChannel implements AutoCloseable {
         return (int) Verbs.ibv_comp_channel$fd.get(channel, 0L);
     }
 
-    /** Blocks until a CQ armed with {@link CompletionQueue#requestNotify} has an event; returns it. */
+    /** Blocks until a CQ armed with {@link IbvCompletionQueue#requestNotify} has an event; returns it. */
     public MemorySegment awaitEvent() {
         return verbs.getCqEvent(channel);
     }

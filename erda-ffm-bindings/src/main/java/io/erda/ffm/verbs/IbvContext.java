@@ -98,9 +98,9 @@ public final class IbvContext implements AutoCloseable {
     }
 
     /** A CQ for polling ({@code channel} null) or for events on a completion channel. */
-    public CompletionQueue createCompletionQueue(int entries, CompletionChannel channel) {
+    public IbvCompletionQueue createCompletionQueue(int entries, CompletionChannel channel) {
         MemorySegment ch = channel == null ? MemorySegment.NULL : channel.segment();
-        return new CompletionQueue(this, verbs.createCq(context, entries, ch, 0));
+        return new IbvCompletionQueue(this, verbs.createCq(context, entries, ch, 0));
     }
 
     public CompletionChannel createCompletionChannel() {

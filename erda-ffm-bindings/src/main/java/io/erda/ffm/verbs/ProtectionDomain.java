@@ -34,7 +34,7 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /** An RC queue pair in RESET; use its modifyTo* methods to bring it to RTS. */
-    public QueuePair createQueuePair(CompletionQueue sendCq, CompletionQueue recvCq, QueuePairCapacity capacity) {
+    public QueuePair createQueuePair(IbvCompletionQueue sendCq, IbvCompletionQueue recvCq, QueuePairCapacity capacity) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(Verbs.ibv_qp_init_attr);
             fill(attr, sendCq, recvCq, capacity);
@@ -47,7 +47,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * (IBV_QP_EX_WITH_*), so that {@link QueuePair#extended()} can post them; fails (EOPNOTSUPP, EINVAL) when the
      * provider or the device does not support one of them.
      */
-    public QueuePair createQueuePairEx(CompletionQueue sendCq, CompletionQueue recvCq, QueuePairCapacity capacity,
+    public QueuePair createQueuePairEx(IbvCompletionQueue sendCq, IbvCompletionQueue recvCq, QueuePairCapacity capacity,
                                        long sendOps) {
         VerbsLibrary verbs = context.verbs();
         try (Arena arena = Arena.ofConfined()) {
@@ -70,7 +70,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * The fields ibv_qp_init_attr and ibv_qp_init_attr_ex share: the latter starts with the former (ibv_create_qp_ex
      * casts one to the other), so the ibv_qp_init_attr handles address both.
      */
-    private static void fill(MemorySegment attr, CompletionQueue sendCq, CompletionQueue recvCq, QueuePairCapacity capacity) {
+    private static void fill(MemorySegment attr, IbvCompletionQueue sendCq, IbvCompletionQueue recvCq, QueuePairCapacity capacity) {
         Verbs.ibv_qp_init_attr$send_cq.set(attr, 0L, sendCq.segment());
         Verbs.ibv_qp_init_attr$recv_cq.set(attr, 0L, recvCq.segment());
         Verbs.ibv_qp_init_attr$cap$max_send_wr.set(attr, 0L, capacity.maxSendWr());

@@ -79,7 +79,7 @@ public final class QueuePair implements AutoCloseable {
             return critical ? (int) VerbsOps.POST_SEND_CRITICAL.invokeExact(function, qp, chain, badWr)
                     : (int) VerbsOps.POST_SEND.invokeExact(function, qp, chain, badWr);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
     }
 

@@ -78,7 +78,7 @@ public final class QueuePairEx {
         try {
             VerbsOps.WR_START.invokeExact(start, qpx);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
     }
 
@@ -103,7 +103,7 @@ public final class QueuePairEx {
         try {
             VerbsOps.WR_RDMA.invokeExact(function, qpx, rkey, remoteAddress);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
         return this;
     }
@@ -113,7 +113,7 @@ public final class QueuePairEx {
         try {
             VerbsOps.WR_SET_SGE.invokeExact(setSge, qpx, lkey, address, length);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
         return this;
     }
@@ -130,7 +130,7 @@ public final class QueuePairEx {
         try {
             VerbsOps.WR_ATOMIC_WRITE.invokeExact(atomicWrite, qpx, rkey, remoteAddress, atomicValue);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
         return this;
     }
@@ -147,7 +147,7 @@ public final class QueuePairEx {
         try {
             VerbsOps.WR_FLUSH.invokeExact(flush, qpx, rkey, remoteAddress, length, (byte) type, (byte) level);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
         return this;
     }
@@ -158,7 +158,7 @@ public final class QueuePairEx {
         try {
             rc = (int) VerbsOps.WR_COMPLETE.invokeExact(complete, qpx);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
         if (rc != 0) {
             throw new VerbsException("ibv_wr_complete", rc, rc);
@@ -170,7 +170,7 @@ public final class QueuePairEx {
         try {
             VerbsOps.WR_START.invokeExact(abort, qpx);
         } catch (Throwable t) {
-            throw CompletionQueue.rethrow(t);
+            throw IbvCompletionQueue.rethrow(t);
         }
     }
 }

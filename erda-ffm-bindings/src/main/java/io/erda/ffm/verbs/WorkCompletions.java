@@ -4,7 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A preallocated native array of {@code struct ibv_wc} that {@link CompletionQueue#poll} fills, and
+ * A preallocated native array of {@code struct ibv_wc} that {@link IbvCompletionQueue#poll} fills, and
  * the decoder of its entries (flyweight style: index-based getters, no object per completion).
  */
 public final class WorkCompletions {

@@ -5,7 +5,7 @@
  * ({@code system()}) or any other {@code SymbolLookup}, such as a {@link SoftwareRnic} device's upcall stubs;
  * {@link VerbsOps} holds the handles of the static-inline data path (post_send, post_recv, poll_cq, {@code ibv_wr_*}),
  * called through the function pointers verbs.h would use. Typed wrappers: {@link IbvContext}, {@link ProtectionDomain},
- * {@link MemoryRegistration}, {@link CompletionQueue}, {@link QueuePair}, {@link QueuePairEx}; flyweights over native
+ * {@link MemoryRegistration}, {@link IbvCompletionQueue}, {@link QueuePair}, {@link QueuePairEx}; flyweights over native
  * arrays: {@link WorkRequestWriter}, {@link ReceiveRequestWriter}, {@link WorkCompletions}; what device and library can
  * do: {@link DeviceAttributes}, {@link NativeCapabilities}; the TCP side channel that replaces rdma_cm:
  * {@link QpInfoExchange}.

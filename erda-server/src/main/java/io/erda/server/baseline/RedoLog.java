@@ -89,7 +89,7 @@ public final class RedoLog implements AutoCloseable {
      * How long the applier yields for its next entry before it parks (after a 1 µs spin): a parked applier is unparked
      * by the worker that accepted the next PUT, before its reply, and the two then share a core, so PUT latency
      * depended on whether the applier happened to keep up (docs/MEASUREMENTS.md, "Idle strategies"). The same window
-     * as the server workers' (SoftCompletionQueue).
+     * as the server workers' (EmulatedCompletionQueue).
      */
     static final long APPLIER_YIELD_NANOS = 200_000;
     static final long APPLIER_SPIN_NANOS = 1_000;

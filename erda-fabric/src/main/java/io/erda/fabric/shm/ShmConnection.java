@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and doorbells: single bytes that wake the peer's sleeping poller, see {@link RingFile}) and the mapped ring file
  * with its two rings.
  */
-final class Connection {
+final class ShmConnection {
     final SocketChannel socket;
     final DataInputStream in;
     final DataOutputStream out;
@@ -34,13 +34,13 @@ final class Connection {
     Ring inbound;
     Ring outbound;
 
-    Connection(SocketChannel socket) {
+    ShmConnection(SocketChannel socket) {
         this.socket = socket;
         this.in = new DataInputStream(Channels.newInputStream(socket));
         this.out = new DataOutputStream(Channels.newOutputStream(socket));
     }
 
-    static Connection open(Path socketPath) {
+    static ShmConnection open(Path socketPath) {
         try {
             SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
             try {
@@ -49,7 +49,7 @@ final class Connection {
                 ch.close();
                 throw e;
             }
-            return new Connection(ch);
+            return new ShmConnection(ch);
         } catch (IOException e) {
             throw new FabricException("cannot reach an shm listener at " + socketPath + ": " + e, e);
         }

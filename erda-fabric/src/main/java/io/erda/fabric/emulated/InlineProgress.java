@@ -1,7 +1,7 @@
-package io.erda.fabric.soft;
+package io.erda.fabric.emulated;
 
 /**
- * A provider's inline progress for {@link SoftCompletionQueue} waiters (libfabric's manual progress): a thread waiting
+ * A provider's inline progress for {@link EmulatedCompletionQueue} waiters (libfabric's manual progress): a thread waiting
  * for a completion moves the provider's work along itself instead of waiting for an engine thread to do it and wake
  * it. The provider learns when waiters come and go, so its own engine thread can stand by while one polls instead of
  * polling the same rings beside it (on two cores, a third and fourth runnable thread halve what the two that matter

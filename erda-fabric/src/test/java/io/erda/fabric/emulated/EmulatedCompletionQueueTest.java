@@ -1,4 +1,4 @@
-package io.erda.fabric.soft;
+package io.erda.fabric.emulated;
 
 import io.erda.fabric.Completion;
 import io.erda.fabric.Opcode;
@@ -16,13 +16,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Direct delivery: the provider's thread runs the idle consumer itself only when that saves a parked waiter's
  * wake-up, and never more of them at once than waiters are parked.
  */
-class SoftCompletionQueueTest {
+class EmulatedCompletionQueueTest {
     private static Completion received(long wrId) {
         return Completion.success(wrId, Opcode.RECV, 64, null);
     }
 
     /** A thread waiting in take() for up to 10 s; returns once it has parked (past its spin and yield window). */
-    private static CompletableFuture<Completion> parkedWaiter(SoftCompletionQueue queue) throws InterruptedException {
+    private static CompletableFuture<Completion> parkedWaiter(EmulatedCompletionQueue queue) throws InterruptedException {
         CompletableFuture<Completion> taken = new CompletableFuture<>();
         Thread waiter = Thread.ofPlatform().daemon().start(() -> {
             try {
@@ -41,7 +41,7 @@ class SoftCompletionQueueTest {
 
     @Test
     void aCompletionForAParkedWaiterIsConsumedOnTheDeliveringThread() throws Exception {
-        SoftCompletionQueue queue = SoftCompletionQueue.withDirectDelivery(16);
+        EmulatedCompletionQueue queue = EmulatedCompletionQueue.withDirectDelivery(16);
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
         assertThat(queue.consumeWhenIdle(c -> ranOn.add(Thread.currentThread()))).isTrue();
         CompletableFuture<Completion> waiter = parkedWaiter(queue);
@@ -57,7 +57,7 @@ class SoftCompletionQueueTest {
 
     @Test
     void withoutAParkedWaiterTheCompletionIsQueued() {
-        SoftCompletionQueue queue = SoftCompletionQueue.withDirectDelivery(16);
+        EmulatedCompletionQueue queue = EmulatedCompletionQueue.withDirectDelivery(16);
         List<Completion> consumed = new CopyOnWriteArrayList<>();
         queue.consumeWhenIdle(consumed::add);
 
@@ -68,7 +68,7 @@ class SoftCompletionQueueTest {
 
     @Test
     void errorsAndDeclinedCompletionsGoToTheWaiter() throws Exception {
-        SoftCompletionQueue queue = SoftCompletionQueue.withDirectDelivery(16);
+        EmulatedCompletionQueue queue = EmulatedCompletionQueue.withDirectDelivery(16);
         List<Long> consumed = new CopyOnWriteArrayList<>();
         queue.consumeWhenIdle(c -> c.wrId() != 2 && consumed.add(c.wrId()));
 
@@ -85,7 +85,7 @@ class SoftCompletionQueueTest {
 
     @Test
     void noMoreConsumersRunAtOnceThanWaitersAreParked() throws Exception {
-        SoftCompletionQueue queue = SoftCompletionQueue.withDirectDelivery(16);
+        EmulatedCompletionQueue queue = EmulatedCompletionQueue.withDirectDelivery(16);
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         queue.consumeWhenIdle(c -> {
@@ -109,7 +109,7 @@ class SoftCompletionQueueTest {
 
     @Test
     void aCompletionDeliveredFromWithinAConsumerIsQueued() throws Exception {
-        SoftCompletionQueue queue = SoftCompletionQueue.withDirectDelivery(16);
+        EmulatedCompletionQueue queue = EmulatedCompletionQueue.withDirectDelivery(16);
         List<Boolean> nested = new CopyOnWriteArrayList<>();
         queue.consumeWhenIdle(c -> c.wrId() != 1 || nested.add(queue.deliver(received(2))));
         CompletableFuture<Completion> waiter = parkedWaiter(queue);
@@ -121,7 +121,7 @@ class SoftCompletionQueueTest {
 
     @Test
     void onlyQueuesWhoseProviderDeliversReceivesTakeAConsumer() {
-        assertThat(new SoftCompletionQueue(16).consumeWhenIdle(c -> true)).isFalse();
-        assertThat(SoftCompletionQueue.withDirectDelivery(16).consumeWhenIdle(c -> true)).isTrue();
+        assertThat(new EmulatedCompletionQueue(16).consumeWhenIdle(c -> true)).isFalse();
+        assertThat(EmulatedCompletionQueue.withDirectDelivery(16).consumeWhenIdle(c -> true)).isTrue();
     }
 }

@@ -1,4 +1,4 @@
-package io.erda.fabric.soft;
+package io.erda.fabric.emulated;
 
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
@@ -32,7 +32,7 @@ import java.util.function.Predicate;
  * YCSB B, for most PUTs. Each run borrows one parked waiter's turn, so no more consumers run at once than waiters
  * are parked; a completion delivered from within a run is queued.
  */
-public final class SoftCompletionQueue implements CompletionQueue {
+public final class EmulatedCompletionQueue implements CompletionQueue {
     /** Spin briefly, then yield: spinning waiters starve the threads that complete their work on 2 cores. */
     private static final long SPIN_NANOS = 1_000;
     /**
@@ -74,16 +74,16 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final AtomicInteger borrowed = new AtomicInteger();
     private static final ThreadLocal<Boolean> IN_DIRECT_RUN = ThreadLocal.withInitial(() -> false);
 
-    public SoftCompletionQueue(int capacity) {
+    public EmulatedCompletionQueue(int capacity) {
         this(capacity, InlineProgress.NONE);
     }
 
     /** {@code progress}: what waiters drive while they spin and yield (see the class comment). */
-    public SoftCompletionQueue(int capacity, InlineProgress progress) {
+    public EmulatedCompletionQueue(int capacity, InlineProgress progress) {
         this(capacity, progress, false);
     }
 
-    private SoftCompletionQueue(int capacity, InlineProgress progress, boolean directDelivery) {
+    private EmulatedCompletionQueue(int capacity, InlineProgress progress, boolean directDelivery) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("completion queue capacity " + capacity + " must be positive");
         }
@@ -94,8 +94,8 @@ public final class SoftCompletionQueue implements CompletionQueue {
     }
 
     /** A queue whose provider delivers receives with {@link #deliver} and so honours {@link #consumeWhenIdle} (tcp). */
-    public static SoftCompletionQueue withDirectDelivery(int capacity) {
-        return new SoftCompletionQueue(capacity, InlineProgress.NONE, true);
+    public static EmulatedCompletionQueue withDirectDelivery(int capacity) {
+        return new EmulatedCompletionQueue(capacity, InlineProgress.NONE, true);
     }
 
     @Override

@@ -7,14 +7,14 @@ import java.lang.foreign.MemorySegment;
  * {@code cq->context->ops.poll_cq(cq, n, wc)}, with the function pointer read once here; a critical downcall
  * for the real library ({@link VerbsLibrary#criticalDataPath()}).
  */
-public final class CompletionQueue implements AutoCloseable {
+public final class IbvCompletionQueue implements AutoCloseable {
     private final VerbsLibrary verbs;
     private final MemorySegment cq;
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
     private final boolean critical;
 
-    CompletionQueue(IbvContext context, MemorySegment cq) {
+    IbvCompletionQueue(IbvContext context, MemorySegment cq) {
         this.verbs = context.verbs();
         this.critical = verbs.criticalDataPath();
         this.cq = cq;

@@ -1,4 +1,4 @@
-package io.erda.fabric.soft;
+package io.erda.fabric.emulated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

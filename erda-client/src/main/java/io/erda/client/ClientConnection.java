@@ -27,7 +27,7 @@ import java.lang.foreign.MemorySegment;
  * view its HELLO returned. Used by one thread at a time (the pool hands it out), so every operation is
  * synchronous: post, wait for the completion.
  */
-final class Connection implements AutoCloseable {
+final class ClientConnection implements AutoCloseable {
     /** Requests: the largest is a PUT with a 64 KiB key. */
     private static final int SEND_BUFFER = 128 << 10;
     /**
@@ -79,7 +79,7 @@ final class Connection implements AutoCloseable {
     private int headStatesProcessed;
     private int headStatesAcknowledged;
 
-    private Connection(Fabric fabric, ClientOptions options, ClientStats stats, Endpoint endpoint) {
+    private ClientConnection(Fabric fabric, ClientOptions options, ClientStats stats, Endpoint endpoint) {
         this.endpoint = endpoint;
         this.protocol = options.protocol();
         this.stats = stats;
@@ -134,12 +134,12 @@ final class Connection implements AutoCloseable {
      * once its entry is applied): those endpoints wait for one as long as for any reply, like verbs' rnr_retry 7.
      * HEAD_STATEs processed are counted in {@code stats}.
      */
-    static Connection open(Fabric fabric, ClientOptions options, ClientStats stats) {
+    static ClientConnection open(Fabric fabric, ClientOptions options, ClientStats stats) {
         EndpointOptions defaults = EndpointOptions.defaults().withConnectTimeout(options.operationTimeout());
         EndpointOptions endpointOptions = options.protocol() == ClientOptions.Protocol.ERDA ? defaults
                 : defaults.withRnrTimeout(options.operationTimeout());
         Endpoint endpoint = options.endpointDecorator().apply(fabric.createEndpoint(endpointOptions));
-        return new Connection(fabric, options, stats, endpoint);
+        return new ClientConnection(fabric, options, stats, endpoint);
     }
 
     /** The protocol this connection speaks, as its option name ({@code REDO_LOG}). */

@@ -1,11 +1,11 @@
-package io.erda.fabric.soft;
+package io.erda.fabric.emulated;
 
 import io.erda.fabric.Access;
 import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.Status;
-import io.erda.fabric.soft.RegionTable.Check;
+import io.erda.fabric.emulated.RegionTable.Check;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * @param <F> the provider's fabric
  */
-public abstract class SoftRegion<F extends Fabric> implements MemoryRegion, RegionTable.Entry {
+public abstract class EmulatedRegion<F extends Fabric> implements MemoryRegion, RegionTable.Entry {
     private final F fabric;
     private final MemorySegment segment;
     private final RegisterOptions options;
@@ -25,7 +25,7 @@ public abstract class SoftRegion<F extends Fabric> implements MemoryRegion, Regi
     private final int accessBits;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    protected SoftRegion(F fabric, MemorySegment segment, RegisterOptions options, int key) {
+    protected EmulatedRegion(F fabric, MemorySegment segment, RegisterOptions options, int key) {
         if (options.durableMirror() != null) {
             options.durableMirror().requireFits(segment);
         }
@@ -45,9 +45,9 @@ public abstract class SoftRegion<F extends Fabric> implements MemoryRegion, Regi
      * a live registration of {@code fabric}, {@code [offset, +length)} inside it ({@link io.erda.fabric.WorkRequest}
      * and {@link io.erda.fabric.RecvRequest} make both non-negative), and LOCAL_WRITE if the operation writes it.
      */
-    public static Check<SoftRegion<?>> checkLocal(Fabric fabric, MemoryRegion region, long offset, long length,
+    public static Check<EmulatedRegion<?>> checkLocal(Fabric fabric, MemoryRegion region, long offset, long length,
                                                   boolean writesLocal) {
-        if (!(region instanceof SoftRegion<?> r) || r.fabric != fabric || r.closed.get()) {
+        if (!(region instanceof EmulatedRegion<?> r) || r.fabric != fabric || r.closed.get()) {
             return new Check<>(null, Status.LOCAL_PROTECTION_ERROR, "local region lkey 0x"
                     + Integer.toHexString(region.lkey()) + " is not registered with this fabric");
         }

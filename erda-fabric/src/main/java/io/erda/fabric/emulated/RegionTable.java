@@ -1,4 +1,4 @@
-package io.erda.fabric.soft;
+package io.erda.fabric.emulated;
 
 import io.erda.fabric.Access;
 import io.erda.fabric.Opcode;
