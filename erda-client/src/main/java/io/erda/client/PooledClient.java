@@ -41,7 +41,7 @@ public abstract class PooledClient implements KeyValueClient {
     /**
      * Idle connections, one slot per permit: a borrower holds a permit, so a returned connection always finds an
      * empty slot. Slots rather than a queue, because a queue's node per return was the client's largest allocation
-     * per PUT (JFR of a 1 M-key load) and its young pauses sit in the latency a benchmark measures; and the lowest
+     * per PUT and young pauses sit in the latency a benchmark measures; and the lowest
      * slot is taken first, so a single-threaded user keeps reusing one connection whose buffers stay in cache.
      */
     private final AtomicReferenceArray<ClientConnection> idle;

@@ -31,7 +31,7 @@ public final class LogChain {
     /**
      * Each slot's position in chain order, -1 for a slot not in this chain; copy-on-write like the lists. The cleaner
      * asks whether an offset lies in the old chain several times per entry of the table, under the store lock: a
-     * search of the slot list took a fifth of its switch (JFR, 1 M keys in 16 MiB regions).
+     * search of the slot list took a fifth of its switch.
      */
     private volatile int[] positionBySlot = new int[0];
     /** Logical offset of the next reservation (guarded by the head). */

@@ -306,7 +306,7 @@ public final class LogHead implements AutoCloseable {
     /**
      * Makes a spare on the preparer's thread and tells the {@link SpareListener}. A class of its own, loaded by
      * {@link #prepareAhead}, not a lambda linked at the first spare: the PUT that crossed half a region first ran a
-     * 7 ms cold path (deoptimised, interpreted, the lambda linked, the preparer's thread started; scale-bench, JFR).
+     * cold path of milliseconds (deoptimised, interpreted, the lambda linked, the preparer's thread started).
      */
     private final class SpareMaker implements Runnable {
         private final java.util.concurrent.CompletableFuture<PmRegion> made;

@@ -38,26 +38,22 @@ public final class EmulatedCompletionQueue implements CompletionQueue {
     /**
      * Yield this long before parking when other threads complete the work (tcp: its reader threads). A server
      * worker waits here for its next request: in YCSB A a PUT's reservation request comes after the previous PUT's
-     * WRITE and a GET or two (80 to 140 us), and with 50 us the worker had parked before most of them and the PUT
-     * paid its wake-up. store-bench --latency-check --fabrics tcp, two back-to-back pairs of 3 rounds, medians: PUT
-     * (A) / READ 2.79 and 2.82 with 200 us against 3.16 and 3.20 with 50 us, PUT (B) / READ 2.76 and 2.76 against
-     * 3.13 and 3.32, READ 26.7 to 28.0 us and GET (C) / READ 2.02 to 2.15 in all four.
+     * WRITE and a GET or two (80 to 140 us), and a shorter window parked the worker before most of them, so the PUT
+     * paid its wake-up (docs/MEASUREMENTS.md, "Idle strategies").
      */
     private static final long YIELD_NANOS = 200_000;
     /**
      * Yield this long before parking when the waiter completes the work itself ({@link InlineProgress}: shm). A parked
      * waiter costs the completion that ends its wait a wake-up chain (the shm poller woken, the waiter unparked, on a
-     * VM an idle vCPU woken by the host): 10 to 60 us, and milliseconds now and then. A server worker waits for its
-     * next request here, and under YCSB B (one PUT in 20 operations, a PUT every 30 to 100 us) it parked before about
-     * a third of them with 50 us: update mean 16.1 us, p99.9 502 us; with 1 ms, 9.8 to 11.8 us and 191 to 326 us
-     * (ycsb-compare, shm, three runs). Where other threads complete the work the long window hurts: the yielding waiters keep both cores, and
-     * the woken tcp readers wait for them (store-bench, tcp READ round trip 27 to 34 us with 1 ms).
+     * VM an idle vCPU woken by the host): 10 to 60 us, and milliseconds now and then; under YCSB B a server worker
+     * waits a PUT every 30 to 100 us. Where other threads complete the work (tcp) so long a window hurts: the yielding
+     * waiters keep the cores the readers need (docs/MEASUREMENTS.md, "Idle strategies").
      */
     private static final long INLINE_YIELD_NANOS = 1_000_000;
     private static final IdleStrategy.Policy WAIT =
-            IdleStrategy.Policy.spinYieldThenBlock("soft-cq", SPIN_NANOS, YIELD_NANOS);
+            IdleStrategy.Policy.spinYieldThenBlock("emulated-cq", SPIN_NANOS, YIELD_NANOS);
     private static final IdleStrategy.Policy INLINE_WAIT =
-            IdleStrategy.Policy.spinYieldThenBlock("soft-cq-inline", SPIN_NANOS, INLINE_YIELD_NANOS);
+            IdleStrategy.Policy.spinYieldThenBlock("emulated-cq-inline", SPIN_NANOS, INLINE_YIELD_NANOS);
     private final ConcurrentLinkedQueue<Completion> queue = new ConcurrentLinkedQueue<>();
     private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
     private final AtomicInteger parkedCount = new AtomicInteger();

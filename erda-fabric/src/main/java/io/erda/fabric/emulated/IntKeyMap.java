@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * A map from {@code int} keys (rkeys) to values for a lookup on every one-sided access: {@link #get} takes no lock
  * and allocates nothing (a {@code Map<Integer, V>} boxed every rkey above 127: three {@code Integer}s per shm WRITE,
- * a tenth of a PUT's garbage in scale-bench's load). Copy-on-write: {@link #put} and {@link #remove} (a region
+ * a tenth of a PUT's garbage). Copy-on-write: {@link #put} and {@link #remove} (a region
  * registered or dropped, rare) build a new open-addressed table under a lock and publish it with one volatile write,
  * so a reader sees the table before or after a change, never a half-made one.
  *

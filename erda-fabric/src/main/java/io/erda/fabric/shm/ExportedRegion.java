@@ -32,8 +32,8 @@ record ExportedRegion(int rkey, long address, long length, int accessBits, Path 
     /**
      * Component by component, as the record's own would, but written out: {@link PeerMemory} compares its mappings'
      * regions with a new snapshot's on the initiator's request thread, first when the target publishes a new region
-     * (a spare log region, long after warm-up), and the generated equals bootstraps (spins classes) on its first call:
-     * a 12 ms PUT in scale-bench's load at 1.83 M keys.
+     * (a spare log region, long after warm-up), and the generated equals bootstraps (spins classes) on its first call,
+     * milliseconds on a PUT's path.
      */
     @Override
     public boolean equals(Object o) {

@@ -40,9 +40,9 @@ final class PeerMemory implements AutoCloseable {
 
     /**
      * Closes the mappings of regions the target retired, off the request path. Closing a shared arena is a handshake
-     * with every thread of the JVM, and reload runs on a request's thread under its endpoint's lock: in cleaner-bench
-     * (1 M keys, a cleaning retiring about 220 regions) a PUT spent up to about 100 ms there while the client's poller
-     * waited 58.5 ms for that lock (JFR). Nothing reaches a mapping once it has left {@link #mappings}: the endpoint
+     * with every thread of the JVM, and reload runs on a request's thread under its endpoint's lock: a cleaning that
+     * retires a few hundred regions held a PUT there for up to about 100 ms, and the client's poller waited for that
+     * lock (docs/MEASUREMENTS.md, "shm unmapping"). Nothing reaches a mapping once it has left {@link #mappings}: the endpoint
      * finds regions only there, under its lock.
      */
     private static final java.util.concurrent.ExecutorService UNMAPPER = java.util.concurrent.Executors

@@ -33,31 +33,27 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Standing by.</b> While a waiter polls inline (the fabric counts them: {@code InlineProgress}) this
  * thread has nothing to add, so it parks ({@link #STANDBY_NANOS} at most) instead of spinning and yielding beside it:
  * on two cores the client's and the server's pollers would otherwise be two more runnable threads next to the client
- * thread and the server worker, racing them for every record (store-bench --latency-check on a loaded 2-core VM,
- * medians of four runs each: SEND/RECV ping-pong 9.6 µs before, 3.4 µs after; an update-only PUT 22.7 µs, 16.8 µs).
- * A waiter that gives up and parks unparks it first; one that
- * found its completion does not (that would put a wake-up on every operation), so a message that arrives when no
+ * thread and the server worker, racing them for every record (docs/MEASUREMENTS.md, "Idle strategies"). A waiter
+ * that gives up and parks unparks it first; one that found its completion does not (that would put a wake-up on every operation), so a message that arrives when no
  * waiter polls any more waits at most {@link #STANDBY_NANOS} for this thread, which then resumes its spin, yield and
  * sleep. Endpoints joining and stopping unpark it too.
  */
 final class Poller {
     /**
      * Spin only briefly after the last work, then yield: on a 2-core machine the poller shares a core with the
-     * threads that produce its next message, and spinning starves them (fabric-bench ping-pong: spin 20 us then
-     * yield 80 us gave ~90 us p50, spin 1 us then yield 100 us ~12-19 us). A yield on an idle core costs little
-     * more than a spin, so a busy poller still never sleeps between messages.
+     * threads that produce its next message, and spinning starves them. A yield on an idle core costs little more
+     * than a spin, so a busy poller still never sleeps between messages.
      */
     static final long SPIN_NANOS = 1_000;
     /** Then yield this long before sleeping: the most CPU an idle poller burns after its last piece of work. */
     static final long YIELD_NANOS = 100_000;
-    private static final IdleStrategy.Policy IDLE = IdleStrategy.Policy.spinYieldThenBlock("shm-poller", SPIN_NANOS, YIELD_NANOS);
+    private static final IdleStrategy.Policy IDLE =
+            IdleStrategy.Policy.spinYieldThenBlock("shm-poller", SPIN_NANOS, YIELD_NANOS);
     /**
      * Longest park while a waiter polls inline: what a message may wait if it arrives after the last waiter left
      * without parking (it found its completion), and the period of this thread's wake-ups meanwhile. Each wake-up
-     * lands on a core that a client thread or a server worker is using: with 200 us the two pollers of a YCSB
-     * update-only run (client and server process) woke about 5,000 times a second each (perf sched), and the PUT mean
-     * was 8.2 us where it was 7.1 us with 2 ms (p99 21 and 16 us; ycsb-compare, shm, while its pages were warm). 1 ms
-     * matches how long a waiter that drives the rings yields before it parks and unparks this thread
+     * lands on a core that a client thread or a server worker is using, so a short period costs every PUT
+     * (docs/MEASUREMENTS.md, "Idle strategies"). 1 ms matches how long a waiter that drives the rings yields before it parks and unparks this thread
      * ({@code EmulatedCompletionQueue}): a message nobody polls for is rare, and waits no longer than that.
      */
     static final long STANDBY_NANOS = 1_000_000;
