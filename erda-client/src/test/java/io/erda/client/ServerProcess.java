@@ -20,7 +20,12 @@ import java.util.stream.Stream;
  */
 final class ServerProcess implements AutoCloseable {
     private static final Pattern READY = Pattern.compile("erda-server listening on (\\S+)");
-    private static final long START_TIMEOUT_SECONDS = 60;
+    /**
+     * How long a server may take to print that it listens. Generous: in the SoftRoCE VM (TCG, no KVM) a JVM that
+     * shares two emulated CPUs with another lane's tests has taken more than 60 s to get there; a server that fails
+     * to start says so at once (its process ends, and the failure names its log).
+     */
+    private static final long START_TIMEOUT_SECONDS = 180;
     private static final java.util.concurrent.atomic.AtomicInteger LOGS = new java.util.concurrent.atomic.AtomicInteger();
 
     private final ChildProcess child;
