@@ -1,0 +1,75 @@
+package io.erda.remotelog;
+
+import java.util.Random;
+
+/**
+ * One cell's power failures: appends with a method while the responder's memory is emulated for a configuration,
+ * power failing at a random event of the wire or the responder, then recovery from what survived and the loss
+ * checker's verdict, again and again on the recovered log.
+ */
+public final class PowerFailures {
+    /** A power failure is armed at a uniformly drawn event among the next this many (a few appends). */
+    public static final int MAX_EVENTS_BETWEEN_FAILURES = 40;
+
+    /**
+     * @param failures     power failures emulated
+     * @param acknowledged appends reported durable before a failure
+     * @param missing      acknowledged appends not in the recovered log, intact, where they belong
+     * @param torn         compound: records the recovered tail pointer claimed that were not intact
+     */
+    public record Outcome(int failures, long acknowledged, long missing, long torn) {
+        public long lost() {
+            return missing + torn;
+        }
+    }
+
+    private PowerFailures() {
+    }
+
+    /** Runs {@code failures} power failures for {@code method} in {@code configuration} on {@code log}. */
+    public static Outcome run(RemoteLog log, Configuration configuration, Method method, int failures, long seed) {
+        LogLayout layout = log.layout();
+        Random random = new Random(seed);
+        LossChecker checker = new LossChecker(layout);
+        byte[] empty = new byte[Math.toIntExact(layout.byteSize())];
+        byte[] current = empty;
+        log.server().restore(empty);
+        int receiveBytes = Message.slotSize(layout.recordSize()) * LogServer.RECEIVE_BUFFERS;
+        long position = 0;
+        long sequence = 0;
+        for (int f = 0; f < failures; f++) {
+            if (position + MAX_EVENTS_BETWEEN_FAILURES >= layout.capacity()) {
+                current = empty;
+                log.server().restore(empty);
+                checker.reset();
+                position = 0;
+            }
+            ResponderMemory memory = new ResponderMemory(configuration, current, receiveBytes, random.nextLong());
+            memory.armPowerFailure(1 + random.nextInt(MAX_EVENTS_BETWEEN_FAILURES));
+            log.attach(memory);
+            while (memory.powerOn() && position < layout.capacity()) {
+                sequence++;
+                if (log.appender().append(method, position, sequence)) {
+                    checker.acknowledged(position, sequence);
+                    position++;
+                }
+            }
+            memory.failPower();
+            log.appender().sync();
+            log.attach(null);
+            requireHealthy(log);
+            Recovery.Recovered recovered = Recovery.recover(layout, method.update(), memory.crashImage());
+            checker.check(recovered);
+            current = recovered.log();
+            log.server().restore(current);
+            position = recovered.tail();
+        }
+        return new Outcome(failures, checker.acknowledgedTotal(), checker.missing(), checker.torn());
+    }
+
+    static void requireHealthy(RemoteLog log) {
+        if (log.server().failure() != null) {
+            throw new IllegalStateException("the REMOTELOG server failed", log.server().failure());
+        }
+    }
+}
