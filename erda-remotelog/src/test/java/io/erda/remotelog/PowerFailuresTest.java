@@ -45,4 +45,25 @@ class PowerFailuresTest {
             assertThat(o.lost()).isZero();
         }
     }
+
+    @Test
+    void theResponderFlushSavesDmpWithDdioWhereTheRdmaFlushDoesNot() throws Exception {
+        Configuration dmpDdio = Configuration.parse("DMP+DDIO+PM-RQWRB");
+        try (RemoteLog log = RemoteLog.open("shm", work, LAYOUT)) {
+            assertThat(PowerFailures.run(log, dmpDdio, Method.WRITE_SEND_FLUSH, 40, 3).lost()).isZero();
+            assertThat(PowerFailures.run(log, dmpDdio, Method.WRITE_FLUSH, 40, 3).lost()).isPositive();
+        }
+    }
+
+    @Test
+    void compoundCellsAreJudgedByTheirTailPointer() throws Exception {
+        try (RemoteLog log = RemoteLog.open("shm", work, LAYOUT)) {
+            assertThat(PowerFailures.run(log, Configuration.parse("MHP+DDIO+PM-RQWRB"), Method.SEND_AB_FLUSH, 40, 4)
+                    .lost()).isZero();
+            assertThat(PowerFailures.run(log, Configuration.parse("DMP+!DDIO+DRAM-RQWRB"),
+                    Method.WRITE_FLUSH_ATOMIC_FLUSH, 40, 4).lost()).isZero();
+            assertThat(PowerFailures.run(log, Configuration.parse("DMP+DDIO+DRAM-RQWRB"), Method.WRITE_WRITE_FLUSH,
+                    40, 4).lost()).isPositive();
+        }
+    }
 }
