@@ -114,6 +114,19 @@ public final class RemoteLog implements AutoCloseable {
         return target.stats();
     }
 
+    /** How this fabric executes the taxonomy's FLUSH and Write_atomic: natively, or as which emulation. */
+    public String operations() {
+        var caps = initiator.capabilities();
+        return "FLUSH: " + (caps.nativeFlush() ? "the device's own" : "a READ (the paper's emulation, section 3.4)")
+                + "; Write_atomic: " + (caps.atomicWrite() ? "the device's ATOMIC_WRITE"
+                : "none (write-flush-atomic-flush waits for the first FLUSH instead)")
+                + (initiator.scheme().equals("verbs")
+                ? "; a completion means what the transport says: received on InfiniBand and RoCE, only sent on iWARP,"
+                + " where WSP needs a FLUSH too (section 3.2) and the WSP verdicts here do not hold"
+                : "; a request completes after the responder executed it, so a completion means it was received, as"
+                + " on InfiniBand and RoCE");
+    }
+
     public String device() {
         return initiator.capabilities().device();
     }
