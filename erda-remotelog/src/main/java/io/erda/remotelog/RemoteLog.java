@@ -19,6 +19,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -47,14 +48,20 @@ public final class RemoteLog implements AutoCloseable {
 
     /** Opens both sides on {@code scheme} (tcp, shm, verbs) with the log in {@code work}. */
     public static RemoteLog open(String scheme, Path work, LogLayout layout) throws IOException, InterruptedException {
+        return open(scheme, work, layout, Map.of());
+    }
+
+    /** As {@link #open(String, Path, LogLayout)}, with provider properties (verbs: {@code verbs.device}). */
+    public static RemoteLog open(String scheme, Path work, LogLayout layout, Map<String, String> properties)
+            throws IOException, InterruptedException {
         RemoteLog r = new RemoteLog(layout);
         try {
             URI uri = switch (scheme) {
                 case "shm" -> URI.create("shm://" + work.toAbsolutePath());
                 default -> URI.create(scheme + "://127.0.0.1:0");
             };
-            r.target = Fabric.open(uri);
-            r.initiator = Fabric.open(uri);
+            r.target = Fabric.open(uri, properties);
+            r.initiator = Fabric.open(uri, properties);
             r.listener = r.target.listen(uri);
             r.log = r.mapLog(work.resolve("remotelog.pm"));
             r.receiveBuffers = LogServer.receiveBuffers(r.target, layout.recordSize(), r.arena);

@@ -129,7 +129,7 @@ public final class RemoteLogBench implements Callable<Integer> {
     private void printTable(List<Cell> cells, Map<Method, AppendTiming.Result> timing) {
         out.println();
         out.printf("%-20s %-29s %-9s %8s %8s %8s %9s %5s %6s %5s %5s %8s  %s%n", "configuration", "method (* paper's)",
-                "paper", "mean-us", "p50-us", "p99-us", "rsp-cpu", "fails", "acked", "lost", "torn", "survived",
+                "paper", "mean-us", "p50-us", "p99-us", "rsp-cpu", "fails", "acked", "missed", "torn", "survived",
                 "shown");
         Configuration previous = null;
         for (Cell cell : cells) {
