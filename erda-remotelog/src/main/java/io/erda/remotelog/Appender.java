@@ -1,6 +1,7 @@
 package io.erda.remotelog;
 
 import io.erda.fabric.Completion;
+import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.FabricCapabilities;
 import io.erda.fabric.FabricException;
@@ -308,7 +309,7 @@ public final class Appender implements AutoCloseable {
         }
     }
 
-    private Completion take(io.erda.fabric.CompletionQueue queue) {
+    private Completion take(CompletionQueue queue) {
         try {
             Completion c = queue.take(WAIT.toNanos(), TimeUnit.NANOSECONDS);
             if (c == null) {

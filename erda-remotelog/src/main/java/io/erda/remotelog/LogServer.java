@@ -10,6 +10,7 @@ import io.erda.fabric.SyncEndpoint;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -211,7 +212,7 @@ public final class LogServer implements AutoCloseable {
         int length = layout.recordSize();
         MemorySegment.copy(buffers, at + Message.HEADER_LENGTH, log.segment(), recordAt, length);
         if (m != null) {
-            m.stored(recordAt, log.segment().asSlice(recordAt, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            m.stored(recordAt, log.segment().asSlice(recordAt, length).toArray(ValueLayout.JAVA_BYTE));
         }
         if ((flags & Message.FLAG_FLUSH) != 0) {
             writeBack(m, recordAt, length);
@@ -221,7 +222,7 @@ public final class LogServer implements AutoCloseable {
             layout.setTail(log.segment(), tail);
             if (m != null) {
                 m.stored(LogLayout.TAIL_OFFSET, log.segment().asSlice(LogLayout.TAIL_OFFSET, LogLayout.TAIL_LENGTH)
-                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                        .toArray(ValueLayout.JAVA_BYTE));
             }
             if ((flags & Message.FLAG_FLUSH) != 0) {
                 writeBack(m, LogLayout.TAIL_OFFSET, LogLayout.TAIL_LENGTH);

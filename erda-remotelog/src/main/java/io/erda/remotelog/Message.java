@@ -1,6 +1,7 @@
 package io.erda.remotelog;
 
 import java.lang.foreign.MemorySegment;
+import java.util.zip.CRC32C;
 
 /**
  * A REMOTELOG message (the payload of a SEND), as it lies in a receive buffer:
@@ -128,7 +129,7 @@ public final class Message {
     }
 
     private static int checksum(MemorySegment buffer, long at, int payload) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(buffer.asSlice(at, CRC_OFFSET).asByteBuffer());
         crc.update(buffer.asSlice(at + HEADER_LENGTH, payload).asByteBuffer());
         return (int) crc.getValue();

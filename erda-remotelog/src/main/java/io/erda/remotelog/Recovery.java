@@ -3,6 +3,7 @@ package io.erda.remotelog;
 import io.erda.remotelog.Method.Update;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -51,7 +52,7 @@ public final class Recovery {
             layout.setTail(log, tail);
         }
         log.asSlice(LogLayout.HEADER_LENGTH + tail * layout.recordSize()).fill((byte) 0);
-        return new Recovered(log.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), tail, torn);
+        return new Recovered(log.toArray(ValueLayout.JAVA_BYTE), tail, torn);
     }
 
     /** Applies the intact APPLY messages of the receive buffers to the log, oldest record first. */

@@ -4,6 +4,7 @@ import io.erda.remotelog.Method.Update;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,7 +19,7 @@ class LossCheckerTest {
                 LAYOUT.encode(log, LAYOUT.recordOffset(p), sequences[p], p);
             }
         }
-        return log.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        return log.toArray(ValueLayout.JAVA_BYTE);
     }
 
     private static Recovery.Recovered recover(Update update, byte[] log) {
@@ -85,7 +86,7 @@ class LossCheckerTest {
         LAYOUT.encode(record, 0, 1, 0);
         Message.encode(buffers, slot, Message.APPLY, Message.FLAG_TAIL, 0, 64, record, 1);
         Recovery.Recovered recovered = Recovery.recover(LAYOUT, Update.COMPOUND, new ResponderMemory.Image(
-                logWith(), buffers.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                logWith(), buffers.toArray(ValueLayout.JAVA_BYTE)));
         assertThat(recovered.tail()).isEqualTo(1);
         assertThat(checker.check(recovered)).isZero();
     }

@@ -1,5 +1,6 @@
 package io.erda.remotelog;
 
+import io.erda.core.testing.ShmTempDirFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PowerFailuresTest {
     private static final LogLayout LAYOUT = new LogLayout(64, 4096);
 
-    @TempDir
+    @TempDir(factory = ShmTempDirFactory.class)
     Path work;
 
     @ParameterizedTest

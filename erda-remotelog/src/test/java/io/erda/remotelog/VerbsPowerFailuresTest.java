@@ -1,5 +1,6 @@
 package io.erda.remotelog;
 
+import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.ffm.verbs.SoftwareRnic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +35,7 @@ class VerbsPowerFailuresTest {
         }
     }
 
-    @TempDir
+    @TempDir(factory = ShmTempDirFactory.class)
     Path work;
 
     @Test
