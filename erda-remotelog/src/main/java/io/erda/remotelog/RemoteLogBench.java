@@ -162,29 +162,34 @@ public final class RemoteLogBench implements Callable<Integer> {
     private void printRatios(Map<Method, AppendTiming.Result> timing) {
         out.println();
         out.println("the paper's findings, as ratios of median (p50) append latency in this run:");
-        ratio(timing, "one-sided vs message passing (MHP, singleton): write-flush / send-copy",
-                Method.WRITE_FLUSH, Method.SEND_COPY, "paper: one-sided up to 50% faster");
-        ratio(timing, "one-sided vs message passing (WSP, compound): write-write / send-ab-copy",
-                Method.WRITE_WRITE, Method.SEND_AB_COPY, "paper: up to 30% faster");
-        ratio(timing, "WSP without Flush vs MHP: write / write-flush",
-                Method.WRITE, Method.WRITE_FLUSH, "paper: 1.6 us, 25% below MHP");
-        ratio(timing, "SEND(a,b) vs WRITE+WRITE in DMP with DDIO: send-ab-copy-flush / write-send-flush-twice",
-                Method.SEND_AB_COPY_FLUSH, Method.WRITE_SEND_FLUSH_TWICE, "paper: two round trips cost over 2x");
-        ratio(timing, "PM receive buffers (MHP): send-flush / send-copy",
-                Method.SEND_FLUSH, Method.SEND_COPY, "paper: Send becomes one-sided");
-        ratio(timing, "non-posted WRITE vs waiting for the Flush (DMP, no DDIO): write-flush-atomic-flush / write-flush-wait-twice",
-                Method.WRITE_FLUSH_ATOMIC_FLUSH, Method.WRITE_FLUSH_WAIT_TWICE, "paper: pipelining helps");
+        for (Finding f : FINDINGS) {
+            AppendTiming.Result a = timing.get(f.method());
+            AppendTiming.Result b = timing.get(f.against());
+            if (a != null && b != null) {
+                out.printf(Locale.ROOT, "  %-95s %5.2f  (%.2f / %.2f us; %s)%n", f.what(), a.p50Micros() / b.p50Micros(),
+                        a.p50Micros(), b.p50Micros(), f.paper());
+            }
+        }
     }
 
-    private void ratio(Map<Method, AppendTiming.Result> timing, String what, Method a, Method b, String paper) {
-        AppendTiming.Result ta = timing.get(a);
-        AppendTiming.Result tb = timing.get(b);
-        if (ta == null || tb == null) {
-            return;
-        }
-        out.printf(Locale.ROOT, "  %-95s %5.2f  (%.2f / %.2f us; %s)%n", what, ta.p50Micros() / tb.p50Micros(),
-                ta.p50Micros(), tb.p50Micros(), paper);
+    /** One of the paper's findings: {@code method}'s latency over {@code against}'s, and what the paper measured. */
+    record Finding(String what, Method method, Method against, String paper) {
     }
+
+    static final List<Finding> FINDINGS = List.of(
+            new Finding("one-sided vs message passing (MHP, singleton): write-flush / send-copy",
+                    Method.WRITE_FLUSH, Method.SEND_COPY, "paper: one-sided up to 50% faster"),
+            new Finding("one-sided vs message passing (WSP, compound): write-write / send-ab-copy",
+                    Method.WRITE_WRITE, Method.SEND_AB_COPY, "paper: up to 30% faster"),
+            new Finding("WSP without Flush vs MHP: write / write-flush",
+                    Method.WRITE, Method.WRITE_FLUSH, "paper: 1.6 us, 25% below MHP"),
+            new Finding("SEND(a,b) vs WRITE+WRITE in DMP with DDIO: send-ab-copy-flush / write-send-flush-twice",
+                    Method.SEND_AB_COPY_FLUSH, Method.WRITE_SEND_FLUSH_TWICE, "paper: two round trips cost over 2x"),
+            new Finding("PM receive buffers (MHP): send-flush / send-copy",
+                    Method.SEND_FLUSH, Method.SEND_COPY, "paper: Send becomes one-sided"),
+            new Finding("non-posted WRITE vs waiting for the Flush (DMP, no DDIO): write-flush-atomic-flush / "
+                    + "write-flush-wait-twice", Method.WRITE_FLUSH_ATOMIC_FLUSH, Method.WRITE_FLUSH_WAIT_TWICE,
+                    "paper: pipelining helps"));
 
     private int printSummary(List<Cell> cells) {
         long correct = cells.stream().filter(c -> c.verdict() == Verdict.CORRECT && c.outcome().lost() == 0).count();

@@ -1,13 +1,11 @@
 package io.erda.remotelog;
 
 import io.erda.core.testing.ShmTempDirFactory;
-import io.erda.ffm.verbs.SoftwareRnic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.ServiceLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,20 +18,8 @@ class VerbsPowerFailuresTest {
     private static final LogLayout LAYOUT = new LogLayout(64, 2048);
     private static final Map<String, String> SOFT = Map.of("verbs.device", "soft");
 
-    /** The registered software RNIC, claiming a library without ATOMIC_WRITE. */
-    public static final class WithoutAtomicWrite implements SoftwareRnic {
-        private final SoftwareRnic registered = ServiceLoader.load(SoftwareRnic.class).findFirst().orElseThrow();
-
-        @Override
-        public Device newDevice() {
-            return registered.newDevice();
-        }
-
-        @Override
-        public int rdmaCoreVersion() {
-            return 0;
-        }
-    }
+    /** erda-fabric's software RNIC that claims an rdma-core without ATOMIC_WRITE. */
+    private static final String WITHOUT_ATOMIC_WRITE = "io.erda.fabric.verbs.VerbsSoftDeviceTest$UnknownRdmaCore";
 
     @TempDir(factory = ShmTempDirFactory.class)
     Path work;
@@ -52,8 +38,7 @@ class VerbsPowerFailuresTest {
 
     @Test
     void withoutAtomicWriteTheNonPostedWriteWaitsForTheFlushInstead() throws Exception {
-        Map<String, String> noAtomicWrite = Map.of("verbs.device", "soft", "verbs.soft-rnic",
-                WithoutAtomicWrite.class.getName());
+        Map<String, String> noAtomicWrite = Map.of("verbs.device", "soft", "verbs.soft-rnic", WITHOUT_ATOMIC_WRITE);
         try (RemoteLog log = RemoteLog.open("verbs", work, LAYOUT, noAtomicWrite)) {
             assertThat(log.appender().substitute(Method.WRITE_FLUSH_ATOMIC_FLUSH))
                     .isEqualTo(Method.WRITE_FLUSH_WAIT_TWICE);
