@@ -1,15 +1,20 @@
 package io.erda.remotelog;
 
+import io.erda.fabric.Fabric;
 import io.erda.remotelog.Taxonomy.Verdict;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -57,16 +62,33 @@ public final class RemoteLogBench implements Callable<Integer> {
         System.exit(new CommandLine(new RemoteLogBench()).execute(args));
     }
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
-        List<Configuration> configs = configurations == null ? Configuration.all()
-                : configurations.stream().map(Configuration::parse).toList();
-        List<Method> ms = methods == null ? List.of(Method.values()) : methods.stream().map(Method::parse).toList();
+        List<Configuration> configs;
+        List<Method> ms;
         int warm = warmup != null ? warmup : records / 10;
+        LogLayout layout;
+        try {
+            configs = configurations == null ? Configuration.all()
+                    : configurations.stream().map(Configuration::parse).toList();
+            ms = methods == null ? List.of(Method.values()) : methods.stream().map(Method::parse).toList();
+            if (!Fabric.schemes().contains(fabric)) {
+                throw new IllegalArgumentException("--fabric " + fabric + " is none of " + Fabric.schemes());
+            }
+            if (records <= 0 || warm < 0 || failures < 0) {
+                throw new IllegalArgumentException("--records " + records + " must be positive, --warmup " + warm
+                        + " and --failures " + failures + " not negative");
+            }
+            layout = new LogLayout(recordSize, Math.max(warm + records, 4 * PowerFailures.MAX_EVENTS_BETWEEN_FAILURES));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory(
                 Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir")),
                 "remotelog");
-        LogLayout layout = new LogLayout(recordSize, Math.max(warm + records, 4 * PowerFailures.MAX_EVENTS_BETWEEN_FAILURES));
         Map<Method, AppendTiming.Result> timing = new EnumMap<>(Method.class);
         List<Cell> cells = new ArrayList<>();
         try (RemoteLog log = RemoteLog.open(fabric, dir, layout)) {
@@ -99,6 +121,9 @@ public final class RemoteLogBench implements Callable<Integer> {
                 }
             }
         }
+        if (work == null) {
+            deleteTree(dir); // the log, and shm's rings and sockets: a run leaves nothing behind in /dev/shm
+        }
         printTable(cells, timing);
         printLegend(ms);
         printRatios(timing);
@@ -116,6 +141,14 @@ public final class RemoteLogBench implements Callable<Integer> {
                 return outcome.lost() == 0 ? "correct, 0 lost" : "CORRECT CELL LOST APPENDS";
             }
             return outcome.lost() > 0 ? "incorrect, shown" : "incorrect, not observed";
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 
