@@ -93,6 +93,10 @@ public final class ResponderMemory {
     private final List<Item> items = new ArrayList<>();
     /** The ticket of the item last copied into the durable image at (area, offset): an older one never overwrites it. */
     private final Map<Long, Long> lastApplied = new HashMap<>();
+    /** The ticket of each message that consumes a receive buffer, by its ordinal, until the responder receives it. */
+    private final Map<Long, Long> messageTickets = new HashMap<>();
+    /** The kind of each posted Flush and Write_atomic, until its completion (its item may be gone by then). */
+    private final Map<Long, Kind> nonPosted = new HashMap<>();
     private final Random random;
     private long nextTicket = 1;
     private long events;
@@ -152,6 +156,12 @@ public final class ResponderMemory {
         }
         boolean inCache = configuration.ddio();
         items.add(new Item(ticket, kind, area, offset, bytes, inCache, receiveOrdinal, Stage.IN_FLIGHT));
+        if (receiveOrdinal > 0) {
+            messageTickets.put(receiveOrdinal, ticket);
+        }
+        if (kind != Kind.POSTED) {
+            nonPosted.put(ticket, kind);
+        }
         settle();
         return ticket;
     }
@@ -174,11 +184,12 @@ public final class ResponderMemory {
                 done = i;
             }
         }
-        if (done != null && done.kind != Kind.POSTED) {
+        Kind kind = nonPosted.remove(ticket);
+        if (kind != null) {
             for (Item i : items) {
                 if (i.ticket < ticket) {
                     advance(i, Stage.PLACED);
-                    if (done.kind == Kind.FLUSH && !i.inCache) {
+                    if (kind == Kind.FLUSH && !i.inCache) {
                         advance(i, Stage.PERSISTED);
                     }
                 }
@@ -199,11 +210,9 @@ public final class ResponderMemory {
         if (!event()) {
             return;
         }
-        long last = -1;
-        for (Item i : items) {
-            if (i.receiveOrdinal == receiveOrdinal) {
-                last = i.ticket;
-            }
+        Long last = messageTickets.remove(receiveOrdinal);
+        if (last == null) {
+            return; // posted while power was off, or never: nothing to place
         }
         for (Item i : items) {
             if (i.ticket <= last) {
