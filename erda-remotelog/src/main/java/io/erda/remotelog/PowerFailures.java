@@ -47,6 +47,8 @@ public final class PowerFailures {
             ResponderMemory memory = new ResponderMemory(configuration, current, receiveBytes, random.nextLong());
             memory.armPowerFailure(1 + random.nextInt(MAX_EVENTS_BETWEEN_FAILURES));
             log.attach(memory);
+            long firstPosition = position;
+            long firstSequence = sequence + 1;
             while (memory.powerOn() && position < layout.capacity()) {
                 sequence++;
                 if (log.appender().append(method, position, sequence)) {
@@ -58,6 +60,7 @@ public final class PowerFailures {
             log.appender().sync();
             log.attach(null);
             requireHealthy(log);
+            requirePlaced(log, method, firstPosition, position, firstSequence);
             Recovery.Recovered recovered = Recovery.recover(layout, method.update(), memory.crashImage());
             checker.check(recovered);
             current = recovered.log();
@@ -65,6 +68,26 @@ public final class PowerFailures {
             position = recovered.tail();
         }
         return new Outcome(failures, checker.acknowledgedTotal(), checker.missing(), checker.torn());
+    }
+
+    /**
+     * The fabric and the responder really did their part: with power never cut in the live memory, every append of
+     * the round acknowledged is in the live log, and a compound append's tail pointer is past it. Losses
+     * then come from the emulated power failure only, never from a request that went astray.
+     */
+    private static void requirePlaced(RemoteLog log, Method method, long from, long to, long firstSequence) {
+        LogLayout layout = log.layout();
+        for (long p = from; p < to; p++) {
+            long found = layout.intactSequence(log.server().log(), p);
+            if (found < firstSequence) {
+                throw new IllegalStateException(method.label() + ": the live log holds no record of this round at "
+                        + "position " + p + " (found sequence " + found + ", round from " + firstSequence + ")");
+            }
+        }
+        if (method.update() == Method.Update.COMPOUND && to > from && layout.tail(log.server().log()) < to) {
+            throw new IllegalStateException(method.label() + ": the live tail pointer is "
+                    + layout.tail(log.server().log()) + ", not past the round's last append " + (to - 1));
+        }
     }
 
     static void requireHealthy(RemoteLog log) {
