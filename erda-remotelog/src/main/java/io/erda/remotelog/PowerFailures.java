@@ -28,6 +28,12 @@ public final class PowerFailures {
 
     /** Runs {@code failures} power failures for {@code method} in {@code configuration} on {@code log}. */
     public static Outcome run(RemoteLog log, Configuration configuration, Method method, int failures, long seed) {
+        return run(log, configuration, Transport.INFINIBAND, method, failures, seed);
+    }
+
+    /** As the other, with the requester's completions read as {@code transport}'s. */
+    public static Outcome run(RemoteLog log, Configuration configuration, Transport transport, Method method,
+                              int failures, long seed) {
         LogLayout layout = log.layout();
         Random random = new Random(seed);
         LossChecker checker = new LossChecker(layout);
@@ -44,7 +50,8 @@ public final class PowerFailures {
                 checker.reset();
                 position = 0;
             }
-            ResponderMemory memory = new ResponderMemory(configuration, current, receiveBytes, random.nextLong());
+            ResponderMemory memory = new ResponderMemory(configuration, transport, current, receiveBytes,
+                    random.nextLong());
             memory.armPowerFailure(1 + random.nextInt(MAX_EVENTS_BETWEEN_FAILURES));
             log.attach(memory);
             long firstPosition = position;

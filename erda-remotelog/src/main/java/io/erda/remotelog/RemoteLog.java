@@ -128,8 +128,8 @@ public final class RemoteLog implements AutoCloseable {
                 + "; Write_atomic: " + (caps.atomicWrite() ? "the device's ATOMIC_WRITE"
                 : "none (write-flush-atomic-flush waits for the first FLUSH instead)")
                 + (initiator.scheme().equals("verbs")
-                ? "; a completion means what the transport says: received on InfiniBand and RoCE, only sent on iWARP,"
-                + " where WSP needs a FLUSH too (section 3.2) and the WSP verdicts here do not hold"
+                ? "; a completion means what the transport says: received on InfiniBand and RoCE, only sent on iWARP"
+                + " (run with --transport iwarp there: WSP then needs a FLUSH too, section 3.2)"
                 : "; a request completes after the responder executed it, so a completion means it was received, as"
                 + " on InfiniBand and RoCE");
     }

@@ -38,6 +38,9 @@ import java.util.concurrent.Callable;
 public final class RemoteLogBench implements Callable<Integer> {
     @Option(names = "--fabric", description = "shm, tcp or verbs (default ${DEFAULT-VALUE})")
     String fabric = "shm";
+    @Option(names = "--transport", description = "what a completion means: infiniband (also RoCE, tcp, shm: the "
+            + "responder received the request) or iwarp (only sent; WSP then needs a Flush) (default ${DEFAULT-VALUE})")
+    String transport = "infiniband";
     @Option(names = "--records", description = "timed appends per method (default ${DEFAULT-VALUE})")
     int records = 10_000;
     @Option(names = "--record-size", description = "bytes per record, a multiple of 8 (default ${DEFAULT-VALUE})")
@@ -71,7 +74,9 @@ public final class RemoteLogBench implements Callable<Integer> {
         List<Method> ms;
         int warm = warmup != null ? warmup : records / 10;
         LogLayout layout;
+        Transport carried;
         try {
+            carried = Transport.parse(transport);
             configs = configurations == null ? Configuration.all()
                     : configurations.stream().map(Configuration::parse).toList();
             ms = methods == null ? List.of(Method.values()) : methods.stream().map(Method::parse).toList();
@@ -93,7 +98,9 @@ public final class RemoteLogBench implements Callable<Integer> {
         List<Cell> cells = new ArrayList<>();
         try (RemoteLog log = RemoteLog.open(fabric, dir, layout)) {
             out.printf("remotelog on %s: %d-byte records, %d timed appends per method after %d warm-up, "
-                    + "%d power failures per cell, seed %d%n", log.device(), recordSize, records, warm, failures, seed);
+                    + "%d power failures per cell, seed %d, completions read as %s%n", log.device(), recordSize,
+                    records, warm, failures, seed, carried == Transport.IWARP ? "iWARP's (sent)"
+                            : "InfiniBand's (received)");
             out.println(log.operations());
             for (Method m : ms) {
                 Method runs = log.appender().substitute(m);
@@ -115,8 +122,8 @@ public final class RemoteLogBench implements Callable<Integer> {
             long cellSeed = seed;
             for (Configuration c : configs) {
                 for (Method m : ms) {
-                    PowerFailures.Outcome o = PowerFailures.run(log, c, m, failures, cellSeed++);
-                    cells.add(new Cell(c, m, Taxonomy.verdict(c, m), o));
+                    PowerFailures.Outcome o = PowerFailures.run(log, c, carried, m, failures, cellSeed++);
+                    cells.add(new Cell(c, m, carried, Taxonomy.verdict(c, m, carried), o));
                     progress("power failures: " + cells.size() + "/" + total + " cells");
                 }
             }
@@ -131,9 +138,10 @@ public final class RemoteLogBench implements Callable<Integer> {
     }
 
     /** One configuration × method: the paper's verdict and what the power failures showed. */
-    record Cell(Configuration configuration, Method method, Verdict verdict, PowerFailures.Outcome outcome) {
+    record Cell(Configuration configuration, Method method, Transport transport, Verdict verdict,
+                PowerFailures.Outcome outcome) {
         boolean prescribed() {
-            return Taxonomy.prescribed(configuration, method.update(), method.primary()) == method;
+            return Taxonomy.prescribed(configuration, method.update(), method.primary(), transport) == method;
         }
 
         String shown() {
@@ -235,7 +243,7 @@ public final class RemoteLogBench implements Callable<Integer> {
             out.println("incorrect but no loss observed (the unsafe window was not hit, or cannot be on this fabric):");
             cells.stream().filter(c -> c.verdict() == Verdict.INCORRECT && c.outcome().lost() == 0).forEach(c ->
                     out.printf("  %-20s %-29s %s%n", c.configuration().label(), c.method().label(),
-                            Taxonomy.reason(c.configuration(), c.method())));
+                            Taxonomy.reason(c.configuration(), c.method(), c.transport())));
         }
         out.printf("remotelog scenarios %d, correct %d (0 lost), incorrect shown %d, unobservable %d%s%n", cells.size(),
                 correct, shown, unobserved, violations > 0 ? ", CORRECT CELLS LOSING APPENDS " + violations : "");

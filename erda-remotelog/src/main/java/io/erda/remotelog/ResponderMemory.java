@@ -88,6 +88,7 @@ public final class ResponderMemory {
     }
 
     private final Configuration configuration;
+    private final Transport transport;
     private final byte[] durableLog;
     private final byte[] durableReceiveBuffers;
     private final List<Item> items = new ArrayList<>();
@@ -109,7 +110,18 @@ public final class ResponderMemory {
      * @param seed                  draws natural write-backs and the collapse
      */
     public ResponderMemory(Configuration configuration, byte[] durableLog, int receiveBufferBytes, long seed) {
+        this(configuration, Transport.INFINIBAND, durableLog, receiveBufferBytes, seed);
+    }
+
+    /**
+     * As the other constructor, for requests carried by {@code transport}: on iWARP a posted request's completion
+     * does not move it out of flight; only a later non-posted completion or the responder's receipt of a later
+     * message shows that it arrived.
+     */
+    public ResponderMemory(Configuration configuration, Transport transport, byte[] durableLog, int receiveBufferBytes,
+                           long seed) {
         this.configuration = configuration;
+        this.transport = transport;
         this.durableLog = durableLog.clone();
         this.durableReceiveBuffers = new byte[receiveBufferBytes];
         this.random = new Random(seed);
@@ -175,16 +187,17 @@ public final class ResponderMemory {
         if (!event()) {
             return;
         }
+        Kind kind = nonPosted.remove(ticket);
+        boolean received = kind != null || transport.completionMeansReceived();
         Item done = null;
         for (Item i : items) {
-            if (i.ticket <= ticket && i.stage == Stage.IN_FLIGHT) {
+            if (received && i.ticket <= ticket && i.stage == Stage.IN_FLIGHT) {
                 i.stage = Stage.RECEIVED;
             }
             if (i.ticket == ticket) {
                 done = i;
             }
         }
-        Kind kind = nonPosted.remove(ticket);
         if (kind != null) {
             for (Item i : items) {
                 if (i.ticket < ticket) {

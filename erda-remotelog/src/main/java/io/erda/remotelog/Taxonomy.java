@@ -19,7 +19,7 @@ public final class Taxonomy {
     private Taxonomy() {
     }
 
-    /** The method the paper's table prescribes for this scenario. */
+    /** The method the paper's table prescribes for this scenario (InfiniBand or RoCE). */
     public static Method prescribed(Configuration c, Update update, Primary primary) {
         boolean dmpDdio = c.domain() == Domain.DMP && c.ddio();
         boolean dmpNoDdio = c.domain() == Domain.DMP && !c.ddio();
@@ -56,7 +56,32 @@ public final class Taxonomy {
         };
     }
 
-    /** Whether {@code method} is enough in {@code c}. */
+    /**
+     * The prescription over {@code transport}: on iWARP the WSP configurations take MHP's methods ("the methods for
+     * remote persistence for WSP essentially mimic the corresponding methods for MHP on iWARP", §3.2).
+     */
+    public static Method prescribed(Configuration c, Update update, Primary primary, Transport transport) {
+        return prescribed(asOn(c, transport), update, primary);
+    }
+
+    /** Whether {@code method} is enough in {@code c} over {@code transport}. */
+    public static Verdict verdict(Configuration c, Method method, Transport transport) {
+        return reason(c, method, transport).startsWith("correct") ? Verdict.CORRECT : Verdict.INCORRECT;
+    }
+
+    /** {@link #reason(Configuration, Method)} over {@code transport}. */
+    public static String reason(Configuration c, Method method, Transport transport) {
+        Configuration as = asOn(c, transport);
+        return as.equals(c) ? reason(c, method)
+                : reason(as, method) + " (WSP on iWARP is as MHP: a completion does not say the RNIC received it)";
+    }
+
+    private static Configuration asOn(Configuration c, Transport transport) {
+        return transport == Transport.IWARP && c.domain() == Domain.WSP
+                ? new Configuration(Domain.MHP, c.ddio(), c.pmReceiveBuffers()) : c;
+    }
+
+    /** Whether {@code method} is enough in {@code c} (InfiniBand or RoCE). */
     public static Verdict verdict(Configuration c, Method method) {
         return reason(c, method).startsWith("correct") ? Verdict.CORRECT : Verdict.INCORRECT;
     }

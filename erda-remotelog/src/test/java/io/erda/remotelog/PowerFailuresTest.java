@@ -67,4 +67,13 @@ class PowerFailuresTest {
                     40, 4).lost()).isPositive();
         }
     }
+
+    @Test
+    void onIwarpAWriteCompletionIsNotEnoughEvenInWsp() throws Exception {
+        Configuration wsp = Configuration.parse("WSP+!DDIO+PM-RQWRB");
+        try (RemoteLog log = RemoteLog.open("shm", work, LAYOUT)) {
+            assertThat(PowerFailures.run(log, wsp, Transport.IWARP, Method.WRITE, 40, 7).lost()).isPositive();
+            assertThat(PowerFailures.run(log, wsp, Transport.IWARP, Method.WRITE_FLUSH, 40, 7).lost()).isZero();
+        }
+    }
 }

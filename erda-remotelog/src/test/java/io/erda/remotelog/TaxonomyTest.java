@@ -67,4 +67,17 @@ class TaxonomyTest {
         assertThat(Taxonomy.verdict(Configuration.parse("MHP+DDIO+DRAM-RQWRB"), Method.WRITE))
                 .isEqualTo(Verdict.INCORRECT);
     }
+
+    @Test
+    void onIwarpWspNeedsMhpsMethods() {
+        Configuration wsp = Configuration.parse("WSP+DDIO+DRAM-RQWRB");
+        assertThat(Taxonomy.verdict(wsp, Method.WRITE, Transport.IWARP)).isEqualTo(Verdict.INCORRECT);
+        assertThat(Taxonomy.verdict(wsp, Method.WRITE_FLUSH, Transport.IWARP)).isEqualTo(Verdict.CORRECT);
+        assertThat(Taxonomy.prescribed(wsp, Update.COMPOUND, Primary.WRITE, Transport.IWARP))
+                .isEqualTo(Method.WRITE_WRITE_FLUSH);
+        Configuration dmp = Configuration.parse("DMP+DDIO+DRAM-RQWRB");
+        for (Method m : Method.values()) {
+            assertThat(Taxonomy.verdict(dmp, m, Transport.IWARP)).isEqualTo(Taxonomy.verdict(dmp, m));
+        }
+    }
 }
