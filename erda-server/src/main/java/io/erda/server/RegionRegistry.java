@@ -11,6 +11,7 @@ import io.erda.fabric.RegisterOptions;
 import io.erda.protocol.HeadArray;
 import io.erda.protocol.RegionDescriptor;
 import io.erda.protocol.memory.TableGeometry;
+import io.erda.server.platform.PmEmulation;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

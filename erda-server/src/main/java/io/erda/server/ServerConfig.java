@@ -6,6 +6,8 @@ import io.erda.core.table.HopscotchTable;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.memory.LogGeometry;
 import io.erda.protocol.memory.TableGeometry;
+import io.erda.server.platform.HugePages;
+import io.erda.server.platform.PmEmulation;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

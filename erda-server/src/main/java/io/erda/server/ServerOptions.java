@@ -1,6 +1,8 @@
 package io.erda.server;
 
 import io.erda.protocol.PersistenceMethod;
+import io.erda.server.platform.HugePages;
+import io.erda.server.platform.PmEmulation;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

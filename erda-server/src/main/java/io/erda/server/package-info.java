@@ -4,8 +4,8 @@
  * GET, FLUSH, HEADS, REPAIR_HINT, STATS, CLEAN), {@link Store} (the one place where table and logs change, under one
  * lock), {@code KeyEntries} (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their
  * settlement, [leases], [last-complete-version]), {@code Recovery} ([recovery]), {@code RegionRegistry} (what clients
- * may reach and with which rkey), {@code StoreCleaning} (the log cleaner's host) and {@link PmEmulation} (power-failure
- * emulation: which writes are durable when, per persistence method; the {@code power-fail} command collapses).
+ * may reach and with which rkey) and {@code StoreCleaning} (the log cleaner's host). Huge pages and power-failure
+ * emulation are the machine's side: {@link io.erda.server.platform}.
  *
  * <p>The two baselines live in {@link io.erda.server.baseline}, the offline commands in
  * {@link io.erda.server.offline}; the request server hosts the baselines through
@@ -13,7 +13,8 @@
  * this server implements, is the package Javadoc of {@code io.erda.protocol}.
  *
  * <p>May depend on erda-core, erda-protocol, erda-fabric (the SPI only: {@code io.erda.fabric}), erda-cleaner,
- * erda-ffm-bindings' {@code io.erda.ffm.libc} ({@code madvise} for {@link io.erda.server.HugePages}), picocli and {@code io.erda.server.baseline} / {@code io.erda.server.offline}; never on a fabric provider's package
- * or on client code.
+ * erda-ffm-bindings' {@code io.erda.ffm.libc} (CPU affinity of the lease validator), picocli and
+ * {@code io.erda.server.baseline} / {@code io.erda.server.offline} / {@code io.erda.server.platform}; never on a fabric
+ * provider's package or on client code.
  */
 package io.erda.server;

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.platform;
 
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.PowerFailure;
@@ -57,7 +57,7 @@ public enum PmEmulation {
      * to it loses its marker and images). A directory with the marker is refused without the emulation, so a
      * campaign that forgets the option does not run unemulated unnoticed.
      */
-    void prepare(Path directory, PersistenceMethod method) {
+    public void prepare(Path directory, PersistenceMethod method) {
         if (this == POWER_FAILURE && method != PersistenceMethod.WSP) {
             PowerFailure.enable(directory, "power-failure emulation, persistence method " + method.option()
                     + ": every PM file keeps NAME" + PowerFailure.IMAGE_SUFFIX + " (docs/ARCHITECTURE.md, [persistence])");

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.platform;
 
 import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.PmRegion;
@@ -62,7 +62,7 @@ public enum HugePages {
      *
      * @throws IllegalStateException naming the mount, its option and what to change, if it does not
      */
-    MappingAdvice advice(Path directory) {
+    public MappingAdvice advice(Path directory) {
         if (this == OFF) {
             return MappingAdvice.NONE;
         }

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.erda.core.log.LogHead;
 import io.erda.core.pm.PmRegion;
+import io.erda.server.ErdaServerMain;
+import io.erda.server.ServerConfig;
+import io.erda.server.Store;
+import io.erda.server.StoreStats;
+import io.erda.server.TestStores;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.platform;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
