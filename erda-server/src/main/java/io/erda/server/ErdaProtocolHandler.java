@@ -1,5 +1,6 @@
 package io.erda.server;
 
+import io.erda.cleaner.CleaningReport;
 import io.erda.fabric.MemoryRegion;
 import io.erda.protocol.BackupReservation;
 import io.erda.protocol.BodyEncoder;
@@ -41,10 +42,10 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
     private final Cleaner cleaner;
     private final Replication replication;
 
-    /** The admin CLEAN: cleans one head and returns the run's report as "name=value" lines. */
+    /** The admin CLEAN: cleans one head and returns the run's report. */
     @FunctionalInterface
     interface Cleaner {
-        String clean(int head) throws InterruptedException;
+        CleaningReport clean(int head) throws InterruptedException;
     }
 
     ErdaProtocolHandler(Store store, RegionRegistry registry, PersistenceMethod persistence, int maxMessageLength,
@@ -170,7 +171,7 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
             byte[] text;
             WireStatus status = WireStatus.OK;
             try {
-                text = cleaner.clean(head).getBytes(StandardCharsets.UTF_8);
+                text = CleanReply.text(cleaner.clean(head)).getBytes(StandardCharsets.UTF_8);
             } catch (InterruptedException e) {
                 status = WireStatus.INTERNAL;
                 text = ("cleaning of head " + head + " interrupted (server closing)").getBytes(StandardCharsets.UTF_8);

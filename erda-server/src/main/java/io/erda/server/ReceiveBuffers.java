@@ -10,6 +10,9 @@ import java.lang.foreign.Arena;
  * log (the taxonomy's PM-RQWRB: a client's SEND lands in PM).
  */
 public interface ReceiveBuffers extends AutoCloseable {
+    /** Receive buffers of a connection in DRAM: how many requests its client may have outstanding. */
+    int DRAM_SLOTS = 8;
+
     MemoryRegion region();
 
     int count();
@@ -22,8 +25,13 @@ public interface ReceiveBuffers extends AutoCloseable {
     @Override
     void close();
 
-    /** Anonymous memory registered for this connection alone, freed on close. */
-    static ReceiveBuffers dram(Fabric fabric, int count, int size) {
+    /**
+     * {@link #DRAM_SLOTS} buffers of {@link Request#MAX_MESSAGE_LENGTH} bytes: anonymous memory registered for one
+     * connection alone, freed on close.
+     */
+    static ReceiveBuffers dram(Fabric fabric) {
+        int count = DRAM_SLOTS;
+        int size = Request.MAX_MESSAGE_LENGTH;
         Arena arena = Arena.ofShared();
         MemoryRegion region = fabric.registerLocal(arena.allocate((long) count * size, 64));
         return new ReceiveBuffers() {

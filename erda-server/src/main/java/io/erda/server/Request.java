@@ -2,6 +2,8 @@ package io.erda.server;
 
 import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;
+import io.erda.protocol.PutRequest;
+import io.erda.protocol.memory.ObjectLayout;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -15,4 +17,7 @@ import java.lang.foreign.MemorySegment;
  */
 public record Request(int slot, MessageType type, int requestId, MemorySegment message, int bodyLength) {
     public static final long BODY_OFFSET = MessageHeader.LENGTH;
+    /** Largest request a DRAM receive buffer takes: a header and a PUT of the longest key, rounded up to a cache line. */
+    public static final int MAX_MESSAGE_LENGTH = (MessageHeader.LENGTH + PutRequest.KEY_OFFSET
+            + ObjectLayout.MAX_KEY_LENGTH + 63) & -64;
 }

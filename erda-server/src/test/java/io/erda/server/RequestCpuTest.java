@@ -99,4 +99,28 @@ class RequestCpuTest {
         assertThat(charged.sum()).isZero();
         assertThat(cpu.carried()).isGreaterThanOrEqualTo(2_000_000);
     }
+
+    /**
+     * After its exact requests a worker measures one request in SAMPLE, at random, and charges it that many
+     * times: over many requests the weights add up to the request count (the estimate is unbiased), and most
+     * requests read no clock.
+     */
+    @Test
+    void afterTheExactRequestsOneInEightIsMeasuredAndChargedEightTimes() {
+        java.util.Random random = new java.util.Random(42);
+        for (long n = 0; n < RequestCpu.EXACT_REQUESTS; n++) {
+            assertThat(RequestCpu.weight(n, random)).isEqualTo(1);
+        }
+        int requests = 800_000;
+        long weights = 0;
+        int measured = 0;
+        for (int n = 0; n < requests; n++) {
+            long w = RequestCpu.weight(RequestCpu.EXACT_REQUESTS + n, random);
+            assertThat(w).isIn(0L, (long) RequestCpu.SAMPLE);
+            weights += w;
+            measured += w == 0 ? 0 : 1;
+        }
+        assertThat((double) weights / requests).isBetween(0.99, 1.01);
+        assertThat((double) measured / requests).isBetween(0.9 / RequestCpu.SAMPLE, 1.1 / RequestCpu.SAMPLE);
+    }
 }
