@@ -9,6 +9,7 @@ import io.erda.fabric.Listener;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.HeadArray;
 import io.erda.protocol.WireFormatException;
+import io.erda.server.store.StoreStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.TimeUnit;

@@ -3,6 +3,7 @@ package io.erda.server;
 import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.WireStatus;
+import io.erda.server.store.RequestException;
 
 /**
  * The requests of one protocol (chosen per connection by the connect private data: Erda, or a baseline added

@@ -3,6 +3,7 @@ package io.erda.server;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.memory.Key;
+import io.erda.server.store.RequestException;
 
 /**
  * What a clustered server does around a PUT (docs/ARCHITECTURE.md, [cluster]); {@link #NONE} for a server on its own.

@@ -5,6 +5,8 @@ import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.WireFormatException;
 import io.erda.protocol.WireStatus;
+import io.erda.server.store.RequestException;
+import io.erda.server.store.StoreStats;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

@@ -10,6 +10,12 @@ import io.erda.protocol.ConnectData;
 import io.erda.protocol.HeadArray;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.server.baseline.Baselines;
+import io.erda.server.store.CleanThreshold;
+import io.erda.server.store.CleaningControl;
+import io.erda.server.store.LeaseValidator;
+import io.erda.server.store.RegionRegistry;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +85,7 @@ public final class RequestServer implements AutoCloseable {
         CompletionBudget budget = new CompletionBudget(queueEntries, fabric.capabilities());
         this.connections = new Connections(budget);
         this.workers = new Workers(config.workers(), recvQueue, sendQueue, connections, stats);
-        this.validator = new LeaseValidator(store.leases(), stats);
+        this.validator = new LeaseValidator(store, stats);
         this.baselines = Baselines.open(config.directory(), new WriteLatencyModel(config.pmWriteLatencyNanos()), fabric,
                 store, stats);
         this.cleaning = new CleaningControl(store, registry, stats, connections::notifyHeadState);
@@ -112,7 +118,7 @@ public final class RequestServer implements AutoCloseable {
 
     private static RequestServer start(ServerConfig config, Replication replication, Seams seams) {
         StoreStats stats = new StoreStats();
-        Store store = Store.open(config, stats);
+        Store store = config.openStore(stats);
         Fabric fabric = null;
         try {
             fabric = Fabric.open(config.listen(), config.fabricProperties());

@@ -2,6 +2,11 @@ package io.erda.server;
 
 import io.erda.fabric.Fabric;
 import io.erda.server.baseline.Baselines;
+import io.erda.server.store.CleanThreshold;
+import io.erda.server.store.CleaningControl;
+import io.erda.server.store.RegionRegistry;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 
 /**
  * The STATS reply: "name=value" lines. NVM bytes are measured: the server's own stores into PM plus what peers
@@ -59,7 +64,7 @@ final class StatsReport {
         }
         line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());
         line(b, "keys", store.keys());
-        line(b, "pending_leases", store.leases().pendingKeys());
+        line(b, "pending_leases", store.pendingKeys());
         line(b, "table_capacity", store.directory().table().geometry().capacity());
         line(b, "regions_registered_ahead", stats.regionsRegisteredAhead.sum());
         line(b, "regions_registered_at_growth", stats.regionsRegisteredAtGrowth.sum());

@@ -3,6 +3,7 @@ package io.erda.server;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
 import io.erda.protocol.MessageType;
+import io.erda.server.store.StoreStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;

@@ -1,11 +1,8 @@
 /**
  * The Erda server's own path: {@link ErdaServerMain} (command line), {@link RequestServer} (fabric, connections, worker
  * threads), {@link Connection} (receive slots, replies, HEAD_STATE credits), {@link ErdaProtocolHandler} (HELLO, PUT,
- * GET, FLUSH, HEADS, REPAIR_HINT, STATS, CLEAN), {@link Store} (the one place where table and logs change, under one
- * lock), {@code KeyEntries} (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their
- * settlement, [leases], [last-complete-version]), {@code Recovery} ([recovery]), {@code RegionRegistry} (what clients
- * may reach and with which rkey) and {@code StoreCleaning} (the log cleaner's host). Huge pages and power-failure
- * emulation are the machine's side: {@link io.erda.server.platform}.
+ * GET, FLUSH, HEADS, REPAIR_HINT, STATS, CLEAN). The store it serves is {@link io.erda.server.store}; huge pages and
+ * power-failure emulation are the machine's side: {@link io.erda.server.platform}.
  *
  * <p>The two baselines live in {@link io.erda.server.baseline}, the offline commands in
  * {@link io.erda.server.offline}; the request server hosts the baselines through
@@ -13,8 +10,7 @@
  * this server implements, is the package Javadoc of {@code io.erda.protocol}.
  *
  * <p>May depend on erda-core, erda-protocol, erda-fabric (the SPI only: {@code io.erda.fabric}), erda-cleaner,
- * erda-ffm-bindings' {@code io.erda.ffm.libc} (CPU affinity of the lease validator), picocli and
- * {@code io.erda.server.baseline} / {@code io.erda.server.offline} / {@code io.erda.server.platform}; never on a fabric
- * provider's package or on client code.
+ * picocli and {@code io.erda.server.baseline} / {@code io.erda.server.offline} / {@code io.erda.server.platform} /
+ * {@code io.erda.server.store}; never on a fabric provider's package or on client code.
  */
 package io.erda.server;

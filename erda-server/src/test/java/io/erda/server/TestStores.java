@@ -2,6 +2,7 @@ package io.erda.server;
 
 import io.erda.core.log.LogHead;
 import io.erda.protocol.memory.ObjectLayout;
+import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

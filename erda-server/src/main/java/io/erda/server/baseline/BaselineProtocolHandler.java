@@ -6,8 +6,8 @@ import io.erda.protocol.WireStatus;
 import io.erda.server.ErdaProtocolHandler;
 import io.erda.server.ProtocolHandler;
 import io.erda.server.Request;
-import io.erda.server.RequestException;
-import io.erda.server.Store;
+import io.erda.server.store.RequestException;
+import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 
 /**

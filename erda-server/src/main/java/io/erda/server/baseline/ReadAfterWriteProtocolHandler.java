@@ -8,7 +8,7 @@ import io.erda.protocol.WireStatus;
 import io.erda.protocol.memory.ObjectLayout;
 import io.erda.server.ErdaProtocolHandler;
 import io.erda.server.Request;
-import io.erda.server.Store;
+import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 
 /**

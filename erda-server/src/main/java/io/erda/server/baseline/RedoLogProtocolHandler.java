@@ -7,7 +7,7 @@ import io.erda.protocol.WireStatus;
 import io.erda.server.Connection;
 import io.erda.server.ErdaProtocolHandler;
 import io.erda.server.Request;
-import io.erda.server.Store;
+import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 
 /** The Redo Logging baseline (paper §5.1) on one connection, whose receive buffers are a lane of the {@link RedoLog}. */

@@ -3,7 +3,7 @@
  * the same machinery: Redo Logging ({@code RedoLog}: a client's SEND lands in a PM lane, is persisted and
  * acknowledged, and an applier thread writes it into the store) and Read After Write ({@code ReadAfterWriteRing}:
  * the server reserves a PM ring slot, the client WRITEs the object and READs it back to make it durable, a poller
- * applies it). Both apply through {@link io.erda.server.Store#apply}, so the destination's NVM bytes equal Erda's,
+ * applies it). Both apply through {@link io.erda.server.store.Store#apply}, so the destination's NVM bytes equal Erda's,
  * answer GET from their newest unapplied write first, and replay what is unapplied at restart ([recovery]).
  * {@link io.erda.server.baseline.Baselines} is the one door the request server uses.
  *

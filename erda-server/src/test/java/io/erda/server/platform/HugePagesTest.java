@@ -8,9 +8,9 @@ import io.erda.core.log.LogHead;
 import io.erda.core.pm.PmRegion;
 import io.erda.server.ErdaServerMain;
 import io.erda.server.ServerConfig;
-import io.erda.server.Store;
-import io.erda.server.StoreStats;
 import io.erda.server.TestStores;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -91,7 +91,7 @@ class HugePagesTest {
     @Test
     void thpMapsTableAndEveryRegionWithHugePagesAcrossGrowthAndARestart() {
         ServerConfig config = config(huge);
-        try (Store store = Store.open(config, new StoreStats())) {
+        try (Store store = config.openStore(new StoreStats())) {
             PmRegion table = store.directory().table().region();
             long hugePages = table.mapping().byteSize() / (2L << 20);
             assertThat(hugePages).as("huge pages the table spans").isGreaterThan(1);
@@ -109,7 +109,7 @@ class HugePagesTest {
             }
         }
         // reopened, as after a crash or a stop: the same files map with huge pages again and read back
-        try (Store store = Store.open(config, new StoreStats())) {
+        try (Store store = config.openStore(new StoreStats())) {
             assertThat(TestStores.get(store, "key-5999")).isEqualTo("v".repeat(1000));
             for (LogHead head : store.directory().heads()) {
                 for (PmRegion region : head.regions()) {
@@ -156,7 +156,7 @@ class HugePagesTest {
         // made on the huge=never tmpfs, then copied onto the huge one: a file grown by write(2) is never "within
         // size" of a huge page while it grows, so the copy keeps 4 KiB pages
         Path small = never.resolve("small");
-        try (Store store = Store.open(config(small).withHugePages(HugePages.OFF), new StoreStats())) {
+        try (Store store = config(small).withHugePages(HugePages.OFF).openStore(new StoreStats())) {
             TestStores.put(store, "k", "v");
         }
         Path moved = huge.resolve("moved").resolve("store");
@@ -168,7 +168,7 @@ class HugePagesTest {
             }
         }
         try {
-            assertThatThrownBy(() -> Store.open(config(huge.resolve("moved")), new StoreStats()))
+            assertThatThrownBy(() -> config(huge.resolve("moved")).openStore(new StoreStats()))
                     .isInstanceOf(HugePagesUnavailableException.class)
                     // the first file found with small pages: table.pm, or a log region where the kernel (khugepaged,
                     // running over shmem here) had made the table's huge by then; fresh-clone runs saw both

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.protocol.MessageType;
 import java.util.List;
@@ -18,7 +18,7 @@ public final class StoreStats {
     public final LongAdder bytesReserved = new LongAdder();
     /** CPU time of server threads while handling requests, connections and leases (idle waiting excluded). */
     public final LongAdder serverCpuNanos = new LongAdder();
-    /** Requests served on the fabric provider's thread because every worker was parked (tcp; RequestServer). */
+    /** Requests served on the fabric provider's thread because every worker was parked (tcp; Workers). */
     public final LongAdder requestsServedDirectly = new LongAdder();
     /** Log regions registered with the fabric while they were made ahead, before a chain needed them. */
     public final LongAdder regionsRegisteredAhead = new LongAdder();
@@ -47,7 +47,7 @@ public final class StoreStats {
     }
 
     /** A message of {@code type} was received (a type that is not a request is not counted here). */
-    void received(MessageType type) {
+    public void received(MessageType type) {
         LongAdder count = requests[type.ordinal()];
         if (count != null) {
             count.increment();

@@ -1,9 +1,10 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.protocol.RepairHintReply.Outcome;
 import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.LogAddress;
+import io.erda.server.TestStores;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +28,7 @@ class LeaseValidatorTest {
     private Store store;
 
     private Store open(Duration lease) {
-        store = Store.open(TestStores.config(dir, "tcp", lease), new StoreStats());
+        store = TestStores.config(dir, "tcp", lease).openStore(new StoreStats());
         return store;
     }
 
@@ -180,8 +181,8 @@ class LeaseValidatorTest {
      */
     @Test
     void aRequestWaitingForTheLockGetsInBetweenTwoBatchesOfSettlement() throws Exception {
-        store = Store.open(TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
-                TestStores.SEGMENT), new StoreStats());
+        store = TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
+                TestStores.SEGMENT).openStore(new StoreStats());
         int batches = 20;
         for (int i = 0; i < batches * 64; i++) {
             TestStores.put(store, "old-" + i, "v");
@@ -207,8 +208,8 @@ class LeaseValidatorTest {
     /** The validator gives way (the lock to waiting requests, the CPU to runnable threads) after every batch. */
     @Test
     void theValidatorGivesWayAfterEveryBatchOfItsBacklog() {
-        store = Store.open(TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
-                TestStores.SEGMENT), new StoreStats());
+        store = TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
+                TestStores.SEGMENT).openStore(new StoreStats());
         int keys = 10 * 64 + 1;
         for (int i = 0; i < keys; i++) {
             TestStores.put(store, "k" + i, "v");
@@ -227,8 +228,8 @@ class LeaseValidatorTest {
      */
     @Test
     void theValidatorGivesWayWithinABacklogOfStaleRecords() {
-        store = Store.open(TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
-                TestStores.SEGMENT), new StoreStats());
+        store = TestStores.config(dir, "tcp", LEASE).withGeometry(TestStores.HEADS, 1 << 14, TestStores.REGION,
+                TestStores.SEGMENT).openStore(new StoreStats());
         int keys = 300;
         for (int round = 0; round < 2; round++) {
             for (int i = 0; i < keys; i++) {

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.cleaner.CleaningHook;
 import io.erda.cleaner.CleaningHost;
@@ -12,6 +12,8 @@ import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.Key;
 import io.erda.protocol.memory.KeyHash;
 import io.erda.protocol.memory.LogAddress;
+import io.erda.server.ServerConfig;
+import io.erda.server.TestStores;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -161,7 +163,7 @@ class CleaningRollbackTest {
         int head = head(KEY);
         StoreStats stats = new StoreStats();
         Host host;
-        try (Store store = Store.open(config, stats)) {
+        try (Store store = config.openStore(stats)) {
             assertThat(store.directory().table().geometry().capacity()).as("the capacity KEY was chosen for")
                     .isEqualTo(TestStores.CAPACITY);
             TestStores.put(store, KEY, "durable");
@@ -185,7 +187,7 @@ class CleaningRollbackTest {
         long word = host.wordsAtCrash.getFirst();
         assertThat(names(host.old, AtomicWord.current(word)) || names(host.old, AtomicWord.previous(word)))
                 .as("entry %x names the old chain %s after the commit point", word, host.old).isFalse();
-        try (Store reopened = Store.open(config, new StoreStats())) {
+        try (Store reopened = config.openStore(new StoreStats())) {
             assertThat(reopened.directory().headRecords().phase(head)).isEqualTo(CleaningPhase.IDLE);
             assertThat(TestStores.get(reopened, KEY)).as("the durable version after the restart").isEqualTo("durable");
         }

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.core.testing.ShmTempDirFactory;
 
@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.core.pm.PmFormatException;
+import io.erda.server.ServerConfig;
+import io.erda.server.TestStores;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,12 +33,12 @@ class RecoveryTest {
 
     @Test
     void reopenRollsBackATornNewestVersion() {
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             TestStores.put(store, "k", "one");
             TestStores.put(store, "other", "x");
             reserveOnly(store, "k");
         }
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             assertThat(store.recoverySummary()).isEqualTo(new Recovery.Summary(2, 1, 0));
             assertThat(TestStores.get(store, "k")).isEqualTo("one");
             assertThat(TestStores.get(store, "other")).isEqualTo("x");
@@ -45,12 +47,12 @@ class RecoveryTest {
 
     @Test
     void reopenFindsTheOlderVersionInTheLogWhenBothSlotsAreTorn() {
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             TestStores.put(store, "k", "one");
             reserveOnly(store, "k");
             reserveOnly(store, "k");
         }
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             assertThat(store.recoverySummary()).isEqualTo(new Recovery.Summary(1, 1, 0));
             assertThat(TestStores.get(store, "k")).isEqualTo("one");
         }
@@ -58,10 +60,10 @@ class RecoveryTest {
 
     @Test
     void reopenRemovesAKeyThatNeverHadACompleteVersion() {
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             reserveOnly(store, "ghost");
         }
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             assertThat(store.recoverySummary()).isEqualTo(new Recovery.Summary(1, 0, 1));
             assertThat(store.keys()).isZero();
         }
@@ -70,10 +72,10 @@ class RecoveryTest {
     @Test
     void reopenedStoreNeverReservesOverOldObjects() {
         Store.Reserved before;
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             before = TestStores.put(store, "k", "one");
         }
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             Store.Reserved after = TestStores.put(store, "k2", "two");
             assertThat(after.head() != before.head() || after.chainOffset() >= before.chainOffset() + before.objectLength())
                     .isTrue();
@@ -84,16 +86,16 @@ class RecoveryTest {
 
     @Test
     void reopeningWithAnotherGeometryIsRefusedNamingBoth() {
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             TestStores.put(store, "k", "one");
         }
         ServerConfig otherHeads = config().withGeometry(4, TestStores.CAPACITY, TestStores.REGION, TestStores.SEGMENT);
-        assertThatThrownBy(() -> Store.open(otherHeads, new StoreStats())).isInstanceOf(PmFormatException.class)
+        assertThatThrownBy(() -> otherHeads.openStore(new StoreStats())).isInstanceOf(PmFormatException.class)
                 .hasMessageContaining("head count 2, expected 4");
         ServerConfig otherCapacity = config().withGeometry(TestStores.HEADS, 4096, TestStores.REGION, TestStores.SEGMENT);
-        assertThatThrownBy(() -> Store.open(otherCapacity, new StoreStats())).isInstanceOf(PmFormatException.class)
+        assertThatThrownBy(() -> otherCapacity.openStore(new StoreStats())).isInstanceOf(PmFormatException.class)
                 .hasMessageContaining("table geometry");
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             assertThat(TestStores.get(store, "k")).isEqualTo("one");
         }
     }

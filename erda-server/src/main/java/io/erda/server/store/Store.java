@@ -1,12 +1,9 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
-import io.erda.core.StoreGeometry;
 import io.erda.core.log.ChainPosition;
 import io.erda.core.log.LogHead;
-import io.erda.core.pm.MappingAdvice;
-import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.table.HopscotchTable;
 import io.erda.core.table.TableFullException;
 import io.erda.protocol.RepairHintReply.Outcome;
@@ -31,12 +28,12 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Store implements AutoCloseable {
     /** Told, under the store lock, when a reservation made a head's chain grow (register it, bump the head array). */
-    interface ChainListener {
+    public interface ChainListener {
         void chainGrew(int head);
     }
 
     /** Where a reservation lies. */
-    record Reserved(int head, long chainOffset, int objectLength, int regionIndex, long offsetInRegion) {
+    public record Reserved(int head, long chainOffset, int objectLength, int regionIndex, long offsetInRegion) {
     }
 
     private final PmDirectory directory;
@@ -72,27 +69,21 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Creates the store of {@code config} or reopens it (tails from the high-water marks, then {@link Recovery});
-     * a store of another format version or geometry is refused with a {@code PmFormatException} naming both.
+     * The store of a PM directory just created or reopened (its tails from the high-water marks), after
+     * {@link Recovery}; {@code lease} is how long a reservation belongs to its client. The directory is closed if
+     * recovery fails.
      */
-    public static Store open(ServerConfig config, StoreStats stats) {
-        config.pmEmulation().prepare(config.directory(), config.persistence());
-        StoreGeometry stored = config.storedGeometry();
-        WriteLatencyModel latency = new WriteLatencyModel(config.pmWriteLatencyNanos());
-        MappingAdvice advice = config.hugePages().advice(config.directory()); // refuses a mount without huge pages
-        PmDirectory directory = stored == null
-                ? PmDirectory.create(config.directory(), config.geometry(null), latency, config.group(), advice)
-                : PmDirectory.open(config.directory(), config.geometry(stored), latency, config.group(), advice);
+    public static Store open(PmDirectory directory, java.time.Duration lease, StoreStats stats) {
         try {
             Recovery.Summary summary = new Recovery(directory).run();
-            return new Store(directory, config.lease().toNanos(), stats, summary);
+            return new Store(directory, lease.toNanos(), stats, summary);
         } catch (RuntimeException e) {
             directory.close();
             throw e;
         }
     }
 
-    void onChainGrowth(ChainListener listener) {
+    public void onChainGrowth(ChainListener listener) {
         lock.lock();
         try {
             this.chainListener = listener;
@@ -129,7 +120,7 @@ public final class Store implements AutoCloseable {
      * Reserves room for an object (a tombstone when {@code delete}) at the tail of the key's head, flips the key's
      * entry to it (or inserts one) with one persisted 8-byte store, and records the lease.
      */
-    Reserved reserve(MemorySegment keyBytes, int valueLength, boolean delete) {
+    public Reserved reserve(MemorySegment keyBytes, int valueLength, boolean delete) {
         long objectLength = checkedObjectLength(keyBytes.byteSize(), valueLength);
         Key key = Key.copyOf(keyBytes);
         int head = key.head(directory.heads().size());
@@ -335,7 +326,7 @@ public final class Store implements AutoCloseable {
     // ------------------------------------------------------------------ FLUSH (persistence method server-flush)
 
     /** Makes a range a client wrote durable; it must lie inside the head's reserved log and one region. */
-    void flush(int head, long chainOffset, int length) {
+    public void flush(int head, long chainOffset, int length) {
         int heads = directory.heads().size();
         if (head < 0 || head >= heads) {
             throw new RequestException(WireStatus.UNKNOWN_ADDRESS, "head " + head + " outside [0, " + heads + ")");
@@ -362,7 +353,7 @@ public final class Store implements AutoCloseable {
      * A client's hint that {@code key}'s newest object looks torn: checked like any key, then settled by
      * {@link Leases#repairHint} if no lease of it is running.
      */
-    Outcome repairHint(MemorySegment keyBytes) {
+    public Outcome repairHint(MemorySegment keyBytes) {
         checkedObjectLength(keyBytes.byteSize(), 0);
         return leases.repairHint(Key.copyOf(keyBytes));
     }
@@ -393,8 +384,13 @@ public final class Store implements AutoCloseable {
     }
 
     /** Number of keys (entries) in the table. */
-    long keys() {
+    public long keys() {
         return table.count();
+    }
+
+    /** Keys with reservations pending (not yet settled). */
+    public int pendingKeys() {
+        return leases.pendingKeys();
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.core.LogObjects;
 import io.erda.core.PmDirectory;
@@ -24,9 +24,9 @@ import java.util.Map;
  * <p>An entry holds only a fingerprint, so when both its slots are torn the key is found by scanning the head's log
  * for complete objects whose key has the entry's fingerprint and head and no entry of its own.
  */
-final class Recovery {
+public final class Recovery {
     /** What recovery did. */
-    record Summary(long entries, long rolledBack, long removed) {
+    public record Summary(long entries, long rolledBack, long removed) {
         @Override
         public String toString() {
             return "recovery: " + entries + " entries, " + rolledBack + " rolled back, " + removed + " removed";

@@ -1,9 +1,11 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.protocol.memory.ObjectLayout;
+import io.erda.server.ServerConfig;
+import io.erda.server.TestStores;
 import io.erda.server.offline.StoreVerifier;
 import io.erda.server.offline.TableRebuilder;
 import java.lang.foreign.MemorySegment;
@@ -27,7 +29,7 @@ class OfflineCommandsTest {
 
     @Test
     void verifyIsCleanOnAGoodStoreAndCountsUnreferencedTornAreas() {
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             TestStores.put(store, "a", "1");
             store.reserve(MemorySegment.ofArray(bytes("a")), 7, false); // never written
             TestStores.put(store, "b", "2");
@@ -45,7 +47,7 @@ class OfflineCommandsTest {
     @Test
     void verifyReportsACorruptedReferencedObject() {
         Store.Reserved r;
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             r = TestStores.put(store, "victim", "value");
             TestStores.put(store, "bystander", "value");
         }
@@ -63,7 +65,7 @@ class OfflineCommandsTest {
 
     @Test
     void rebuildRestoresLookupsFromTheLogs() {
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             TestStores.put(store, "a", "old");
             TestStores.put(store, "b", "gone");
             TestStores.put(store, "c", "kept");
@@ -77,7 +79,7 @@ class OfflineCommandsTest {
         assertThat(summary.keys()).isEqualTo(2);
         assertThat(summary.deleted()).isEqualTo(1);
         assertThat(summary.objects()).isEqualTo(5);
-        try (Store store = Store.open(config(), new StoreStats())) {
+        try (Store store = config().openStore(new StoreStats())) {
             assertThat(store.recoverySummary().rolledBack()).isZero();
             assertThat(TestStores.get(store, "a")).isEqualTo("new");
             assertThat(TestStores.get(store, "b")).isNull();

@@ -1,6 +1,4 @@
-package io.erda.server;
-
-import java.util.Locale;
+package io.erda.server.store;
 
 /**
  * When the log cleaner cleans a head (paper §4.4): never ({@link #OFF}), once its chain occupies more than a fixed
@@ -37,18 +35,6 @@ public record CleanThreshold(long bytes, boolean auto) {
     /** A fixed threshold of {@code bytes} (0: never). */
     public static CleanThreshold of(long bytes) {
         return bytes == 0 ? OFF : new CleanThreshold(bytes, false);
-    }
-
-    /** {@code auto}, or a byte count with an optional k/m/g suffix (0: never). */
-    public static CleanThreshold fromOption(String value) {
-        if (value.trim().toLowerCase(Locale.ROOT).equals("auto")) {
-            return AUTO;
-        }
-        long b = new ErdaServerMain.SizeConverter().convert(value);
-        if (b < 0) {
-            throw new IllegalArgumentException("clean threshold " + value + " is negative: give auto, 0 (never) or a size");
-        }
-        return of(b);
     }
 
     /** Whether the cleaner cleans heads at all (an interrupted run is rolled forward either way). */

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 /**
  * A first-in first-out queue in linked chunks of {@link #CHUNK} elements: adding never copies what is queued, so its

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

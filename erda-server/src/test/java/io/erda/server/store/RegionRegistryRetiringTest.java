@@ -1,10 +1,14 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.core.log.LogHead;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.fabric.MemoryRegion;
 import io.erda.protocol.RegionDescriptor;
+import io.erda.server.RequestServer;
+import io.erda.server.ServerConfig;
+import io.erda.server.ServerInternals;
+import io.erda.server.TestStores;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +49,7 @@ class RegionRegistryRetiringTest {
                     for (int key = 0; head.currentChain().size() < SLOTS; key++) {
                         server.store().reserve(MemorySegment.ofArray(bytes("key-" + key)), 4000, false);
                     }
-                    RegionRegistry registry = server.registry();
+                    RegionRegistry registry = ServerInternals.registry(server);
                     server.store().locked(() -> {
                         registry.chainGrew(0); // the last reservation's growth is registered by its request path
                         return null;
@@ -59,10 +63,11 @@ class RegionRegistryRetiringTest {
 
                     registry.retiring(0, List.of(region));
 
-                    Set<Integer> live = server.fabric().regions().stream().map(MemoryRegion::rkey).collect(Collectors.toSet());
+                    Set<Integer> live = ServerInternals.fabric(server).regions().stream().map(MemoryRegion::rkey)
+                            .collect(Collectors.toSet());
                     String where = scheme + ", retiring slot " + retired + " of " + SLOTS;
                     assertThat(live).as(where + ": the retired registration is closed").doesNotContain(before[retired].rkey());
-                    List<RegionDescriptor> described = server.headArray().heads().getFirst().regions();
+                    List<RegionDescriptor> described = ServerInternals.headArray(server).heads().getFirst().regions();
                     for (int slot = 0; slot < SLOTS; slot++) {
                         if (slot == retired) {
                             assertThat(registry.region(0, slot)).as(where).isNull();

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.protocol.WireStatus;
 

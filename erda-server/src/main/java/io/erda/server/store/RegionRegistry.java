@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.log.LogHead;
@@ -39,7 +39,7 @@ import java.util.List;
  * descriptor that every access fails against. While a head is being cleaned its flag is set (paper §4.4: clients
  * use two-sided requests for it); {@link #retiring} deregisters the cleaner's old chain before it is zeroed.
  */
-final class RegionRegistry implements AutoCloseable {
+public final class RegionRegistry implements AutoCloseable {
     private final Fabric fabric;
     private final PmDirectory directory;
     private final long writeDelayNanos;
@@ -65,8 +65,8 @@ final class RegionRegistry implements AutoCloseable {
      * @param writesDurableOnPlacement whether one-sided writes into log regions are durable once placed (the
      *                                 read-after-write method): mirrored into durable images where kept
      */
-    RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, boolean writesDurableOnPlacement,
-                   StoreStats stats) {
+    public RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, boolean writesDurableOnPlacement,
+                          StoreStats stats) {
         this.fabric = fabric;
         this.stats = stats;
         this.directory = directory;
@@ -139,7 +139,7 @@ final class RegionRegistry implements AutoCloseable {
     }
 
     /** Registers the regions of {@code head} not registered yet, and bumps its generation if there were any. */
-    synchronized void chainGrew(int head) {
+    public synchronized void chainGrew(int head) {
         java.util.TreeMap<Integer, MemoryRegion> registered = heads.get(head);
         LogHead log = directory.head(head);
         for (var described : log.describe().regions()) {
@@ -208,11 +208,11 @@ final class RegionRegistry implements AutoCloseable {
     }
 
     /** The registration of the region at slot {@code index} of {@code head}. */
-    synchronized MemoryRegion region(int head, int index) {
+    public synchronized MemoryRegion region(int head, int index) {
         return heads.get(head).get(index);
     }
 
-    synchronized HeadArray headArray() {
+    public synchronized HeadArray headArray() {
         List<HeadArray.Head> described = new ArrayList<>();
         for (int head = 0; head < heads.size(); head++) {
             java.util.TreeMap<Integer, MemoryRegion> registered = heads.get(head);
@@ -227,18 +227,18 @@ final class RegionRegistry implements AutoCloseable {
         return new HeadArray(described);
     }
 
-    RegionDescriptor tableDescriptor() {
+    public RegionDescriptor tableDescriptor() {
         TableGeometry g = directory.table().geometry();
         return new RegionDescriptor(table.address(), g.bucketOffset(g.bucketCount()), table.rkey());
     }
 
-    RegionDescriptor stripesDescriptor() {
+    public RegionDescriptor stripesDescriptor() {
         TableGeometry g = directory.table().geometry();
         return new RegionDescriptor(table.address() + g.stripeVersionsOffset(), g.stripeCount() * Long.BYTES, table.rkey());
     }
 
     /** Bytes peers wrote one-sided into the store (0 where the provider cannot see them, as with verbs). */
-    synchronized long remoteBytesWritten() {
+    public synchronized long remoteBytesWritten() {
         long sum = table.remoteBytesWritten() + retiredRemoteBytes;
         for (java.util.TreeMap<Integer, MemoryRegion> chain : heads) {
             for (MemoryRegion r : chain.values()) {

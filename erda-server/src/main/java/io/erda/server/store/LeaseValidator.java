@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import io.erda.ffm.libc.Scheduling;
 import java.lang.management.ManagementFactory;
@@ -32,7 +32,7 @@ import java.util.logging.Logger;
  * lets queued workers in and yields); the checks of their objects (a CRC over each, the bulk of the CPU) run
  * without the lock on a checker thread at nice {@link #NICE}, which a waking worker preempts.
  */
-final class LeaseValidator {
+public final class LeaseValidator {
     private static final Logger LOG = Logger.getLogger(LeaseValidator.class.getName());
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
     /** The checker thread's nice value (see the class comment). */
@@ -46,12 +46,17 @@ final class LeaseValidator {
     private final StoreStats stats;
     private volatile boolean running = true;
 
+    /** The validator of {@code store}'s reservations; {@link #run} is its thread's body. */
+    public LeaseValidator(Store store, StoreStats stats) {
+        this(store.leases(), stats);
+    }
+
     LeaseValidator(Leases leases, StoreStats stats) {
         this.leases = leases;
         this.stats = stats;
     }
 
-    void run() {
+    public void run() {
         ExecutorService checker = Executors.newSingleThreadExecutor(task -> Thread.ofPlatform().daemon().name(CHECKER_NAME)
                 .unstarted(() -> {
                     try {
@@ -78,7 +83,7 @@ final class LeaseValidator {
                     }
                     leases.awaitReservation(wait < 0 ? wait : Math.max(wait, period));
                 } catch (InterruptedException e) {
-                    continue; // stop() clears running first; an interrupt alone is not a stop (RequestServer.workLoop)
+                    continue; // stop() clears running first; an interrupt alone is not a stop (Workers.workLoop)
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "lease validation failed", e);
                 }
@@ -127,7 +132,7 @@ final class LeaseValidator {
         }
     }
 
-    void stop() {
+    public void stop() {
         running = false;
     }
 }

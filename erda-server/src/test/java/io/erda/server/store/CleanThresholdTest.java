@@ -1,12 +1,11 @@
-package io.erda.server;
+package io.erda.server.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
-/** What each clean threshold makes of a head's region size and live bytes, and how the option is read. */
+/** What each clean threshold makes of a head's region size and live bytes ({@code ServerMainTest}: the option). */
 class CleanThresholdTest {
     private static final long REGION = 1L << 20;
 
@@ -24,18 +23,6 @@ class CleanThresholdTest {
         assertThat(CleanThreshold.of(0)).isEqualTo(CleanThreshold.OFF);
         assertThat(CleanThreshold.OFF.enabled()).isFalse();
         assertThat(CleanThreshold.OFF.forHead(REGION, 0)).isEqualTo(Long.MAX_VALUE);
-    }
-
-    @Test
-    void theOptionTakesAutoOrASizeAndNamesABadValue() {
-        assertThat(CleanThreshold.fromOption("auto")).isEqualTo(CleanThreshold.AUTO);
-        assertThat(CleanThreshold.fromOption("AUTO")).isEqualTo(CleanThreshold.AUTO);
-        assertThat(CleanThreshold.fromOption("192m")).isEqualTo(CleanThreshold.of(192L << 20));
-        assertThat(CleanThreshold.fromOption("0")).isEqualTo(CleanThreshold.OFF);
-        assertThatThrownBy(() -> CleanThreshold.fromOption("-5")).hasMessageContaining("-5")
-                .hasMessageContaining("negative");
-        assertThatThrownBy(() -> CleanThreshold.fromOption("often")).isInstanceOf(CommandLine.TypeConversionException.class)
-                .hasMessageContaining("'often' is not a size");
     }
 
     @Test
