@@ -4,7 +4,7 @@ import io.erda.cluster.client.ShardMap;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.WireStatus;
-import io.erda.server.Replication;
+import io.erda.server.request.Replication;
 import io.erda.server.store.RequestException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

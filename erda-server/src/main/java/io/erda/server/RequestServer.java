@@ -2,14 +2,19 @@ package io.erda.server;
 
 import io.erda.cleaner.CleaningReport;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.ConnectionRequest;
 import io.erda.fabric.Fabric;
-import io.erda.fabric.Listener;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.HeadArray;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.server.baseline.Baselines;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.Protocol;
+import io.erda.server.request.ProtocolHandler;
+import io.erda.server.request.Protocols;
+import io.erda.server.request.Replication;
+import io.erda.server.request.Request;
+import io.erda.server.request.RequestPath;
 import io.erda.server.store.CleanThreshold;
 import io.erda.server.store.CleaningControl;
 import io.erda.server.store.LeaseValidator;
@@ -26,26 +31,20 @@ import java.util.function.UnaryOperator;
  * A running server, assembled: the store, its registrations on the fabric, the protocols it speaks and the threads
  * that serve them. What each part does is its own class's business; this one builds them, wires them and closes them.
  *
- * <p><b>Threads.</b> One acceptor ({@link Acceptor}), {@code workers} request threads ({@link Workers}; on tcp the
- * provider's threads serve requests that find every worker parked), the lease validator (and its checker), the
- * baselines' redo-log applier and ring poller (paper §5.1: they apply asynchronously) and, once started, the log
- * cleaner ({@link CleaningControl}). Every connection shares one receive and one send completion queue, whose entries
- * the connections' queue depths reserve ({@link CompletionBudget}).
+ * <p><b>Threads.</b> The {@link RequestPath}'s acceptor and {@code workers} request threads (on tcp the provider's
+ * threads serve requests that find every worker parked), the lease validator (and its checker), the baselines'
+ * redo-log applier and ring poller (paper §5.1: they apply asynchronously) and, once started, the log cleaner
+ * ({@link CleaningControl}).
+ *
+ * <p><b>Protocols.</b> Erda's and the baselines' are registered in one {@link Protocols}, which the request path
+ * consults per connection; only this class knows the baselines behind two of them.
  */
 public final class RequestServer implements AutoCloseable {
-    /** Entries of each of the two shared completion queues, unless the device allows fewer (max_cqe). */
-    private static final int QUEUE_CAPACITY = 1 << 16;
-
     private final ServerConfig config;
     private final Store store;
     private final Fabric fabric;
     private final RegionRegistry registry;
-    private final Listener listener;
-    private final CompletionQueue recvQueue;
-    private final CompletionQueue sendQueue;
-    private final Connections connections;
-    private final Acceptor acceptor;
-    private final Workers workers;
+    private final RequestPath requestPath;
     private final LeaseValidator validator;
     private final Baselines baselines;
     private final CleaningControl cleaning;
@@ -77,28 +76,20 @@ public final class RequestServer implements AutoCloseable {
         this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos(),
                 config.persistence() == PersistenceMethod.READ_AFTER_WRITE, stats);
         store.onChainGrowth(registry::chainGrew);
-        // every queue is sized within the device's limits (rxe: max_cqe 32767), read when the fabric opened
-        int queueEntries = Math.min(QUEUE_CAPACITY, fabric.capabilities().maxCompletionQueueEntries());
-        this.recvQueue = fabric.createCompletionQueue(queueEntries);
-        this.sendQueue = fabric.createCompletionQueue(queueEntries);
-        this.listener = fabric.listen(config.listen());
-        CompletionBudget budget = new CompletionBudget(queueEntries, fabric.capabilities());
-        this.connections = new Connections(budget);
-        this.workers = new Workers(config.workers(), recvQueue, sendQueue, connections, stats);
+        Protocols protocols = new Protocols(); // filled below, before the request path starts
+        this.requestPath = new RequestPath(fabric, config.listen(), config.workers(), protocols, registry::headArray,
+                stats, seams.requests(), seams.handlers());
         this.validator = new LeaseValidator(store, stats);
         this.baselines = Baselines.open(config.directory(), new WriteLatencyModel(config.pmWriteLatencyNanos()), fabric,
                 store, stats);
-        this.cleaning = new CleaningControl(store, registry, stats, connections::notifyHeadState);
+        this.cleaning = new CleaningControl(store, registry, stats, requestPath::notifyHeadState);
         this.statsReport = new StatsReport(store, stats, registry, fabric, baselines, cleaning);
         // the admin CLEAN lives in the Erda handler; the baselines delegate only HELLO's description and STATS to it
         ErdaProtocolHandler erda = new ErdaProtocolHandler(store, registry, config.persistence(),
                 Request.MAX_MESSAGE_LENGTH, statsReport::text, cleaning::clean, replication);
-        Protocols protocols = new Protocols()
-                .add(ConnectData.PROTOCOL_ERDA, Protocol.inDram(fabric, true, (connection, buffers) -> erda))
+        protocols.add(ConnectData.PROTOCOL_ERDA, Protocol.inDram(fabric, true, (connection, buffers) -> erda))
                 .add(ConnectData.PROTOCOL_REDO_LOG, baselines.redoLog(erda))
                 .add(ConnectData.PROTOCOL_READ_AFTER_WRITE, baselines.readAfterWrite(erda));
-        this.acceptor = new Acceptor(listener, fabric, sendQueue, recvQueue, budget, connections,
-                protocols, registry::headArray, stats, seams.requests(), seams.handlers());
     }
 
     /** Opens (or creates) the store, recovers it, registers it and starts serving. */
@@ -135,8 +126,7 @@ public final class RequestServer implements AutoCloseable {
     }
 
     private void startThreads() {
-        threads.addAll(workers.start());
-        threads.add(acceptor.start());
+        threads.addAll(requestPath.start());
         threads.add(Thread.ofPlatform().name("erda-lease-validator").daemon().start(validator::run));
         threads.addAll(baselines.start());
     }
@@ -170,7 +160,7 @@ public final class RequestServer implements AutoCloseable {
 
     /** The URI clients connect to (a port of 0 resolved). */
     public URI uri() {
-        return listener.uri();
+        return requestPath.uri();
     }
 
     public Store store() {
@@ -204,7 +194,7 @@ public final class RequestServer implements AutoCloseable {
 
     /** Connections currently open. */
     int connectionCount() {
-        return connections.count();
+        return requestPath.connectionCount();
     }
 
     @Override
@@ -213,8 +203,7 @@ public final class RequestServer implements AutoCloseable {
             return;
         }
         running = false;
-        acceptor.stop();
-        workers.stop();
+        requestPath.stop();
         cleaning.close();
         validator.stop();
         baselines.stop();
@@ -226,11 +215,7 @@ public final class RequestServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        workers.awaitDirectRuns(TimeUnit.SECONDS.toNanos(5));
-        listener.close();
-        connections.closeAll();
-        recvQueue.close();
-        sendQueue.close();
+        requestPath.close();
         registry.close();
         baselines.close();
         fabric.close();

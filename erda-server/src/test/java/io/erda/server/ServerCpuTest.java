@@ -7,6 +7,7 @@ import io.erda.protocol.CleanRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.WireStatus;
+import io.erda.server.request.ProtocolHandler;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

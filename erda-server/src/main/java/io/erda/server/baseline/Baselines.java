@@ -2,9 +2,9 @@ package io.erda.server.baseline;
 
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Fabric;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.Protocol;
-import io.erda.server.Request;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.Protocol;
+import io.erda.server.request.Request;
 import io.erda.server.store.Store;
 import io.erda.server.store.StoreStats;
 import java.nio.file.Path;

@@ -6,8 +6,8 @@ import io.erda.protocol.PutRequest;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
 import io.erda.protocol.memory.ObjectLayout;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.Request;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.Request;
 import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 

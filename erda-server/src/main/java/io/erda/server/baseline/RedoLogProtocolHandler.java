@@ -4,9 +4,9 @@ import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.WireStatus;
-import io.erda.server.Connection;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.Request;
+import io.erda.server.request.Connection;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.Request;
 import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 

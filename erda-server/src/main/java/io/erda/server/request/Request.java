@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.request;
 
 import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;

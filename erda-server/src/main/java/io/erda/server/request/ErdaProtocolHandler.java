@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.request;
 
 import io.erda.cleaner.CleaningReport;
 import io.erda.fabric.MemoryRegion;
@@ -47,12 +47,13 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
 
     /** The admin CLEAN: cleans one head and returns the run's report. */
     @FunctionalInterface
-    interface Cleaner {
+    public interface Cleaner {
         CleaningReport clean(int head) throws InterruptedException;
     }
 
-    ErdaProtocolHandler(Store store, RegionRegistry registry, PersistenceMethod persistence, int maxMessageLength,
-                        Supplier<String> stats, Cleaner cleaner, Replication replication) {
+    public ErdaProtocolHandler(Store store, RegionRegistry registry, PersistenceMethod persistence,
+                               int maxMessageLength, Supplier<String> stats, Cleaner cleaner,
+                               Replication replication) {
         this.cleaner = cleaner;
         this.replication = replication;
         this.store = store;

@@ -1,4 +1,4 @@
-package io.erda.server;
+package io.erda.server.request;
 
 import java.util.HashMap;
 import java.util.Map;
