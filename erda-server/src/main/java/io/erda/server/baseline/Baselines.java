@@ -82,12 +82,12 @@ public final class Baselines implements AutoCloseable {
 
     /** The baselines' STATS lines, in reply order. */
     public void stats(ObjLongConsumer<String> line) {
-        line.accept("redo_pending", redoLog.pendingEntries());
-        line.accept("redo_applied", redoLog.appliedEntries());
+        line.accept("redo_pending", redoLog.pending());
+        line.accept("redo_applied", redoLog.applied());
         line.accept("redo_replayed", redoLog.replayed());
-        line.accept("ring_pending", ring.pendingSlots());
-        line.accept("ring_applied", ring.appliedSlots());
-        line.accept("ring_expired", ring.expiredSlots());
+        line.accept("ring_pending", ring.pending());
+        line.accept("ring_applied", ring.applied());
+        line.accept("ring_expired", ring.expired());
         line.accept("ring_replayed", ring.replayed());
     }
 

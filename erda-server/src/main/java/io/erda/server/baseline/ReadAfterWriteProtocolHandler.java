@@ -20,14 +20,9 @@ final class ReadAfterWriteProtocolHandler extends BaselineProtocolHandler {
     private final int maxMessageLength;
 
     ReadAfterWriteProtocolHandler(ErdaProtocolHandler common, Store store, ReadAfterWriteRing ring, int maxMessageLength) {
-        super(common, store, ConnectData.PROTOCOL_READ_AFTER_WRITE, "read-after-write");
+        super(common, store, ring, ConnectData.PROTOCOL_READ_AFTER_WRITE, "read-after-write");
         this.ring = ring;
         this.maxMessageLength = maxMessageLength;
-    }
-
-    @Override
-    PendingWrite pending(MemorySegment key) {
-        return ring.lookup(key);
     }
 
     @Override

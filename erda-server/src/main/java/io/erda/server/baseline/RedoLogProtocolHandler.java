@@ -8,7 +8,6 @@ import io.erda.server.request.Connection;
 import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.Request;
 import io.erda.server.store.Store;
-import java.lang.foreign.MemorySegment;
 
 /** The Redo Logging baseline (paper §5.1) on one connection, whose receive buffers are a lane of the {@link RedoLog}. */
 final class RedoLogProtocolHandler extends BaselineProtocolHandler {
@@ -17,15 +16,10 @@ final class RedoLogProtocolHandler extends BaselineProtocolHandler {
     private final Connection connection;
 
     RedoLogProtocolHandler(ErdaProtocolHandler common, Store store, RedoLog log, RedoLog.Lane lane, Connection connection) {
-        super(common, store, ConnectData.PROTOCOL_REDO_LOG, "redo-log");
+        super(common, store, log, ConnectData.PROTOCOL_REDO_LOG, "redo-log");
         this.log = log;
         this.lane = lane;
         this.connection = connection;
-    }
-
-    @Override
-    PendingWrite pending(MemorySegment key) {
-        return log.lookup(key);
     }
 
     @Override
