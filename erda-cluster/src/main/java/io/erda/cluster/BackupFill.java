@@ -4,7 +4,7 @@ import io.erda.client.ErdaClient;
 import io.erda.cluster.client.ShardMap;
 import io.erda.cluster.client.Zk;
 import io.erda.protocol.WireStatus;
-import io.erda.server.RequestException;
+import io.erda.server.store.RequestException;
 import java.util.List;
 import java.util.Set;
 import java.util.logging.Level;
@@ -63,7 +63,7 @@ final class BackupFill {
         return shard.fill == this;
     }
 
-    private io.erda.server.Store store() {
+    private io.erda.server.store.Store store() {
         return member.server().store();
     }
 

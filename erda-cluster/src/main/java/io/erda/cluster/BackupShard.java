@@ -47,7 +47,7 @@ final class BackupShard {
             return;
         }
         int shards = member.shards();
-        io.erda.server.Store store = member.server().store();
+        io.erda.server.store.Store store = member.server().store();
         List<byte[]> stale = store.keys(hash -> io.erda.protocol.memory.KeyHash.shard(hash, shards) == shard);
         for (byte[] key : stale) {
             store.apply(java.lang.foreign.MemorySegment.ofArray(key), java.lang.foreign.MemorySegment.NULL, true);

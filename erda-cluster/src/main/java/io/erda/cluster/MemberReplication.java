@@ -6,8 +6,8 @@ import io.erda.protocol.PutRequest;
 import io.erda.protocol.ReplicaSender;
 import io.erda.protocol.WireStatus;
 import io.erda.protocol.memory.Key;
-import io.erda.server.Replication;
-import io.erda.server.RequestException;
+import io.erda.server.request.Replication;
+import io.erda.server.store.RequestException;
 import java.util.logging.Logger;
 
 /**

@@ -4,8 +4,8 @@ import io.erda.cluster.client.ShardMap;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.WireStatus;
-import io.erda.server.Replication;
-import io.erda.server.RequestException;
+import io.erda.server.request.Replication;
+import io.erda.server.store.RequestException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -24,7 +24,7 @@ import java.util.concurrent.Executors;
  * before T is then written or past its deadline), lists the shard's keys and, in tasks of a few keys each, copies
  * every key not yet copied or forwarded; a key touched since T is never copied again, so a copy never lands over a
  * forwarded version. A key's copy also waits until its reservations from before T are complete or settled
- * ({@link io.erda.server.Store#settledBefore}); a PUT that would copy such a key first is refused meanwhile (its
+ * ({@link io.erda.server.store.Store#settledBefore}); a PUT that would copy such a key first is refused meanwhile (its
  * client tries again), so one key does not hold up the shard's other PUTs. Then it marks the backup full in the map
  * (compare-and-set). The fill is a {@link BackupFill}.
  */

@@ -3,7 +3,7 @@
  * of shards, each with a primary and a backup on different servers; membership in ZooKeeper through Apache Curator
  * (ephemeral registrations, a leader latch electing the one coordinator that writes the shard map); a server process
  * ({@link io.erda.cluster.ClusterServerMain}) that runs an {@code erda-server} store with a
- * {@link io.erda.server.Replication} taken from the map ({@link io.erda.cluster.ClusterServer}), under a lease
+ * {@link io.erda.server.request.Replication} taken from the map ({@link io.erda.cluster.ClusterServer}), under a lease
  * ({@code MemberLease}, watched by the coordinator's {@code LeaseWatch}), acknowledging PUTs of a shard it newly
  * leads only once clients' map leases ran out ({@code PrimaryTenure}), and publishing its store's identity
  * ({@code StoreIdentity}). The member's parts: the control plane ({@code Coordinator}), what it answers to each PUT

@@ -6,6 +6,7 @@ import io.erda.core.pm.PowerFailure;
 import io.erda.fabric.FabricException;
 import io.erda.server.offline.StoreVerifier;
 import io.erda.server.offline.TableRebuilder;
+import io.erda.server.platform.HugePagesUnavailableException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -224,7 +225,7 @@ public final class ErdaServerMain implements Callable<Integer> {
     }
 
     /** Runs the command line; returns the exit code. */
-    static int run(PrintWriter out, PrintWriter err, String... args) {
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
         return commandLine(out, err).execute(args);
     }
 

@@ -2,10 +2,17 @@ package io.erda.server;
 
 import io.erda.core.PmDirectory;
 import io.erda.core.StoreGeometry;
+import io.erda.core.pm.MappingAdvice;
+import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.table.HopscotchTable;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.memory.LogGeometry;
 import io.erda.protocol.memory.TableGeometry;
+import io.erda.server.platform.HugePages;
+import io.erda.server.platform.PmEmulation;
+import io.erda.server.store.CleanThreshold;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -246,6 +253,21 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         LogGeometry log = new LogGeometry(regionSize != null ? regionSize : base.regionSize(),
                 segmentSize != null ? segmentSize : base.segmentSize(), base.highWaterGranule());
         return new StoreGeometry(h, table, log);
+    }
+
+    /**
+     * Creates the store of this config or reopens it (tails from the high-water marks, then its recovery); a store of
+     * another format version or geometry is refused with a {@code PmFormatException} naming both.
+     */
+    public Store openStore(StoreStats stats) {
+        pmEmulation.prepare(directory, persistence);
+        StoreGeometry stored = storedGeometry();
+        WriteLatencyModel latency = new WriteLatencyModel(pmWriteLatencyNanos);
+        MappingAdvice advice = hugePages.advice(directory); // refuses a mount without huge pages
+        PmDirectory pm = stored == null
+                ? PmDirectory.create(directory, geometry(null), latency, group, advice)
+                : PmDirectory.open(directory, geometry(stored), latency, group, advice);
+        return Store.open(pm, lease, stats);
     }
 
     /** The geometry of the store in {@link #directory()} if there is one, else null. */

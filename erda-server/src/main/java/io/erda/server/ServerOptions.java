@@ -1,6 +1,9 @@
 package io.erda.server;
 
 import io.erda.protocol.PersistenceMethod;
+import io.erda.server.platform.HugePages;
+import io.erda.server.platform.PmEmulation;
+import io.erda.server.store.CleanThreshold;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,15 +110,19 @@ public final class ServerOptions {
         return config;
     }
 
-    /** {@code --clean-threshold}: auto, or bytes with an optional k/m/g suffix. */
+    /** {@code --clean-threshold}: auto, or bytes with an optional k/m/g suffix (0: never). */
     static final class CleanThresholdConverter implements picocli.CommandLine.ITypeConverter<CleanThreshold> {
         @Override
         public CleanThreshold convert(String value) {
-            try {
-                return CleanThreshold.fromOption(value);
-            } catch (IllegalArgumentException e) {
-                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            if (value.trim().toLowerCase(java.util.Locale.ROOT).equals("auto")) {
+                return CleanThreshold.AUTO;
             }
+            long b = new ErdaServerMain.SizeConverter().convert(value);
+            if (b < 0) {
+                throw new picocli.CommandLine.TypeConversionException("clean threshold " + value
+                        + " is negative: give auto, 0 (never) or a size");
+            }
+            return CleanThreshold.of(b);
         }
     }
 

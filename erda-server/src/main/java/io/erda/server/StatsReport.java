@@ -2,6 +2,11 @@ package io.erda.server;
 
 import io.erda.fabric.Fabric;
 import io.erda.server.baseline.Baselines;
+import io.erda.server.store.CleanThreshold;
+import io.erda.server.store.CleaningControl;
+import io.erda.server.store.RegionRegistry;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 
 /**
  * The STATS reply: "name=value" lines. NVM bytes are measured: the server's own stores into PM plus what peers
@@ -15,22 +20,18 @@ final class StatsReport {
     private final RegionRegistry registry;
     private final Fabric fabric;
     private final Baselines baselines;
-    /** The cleaner's threshold, or {@link CleanThreshold#OFF} while the cleaner is not started. */
-    private final java.util.function.Supplier<CleanThreshold> cleanThreshold;
-    /** Per head, the chain bytes above which it is cleaned now ({@link Long#MAX_VALUE}: not cleaned). */
-    private final java.util.function.IntToLongFunction cleanThresholdOf;
+    /** The cleaner's thresholds (while it is not started: {@link CleanThreshold#OFF}, no head cleaned). */
+    private final CleaningControl cleaning;
     private final long startNanos = System.nanoTime();
 
     StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, Baselines baselines,
-                java.util.function.Supplier<CleanThreshold> cleanThreshold,
-                java.util.function.IntToLongFunction cleanThresholdOf) {
+                CleaningControl cleaning) {
         this.store = store;
         this.stats = stats;
         this.registry = registry;
         this.fabric = fabric;
         this.baselines = baselines;
-        this.cleanThreshold = cleanThreshold;
-        this.cleanThresholdOf = cleanThresholdOf;
+        this.cleaning = cleaning;
     }
 
     String text() {
@@ -63,7 +64,7 @@ final class StatsReport {
         }
         line(b, "engine_cpu_ns", fabric.stats().engineCpuNanos());
         line(b, "keys", store.keys());
-        line(b, "pending_leases", store.leases().pendingKeys());
+        line(b, "pending_leases", store.pendingKeys());
         line(b, "table_capacity", store.directory().table().geometry().capacity());
         line(b, "regions_registered_ahead", stats.regionsRegisteredAhead.sum());
         line(b, "regions_registered_at_growth", stats.regionsRegisteredAtGrowth.sum());
@@ -72,13 +73,13 @@ final class StatsReport {
         line(b, "regions_pooled", pool.size());
         line(b, "cleanings", stats.cleanings.sum());
         line(b, "cleaner_cpu_ns", stats.cleanerCpuNanos.sum());
-        CleanThreshold threshold = cleanThreshold.get(); // every value a number: 1/0 for auto, bytes (0: none)
+        CleanThreshold threshold = cleaning.threshold(); // every value a number: 1/0 for auto, bytes (0: none)
         line(b, "clean_threshold_auto", threshold.auto() ? 1 : 0);
         line(b, "clean_threshold_bytes", threshold.bytes());
         // per head: the bytes its chain occupies, and the size at which it is cleaned next (absent: not cleaned)
         for (int h = 0; h < store.directory().heads().size(); h++) {
             line(b, "head_" + h + "_occupied_bytes", store.directory().head(h).currentChain().logicalTail());
-            long at = cleanThresholdOf.applyAsLong(h);
+            long at = cleaning.thresholdOf(h);
             if (at != Long.MAX_VALUE) {
                 line(b, "head_" + h + "_clean_above_bytes", at);
             }

@@ -1,19 +1,18 @@
 /**
- * The Erda server's own path: {@link ErdaServerMain} (command line), {@link RequestServer} (fabric, connections, worker
- * threads), {@link Connection} (receive slots, replies, HEAD_STATE credits), {@link ErdaProtocolHandler} (HELLO, PUT,
- * GET, FLUSH, HEADS, REPAIR_HINT, STATS, CLEAN), {@link Store} (the one place where table and logs change, under one
- * lock), {@code KeyEntries} (finding a key's entry), {@code Leases} and {@code LeaseValidator} (reservations and their
- * settlement, [leases], [last-complete-version]), {@code Recovery} ([recovery]), {@code RegionRegistry} (what clients
- * may reach and with which rkey), {@code StoreCleaning} (the log cleaner's host) and {@link PmEmulation} (power-failure
- * emulation: which writes are durable when, per persistence method; the {@code power-fail} command collapses).
+ * The Erda server's command line and assembly: {@link ErdaServerMain} (the {@code erda-server} command and its offline
+ * subcommands), {@link ServerOptions} (the options every server command shares), {@link ServerConfig} (what a server is
+ * started with; {@link ServerConfig#openStore} opens its store) and {@link RequestServer}, which builds a running server
+ * from the other packages, registers its protocols (Erda's and the baselines') and closes it; {@code StatsReport}
+ * writes the STATS text from all of them.
  *
- * <p>The two baselines live in {@link io.erda.server.baseline}, the offline commands in
- * {@link io.erda.server.offline}; the request server hosts the baselines through
- * {@link io.erda.server.baseline.Baselines} and never builds one itself. What a client can rely on, the wire contract
- * this server implements, is the package Javadoc of {@code io.erda.protocol}.
+ * <p>The rooms it assembles: {@link io.erda.server.store} (the state served: table, logs, leases, recovery, region
+ * registrations, the cleaner's host), {@link io.erda.server.request} (listener, connections, workers, dispatch, the
+ * Erda protocol), {@link io.erda.server.baseline} (the two baselines of paper §5.1), {@link io.erda.server.platform}
+ * (huge pages, power-failure emulation) and {@link io.erda.server.offline} (the offline commands). What a client can
+ * rely on, the wire contract this server implements, is the package Javadoc of {@code io.erda.protocol}.
  *
  * <p>May depend on erda-core, erda-protocol, erda-fabric (the SPI only: {@code io.erda.fabric}), erda-cleaner,
- * erda-ffm-bindings' {@code io.erda.ffm.libc} ({@code madvise} for {@link io.erda.server.HugePages}), picocli and {@code io.erda.server.baseline} / {@code io.erda.server.offline}; never on a fabric provider's package
- * or on client code.
+ * picocli and every package of the server; nothing of the server depends on this one. Never on a fabric provider's
+ * package or on client code.
  */
 package io.erda.server;

@@ -3,6 +3,8 @@ package io.erda.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.server.store.CleanThreshold;
+import io.erda.server.store.Store;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

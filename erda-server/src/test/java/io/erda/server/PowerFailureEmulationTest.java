@@ -11,6 +11,7 @@ import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.WireStatus;
 import io.erda.server.offline.StoreVerifier;
+import io.erda.server.platform.PmEmulation;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

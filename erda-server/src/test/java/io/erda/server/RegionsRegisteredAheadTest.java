@@ -2,6 +2,8 @@ package io.erda.server;
 
 import io.erda.core.log.LogHead;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,7 +60,7 @@ class RegionsRegisteredAheadTest {
     @Test
     void theRegionPreparerRunsFromTheStoresOpen() {
         long before = preparers();
-        Store store = Store.open(TestStores.config(dir.resolve("open"), "tcp", Duration.ofSeconds(30)), new StoreStats());
+        Store store = TestStores.config(dir.resolve("open"), "tcp", Duration.ofSeconds(30)).openStore(new StoreStats());
         try {
             assertThat(preparers()).isEqualTo(before + 1);
         } finally {

@@ -7,6 +7,7 @@ import io.erda.protocol.CleanRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.WireStatus;
+import io.erda.server.request.ProtocolHandler;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -216,29 +217,5 @@ class ServerCpuTest {
             assertThat(cleaner).as("the CLEANs' runs").isPositive();
             assertThat(cpu(server) - before).as("server CPU since the CLEANs began").isGreaterThanOrEqualTo(cleaner);
         }
-    }
-
-    /**
-     * After its exact requests a worker measures one request in CPU_SAMPLE, at random, and charges it that many
-     * times: over many requests the weights add up to the request count (the estimate is unbiased), and most
-     * requests read no clock.
-     */
-    @Test
-    void afterTheExactRequestsOneInEightIsMeasuredAndChargedEightTimes() {
-        java.util.Random random = new java.util.Random(42);
-        for (long n = 0; n < RequestServer.CPU_EXACT_REQUESTS; n++) {
-            assertThat(RequestServer.cpuWeight(n, random)).isEqualTo(1);
-        }
-        int requests = 800_000;
-        long weights = 0;
-        int measured = 0;
-        for (int n = 0; n < requests; n++) {
-            long w = RequestServer.cpuWeight(RequestServer.CPU_EXACT_REQUESTS + n, random);
-            assertThat(w).isIn(0L, (long) RequestServer.CPU_SAMPLE);
-            weights += w;
-            measured += w == 0 ? 0 : 1;
-        }
-        assertThat((double) weights / requests).isBetween(0.99, 1.01);
-        assertThat((double) measured / requests).isBetween(0.9 / RequestServer.CPU_SAMPLE, 1.1 / RequestServer.CPU_SAMPLE);
     }
 }

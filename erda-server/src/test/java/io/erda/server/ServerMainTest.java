@@ -1,8 +1,12 @@
 package io.erda.server;
 
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.server.store.CleanThreshold;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -48,6 +52,19 @@ class ServerMainTest {
     }
 
     @Test
+    void theCleanThresholdOptionTakesAutoOrASizeAndNamesABadValue() {
+        ServerOptions.CleanThresholdConverter threshold = new ServerOptions.CleanThresholdConverter();
+        assertThat(threshold.convert("auto")).isEqualTo(CleanThreshold.AUTO);
+        assertThat(threshold.convert("AUTO")).isEqualTo(CleanThreshold.AUTO);
+        assertThat(threshold.convert("192m")).isEqualTo(CleanThreshold.of(192L << 20));
+        assertThat(threshold.convert("0")).isEqualTo(CleanThreshold.OFF);
+        assertThatThrownBy(() -> threshold.convert("-5")).hasMessageContaining("-5")
+                .hasMessageContaining("negative");
+        assertThatThrownBy(() -> threshold.convert("often")).isInstanceOf(CommandLine.TypeConversionException.class)
+                .hasMessageContaining("'often' is not a size");
+    }
+
+    @Test
     void aBadCleanThresholdIsRefusedNamingIt() {
         assertThat(run("--dir", dir.resolve("s").toString(), "--clean-threshold", "-1m")).isEqualTo(2);
         assertThat(err.toString()).contains("-1m", "negative");
@@ -77,7 +94,7 @@ class ServerMainTest {
     @Test
     void aStoreOfAnotherGeometryIsRefusedWithTheMessage() {
         ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1));
-        try (Store store = Store.open(config, new StoreStats())) {
+        try (Store store = config.openStore(new StoreStats())) {
             TestStores.put(store, "k", "v");
         }
         assertThat(run("--dir", config.directory().toString(), "--listen", "tcp://127.0.0.1:0", "--heads", "3"))
@@ -88,7 +105,7 @@ class ServerMainTest {
     @Test
     void verifyExitsZeroOnACleanStoreAndRebuildReports() {
         ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1));
-        try (Store store = Store.open(config, new StoreStats())) {
+        try (Store store = config.openStore(new StoreStats())) {
             TestStores.put(store, "k", "v");
         }
         assertThat(run("verify", "--dir", config.directory().toString())).isZero();
@@ -100,7 +117,7 @@ class ServerMainTest {
     @Test
     void aStoreOtherUsersCouldWriteIsRefusedNamingPathModeAndOwner() throws Exception {
         ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1));
-        Store.open(config, new StoreStats()).close();
+        config.openStore(new StoreStats()).close();
         Files.setPosixFilePermissions(config.directory(), PosixFilePermissions.fromString("rwxrwxrwx"));
         assertThat(run("--dir", config.directory().toString(), "--listen", "tcp://127.0.0.1:0")).isEqualTo(2);
         assertThat(err.toString()).contains("erda-server: refusing " + config.directory() + " (mode rwxrwxrwx, owner "
@@ -112,7 +129,7 @@ class ServerMainTest {
     void aStoreSharedWithAGroupIsVerifiedWithThatGroupOnly() throws Exception {
         String group = Files.readAttributes(Files.createFile(dir.resolve("probe")), PosixFileAttributes.class).group().getName();
         ServerConfig config = TestStores.config(dir, "tcp", Duration.ofSeconds(1)).withGroup(group);
-        try (Store store = Store.open(config, new StoreStats())) {
+        try (Store store = config.openStore(new StoreStats())) {
             TestStores.put(store, "k", "v");
         }
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(config.directory()))).isEqualTo("rwxrwx---");

@@ -5,6 +5,8 @@ import io.erda.core.testing.ShmTempDirFactory;
 import static io.erda.server.TestStores.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import io.erda.testsupport.ChildProcess;
 import java.net.URI;
 import java.nio.file.Path;
@@ -48,7 +50,7 @@ class ServerProcessTest {
             second.stop(); // SIGTERM: the shutdown hook closes the store (SIGKILL, status 137, only after 10 s)
             assertThat(second.awaitExit(Duration.ofSeconds(1))).as("exit status after SIGTERM").isIn(0, 143);
         }
-        try (Store reopened = Store.open(TestStores.config(dir, "tcp", Duration.ofSeconds(1)), new StoreStats())) {
+        try (Store reopened = TestStores.config(dir, "tcp", Duration.ofSeconds(1)).openStore(new StoreStats())) {
             assertThat(reopened.recoverySummary().entries()).isEqualTo(50);
             assertThat(reopened.recoverySummary().rolledBack()).isZero();
         }

@@ -2,6 +2,7 @@ package io.erda.server;
 
 import io.erda.core.log.LogHead;
 import io.erda.protocol.memory.ObjectLayout;
+import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -12,11 +13,11 @@ import java.util.List;
 import java.util.Locale;
 
 /** Small store geometries and helpers shared by the tests. */
-final class TestStores {
-    static final int HEADS = 2;
-    static final long CAPACITY = 1024;
-    static final long REGION = 1L << 20;
-    static final long SEGMENT = 64L << 10;
+public final class TestStores {
+    public static final int HEADS = 2;
+    public static final long CAPACITY = 1024;
+    public static final long REGION = 1L << 20;
+    public static final long SEGMENT = 64L << 10;
 
     private TestStores() {
     }
@@ -26,7 +27,7 @@ final class TestStores {
      * (comma-separated, default {@code tcp,shm}; the same property erda-client's end-to-end suites read). Only
      * scripts/test-softroce selects verbs, inside the VM that has a real RDMA device.
      */
-    static List<String> schemes() {
+    public static List<String> schemes() {
         String value = System.getProperty("erda.test.fabrics", "tcp,shm");
         List<String> schemes = new ArrayList<>();
         for (String s : value.split(",")) {
@@ -50,7 +51,7 @@ final class TestStores {
      * A config for a small store in {@code dir} listening on {@code scheme} (tcp on port 0, shm under dir, verbs on
      * port 0 of {@code erda.softroce.address}).
      */
-    static ServerConfig config(Path dir, String scheme, Duration lease) {
+    public static ServerConfig config(Path dir, String scheme, Duration lease) {
         URI listen = switch (scheme) {
             case "tcp" -> URI.create("tcp://127.0.0.1:0");
             case "shm" -> URI.create("shm://" + dir.resolve("fabric").toAbsolutePath().toUri().getRawPath());
@@ -61,32 +62,32 @@ final class TestStores {
                 .withLease(lease);
     }
 
-    static byte[] bytes(String s) {
+    public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** One counter of the server's STATS text ({@code name=value} lines); fails naming it if there is none. */
-    static long stat(RequestServer server, String name) {
+    public static long stat(RequestServer server, String name) {
         String prefix = name + "=";
         return server.stats().lines().filter(l -> l.startsWith(prefix)).mapToLong(l -> Long.parseLong(
                 l.substring(prefix.length()))).findFirst().orElseThrow(() -> new AssertionError("no stat " + name));
     }
 
     /** Writes a complete object at a reservation, as a client's one-sided WRITE would. */
-    static void writeObject(Store store, Store.Reserved r, byte[] key, byte[] value, boolean tombstone) {
+    public static void writeObject(Store store, Store.Reserved r, byte[] key, byte[] value, boolean tombstone) {
         LogHead head = store.directory().head(r.head());
         ObjectLayout.encode(head.slice(r.chainOffset(), r.objectLength()), 0, MemorySegment.ofArray(key),
                 MemorySegment.ofArray(value), tombstone);
     }
 
     /** Reserves and writes a complete version. */
-    static Store.Reserved put(Store store, String key, String value) {
+    public static Store.Reserved put(Store store, String key, String value) {
         Store.Reserved r = store.reserve(MemorySegment.ofArray(bytes(key)), bytes(value).length, false);
         writeObject(store, r, bytes(key), bytes(value), false);
         return r;
     }
 
-    static String get(Store store, String key) {
+    public static String get(Store store, String key) {
         byte[] v = store.get(MemorySegment.ofArray(bytes(key)));
         return v == null ? null : new String(v, StandardCharsets.UTF_8);
     }

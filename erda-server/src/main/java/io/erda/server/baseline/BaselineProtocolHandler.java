@@ -3,11 +3,11 @@ package io.erda.server.baseline;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.StoreInfo;
 import io.erda.protocol.WireStatus;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.ProtocolHandler;
-import io.erda.server.Request;
-import io.erda.server.RequestException;
-import io.erda.server.Store;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.ProtocolHandler;
+import io.erda.server.request.Request;
+import io.erda.server.store.RequestException;
+import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -18,18 +18,18 @@ import java.lang.foreign.MemorySegment;
 abstract class BaselineProtocolHandler implements ProtocolHandler {
     private final ErdaProtocolHandler common;
     private final Store store;
+    /** This protocol's PM log: a key's not-yet-applied write, if any, answers its GET. */
+    private final AppliedLog log;
     private final int protocol;
     private final String name;
 
-    BaselineProtocolHandler(ErdaProtocolHandler common, Store store, int protocol, String name) {
+    BaselineProtocolHandler(ErdaProtocolHandler common, Store store, AppliedLog log, int protocol, String name) {
         this.common = common;
         this.store = store;
+        this.log = log;
         this.protocol = protocol;
         this.name = name;
     }
-
-    /** The not-yet-applied write of {@code key} in this protocol's PM log, if any. */
-    abstract PendingWrite pending(MemorySegment key);
 
     /** Handles this protocol's write request; false if {@code request} is not one. */
     abstract boolean write(Request request, Replies replies);
@@ -49,7 +49,7 @@ abstract class BaselineProtocolHandler implements ProtocolHandler {
             }
             case GET -> {
                 MemorySegment key = ErdaProtocolHandler.key(request);
-                PendingWrite pending = pending(key);
+                PendingWrite pending = log.lookup(key);
                 ErdaProtocolHandler.replyValue(replies, pending.pending() ? pending.value() : store.get(key));
             }
             case STATS -> common.handle(request, replies);

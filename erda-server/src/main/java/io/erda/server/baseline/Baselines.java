@@ -2,13 +2,11 @@ package io.erda.server.baseline;
 
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Fabric;
-import io.erda.protocol.ConnectData;
-import io.erda.server.Connection;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.ProtocolHandler;
-import io.erda.server.ReceiveBuffers;
-import io.erda.server.Store;
-import io.erda.server.StoreStats;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.Protocol;
+import io.erda.server.request.Request;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.ObjLongConsumer;
@@ -16,18 +14,20 @@ import java.util.function.ObjLongConsumer;
 /**
  * The two baselines of paper §5.1 as the server hosts them beside Erda: the Redo Logging PM log with its applier
  * and the Read After Write PM ring with its poller, both applying into the same {@link Store} asynchronously. The
- * request server asks this class for a Redo Logging connection's receive buffers (a lane of the PM redo log) and
- * for each baseline connection's protocol handler; it never builds a baseline itself.
+ * server registers the two {@link Protocol}s this class gives ({@link #redoLog}, {@link #readAfterWrite}) beside
+ * Erda's; the request path knows them only as such, and never builds a baseline itself.
  */
 public final class Baselines implements AutoCloseable {
     /** Reply buffers of a redo-log connection (one per PM receive buffer); larger replies get a buffer of their own. */
-    public static final int REDO_REPLY_SIZE = 16 << 10;
+    static final int REDO_REPLY_SIZE = 16 << 10;
 
+    private final Fabric fabric;
     private final Store store;
     private final RedoLog redoLog;
     private final ReadAfterWriteRing ring;
 
-    private Baselines(Store store, RedoLog redoLog, ReadAfterWriteRing ring) {
+    private Baselines(Fabric fabric, Store store, RedoLog redoLog, ReadAfterWriteRing ring) {
+        this.fabric = fabric;
         this.store = store;
         this.redoLog = redoLog;
         this.ring = ring;
@@ -38,7 +38,8 @@ public final class Baselines implements AutoCloseable {
                                  StoreStats stats) {
         RedoLog redoLog = RedoLog.open(directory, latency, fabric, store, stats);
         try {
-            return new Baselines(store, redoLog, ReadAfterWriteRing.open(directory, latency, fabric, store, stats));
+            return new Baselines(fabric, store, redoLog, ReadAfterWriteRing.open(directory, latency, fabric, store,
+                    stats));
         } catch (RuntimeException e) {
             redoLog.close();
             throw e;
@@ -51,21 +52,22 @@ public final class Baselines implements AutoCloseable {
                 Thread.ofPlatform().name("erda-ring-poller").daemon().start(ring::run));
     }
 
-    /** A free lane of the PM redo log: where a Redo Logging connection's SENDs land. */
-    public ReceiveBuffers takeRedoLane() {
-        return redoLog.takeLane();
+    /**
+     * Redo Logging ({@code ConnectData.PROTOCOL_REDO_LOG}): a connection's receive buffers are a free lane of the PM
+     * redo log, where its SENDs land; HELLO and STATS are answered as {@code common} answers them.
+     */
+    public Protocol redoLog(ErdaProtocolHandler common) {
+        return new Protocol(redoLog::takeLane, REDO_REPLY_SIZE, false, (connection, buffers) ->
+                new RedoLogProtocolHandler(common, store, redoLog, (RedoLog.Lane) buffers, connection));
     }
 
-    /** The handler of a baseline connection; {@code buffers} are the ones taken for it. */
-    public ProtocolHandler handler(int protocol, ErdaProtocolHandler erda, ReceiveBuffers buffers,
-                                   Connection connection, int maxMessageLength) {
-        return switch (protocol) {
-            case ConnectData.PROTOCOL_REDO_LOG -> new RedoLogProtocolHandler(erda, store, redoLog,
-                    (RedoLog.Lane) buffers, connection);
-            case ConnectData.PROTOCOL_READ_AFTER_WRITE -> new ReadAfterWriteProtocolHandler(erda, store, ring,
-                    maxMessageLength);
-            default -> throw new IllegalArgumentException("protocol " + protocol + " is not a baseline");
-        };
+    /**
+     * Read After Write ({@code ConnectData.PROTOCOL_READ_AFTER_WRITE}): a connection's requests land in DRAM, as
+     * Erda's do; HELLO and STATS are answered as {@code common} answers them.
+     */
+    public Protocol readAfterWrite(ErdaProtocolHandler common) {
+        return Protocol.inDram(fabric, false, (connection, buffers) ->
+                new ReadAfterWriteProtocolHandler(common, store, ring, Request.MAX_MESSAGE_LENGTH));
     }
 
     /** Bytes both PM files took: the server's own stores plus, for the ring, clients' WRITEs. */
@@ -80,12 +82,12 @@ public final class Baselines implements AutoCloseable {
 
     /** The baselines' STATS lines, in reply order. */
     public void stats(ObjLongConsumer<String> line) {
-        line.accept("redo_pending", redoLog.pendingEntries());
-        line.accept("redo_applied", redoLog.appliedEntries());
+        line.accept("redo_pending", redoLog.pending());
+        line.accept("redo_applied", redoLog.applied());
         line.accept("redo_replayed", redoLog.replayed());
-        line.accept("ring_pending", ring.pendingSlots());
-        line.accept("ring_applied", ring.appliedSlots());
-        line.accept("ring_expired", ring.expiredSlots());
+        line.accept("ring_pending", ring.pending());
+        line.accept("ring_applied", ring.applied());
+        line.accept("ring_expired", ring.expired());
         line.accept("ring_replayed", ring.replayed());
     }
 

@@ -6,9 +6,9 @@ import io.erda.protocol.PutRequest;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
 import io.erda.protocol.memory.ObjectLayout;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.Request;
-import io.erda.server.Store;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.Request;
+import io.erda.server.store.Store;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -20,14 +20,9 @@ final class ReadAfterWriteProtocolHandler extends BaselineProtocolHandler {
     private final int maxMessageLength;
 
     ReadAfterWriteProtocolHandler(ErdaProtocolHandler common, Store store, ReadAfterWriteRing ring, int maxMessageLength) {
-        super(common, store, ConnectData.PROTOCOL_READ_AFTER_WRITE, "read-after-write");
+        super(common, store, ring, ConnectData.PROTOCOL_READ_AFTER_WRITE, "read-after-write");
         this.ring = ring;
         this.maxMessageLength = maxMessageLength;
-    }
-
-    @Override
-    PendingWrite pending(MemorySegment key) {
-        return ring.lookup(key);
     }
 
     @Override

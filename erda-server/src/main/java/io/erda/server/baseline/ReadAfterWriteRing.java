@@ -1,13 +1,9 @@
 package io.erda.server.baseline;
 
-import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Access;
-import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
-import io.erda.fabric.MemoryRegion;
-import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.IdleStrategy;
 import io.erda.protocol.RawReserveReply;
 import io.erda.protocol.WireStatus;
@@ -15,15 +11,14 @@ import io.erda.protocol.memory.Key;
 import io.erda.protocol.memory.ObjectFlyweight;
 import io.erda.protocol.memory.ObjectLayout;
 import io.erda.protocol.memory.RingSlotLayout;
-import io.erda.server.PmEmulation;
-import io.erda.server.RequestException;
-import io.erda.server.Store;
-import io.erda.server.StoreStats;
+import io.erda.server.platform.PmEmulation;
+import io.erda.server.store.RequestException;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -34,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -61,7 +55,7 @@ import java.util.logging.Logger;
  * <p><b>GET.</b> {@link #lookup} answers from the newest pending position of the key whose slot validates, else
  * the caller asks the table.
  */
-public final class ReadAfterWriteRing implements AutoCloseable {
+public final class ReadAfterWriteRing extends AppliedLog {
     public static final String FILE = "raw-ring.pm";
     /** PM file kind. */
     public static final int KIND = io.erda.core.pm.PmFileHeader.KIND_RAW_RING;
@@ -71,6 +65,9 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     static final int MAX_VALUE_LENGTH = SLOT_SIZE - RingSlotLayout.HEADER_LENGTH - ObjectLayout.HEADER_LENGTH - 1;
     /** Geometry word 2 of the file: the slot layout, 1 = {@link RingSlotLayout} (0 in files of the unchecked layout). */
     static final long SLOT_LAYOUT = 1;
+    private static final Format FORMAT = new Format(KIND, new long[] {SLOTS, SLOT_SIZE, SLOT_LAYOUT},
+            new String[] {"ring slots", "ring slot size", "ring slot layout"}, (long) SLOTS * SLOT_SIZE,
+            "ring data length");
     private static final int APPLIED_SLOT = 0;
     /** With nothing reserved: as Redo Logging's applier (class comment). */
     private static final IdleStrategy.Policy IDLE = IdleStrategy.Policy.spinYieldThenBlock("read-after-write-poller",
@@ -86,58 +83,30 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         }
     }
 
-    private final PmRegion file;
-    private final MemoryRegion registration;
-    private final Store store;
-    private final StoreStats stats;
     private final long leaseNanos;
     private final ArrayDeque<Slot> reserved = new ArrayDeque<>();
     private final Map<Key, List<Slot>> byKey = new HashMap<>();
-    private final LongAdder applied = new LongAdder();
     /** Object bytes of the slots applied: the clients' WRITEs, where the fabric cannot count them (verbs). */
     private final LongAdder appliedBytes = new LongAdder();
     private final boolean remoteWritesCounted;
     private final LongAdder expired = new LongAdder();
-    private final long replayed;
     private long next;
     private long persistedMark;
-    private boolean paused;
-    private volatile boolean running = true;
 
     private ReadAfterWriteRing(PmRegion file, Fabric fabric, Store store, StoreStats stats, long writeDelayNanos) {
+        super(file, store, stats, LOG);
         this.remoteWritesCounted = fabric.capabilities().remoteWritesCounted();
-        this.file = file;
-        this.store = store;
-        this.stats = stats;
         this.leaseNanos = store.leaseNanos();
-        this.replayed = replay();
         // durable on placement whatever the persistence method: the client always forces with a READ
-        this.registration = fabric.register(file.data(), PmEmulation.durableOnPlacement(RegisterOptions.of(EnumSet.of(
-                Access.REMOTE_READ, Access.REMOTE_WRITE)).withBacking(new Backing(file.path(), file.dataFileOffset()))
-                .withWriteDelay(writeDelayNanos), file));
+        opened(replay(), fabric.register(file.data(), PmEmulation.durableOnPlacement(registerOptions(EnumSet.of(
+                Access.REMOTE_READ, Access.REMOTE_WRITE)).withWriteDelay(writeDelayNanos), file)));
     }
 
     /** Opens the store's ring (creating it the first time) and applies every forced but unapplied slot. */
     static ReadAfterWriteRing open(Path directory, WriteLatencyModel latency, Fabric fabric, Store store,
                                    StoreStats stats) {
-        Path path = directory.resolve(FILE);
-        long dataLength = (long) SLOTS * SLOT_SIZE;
-        PmRegion file = Files.exists(path) ? PmRegion.open(path, KIND, latency)
-                : PmRegion.create(path, KIND, dataLength, new long[] {SLOTS, SLOT_SIZE, SLOT_LAYOUT}, latency);
-        try {
-            file.requireGeometry(0, "ring slots", SLOTS);
-            file.requireGeometry(1, "ring slot size", SLOT_SIZE);
-            file.requireGeometry(2, "ring slot layout", SLOT_LAYOUT);
-            PmFormatException.requireEqual(path, "ring data length", file.dataLength(), dataLength);
-            return new ReadAfterWriteRing(file, fabric, store, stats, latency.nanosPerCacheLine());
-        } catch (RuntimeException e) {
-            file.close();
-            throw e;
-        }
-    }
-
-    long replayed() {
-        return replayed;
+        return open(directory.resolve(FILE), FORMAT, latency,
+                file -> new ReadAfterWriteRing(file, fabric, store, stats, latency.nanosPerCacheLine()));
     }
 
     private long replay() {
@@ -195,12 +164,13 @@ public final class ReadAfterWriteRing implements AutoCloseable {
             reserved.addLast(slot);
             byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(slot);
             notifyAll();
-            return new RawReserveReply(slot.position(), registration.address() + slot.offset(), registration.rkey(),
-                    (int) objectLength, leaseNanos);
+            return new RawReserveReply(slot.position(), registration().address() + slot.offset(),
+                    registration().rkey(), (int) objectLength, leaseNanos);
         }
     }
 
     /** The newest pending position of {@code key} that validates: its value, null for a tombstone; else NONE. */
+    @Override
     synchronized PendingWrite lookup(MemorySegment key) {
         List<Slot> slots = byKey.get(Key.copyOf(key));
         if (slots == null) {
@@ -221,6 +191,7 @@ public final class ReadAfterWriteRing implements AutoCloseable {
     }
 
     /** The poller thread's body. */
+    @Override
     void run() {
         ObjectFlyweight object = new ObjectFlyweight();
         IdleStrategy backoff = IDLE.newStrategy();
@@ -237,13 +208,10 @@ public final class ReadAfterWriteRing implements AutoCloseable {
             }
             long start = CPU.getCurrentThreadCpuTime();
             if (complete(oldest, object)) {
-                try {
-                    store.apply(oldest.key().bytes(), object.value(), object.isTombstone());
+                if (apply(oldest.key().bytes(), object.value(), object.isTombstone(),
+                        () -> "ring position " + oldest.position())) {
                     applied.increment();
                     appliedBytes.add(oldest.objectLength());
-                } catch (RuntimeException failed) {
-                    stats.errors.increment();
-                    LOG.log(Level.SEVERE, "ring position " + oldest.position() + " could not be applied", failed);
                 }
                 retire(oldest);
                 writeOnItsWay.reset();
@@ -300,46 +268,23 @@ public final class ReadAfterWriteRing implements AutoCloseable {
         file.persist(offset, RingSlotLayout.HEADER_LENGTH);
     }
 
-    /** Test hook: holds the poller (reserved slots stay pending, GETs answer from the ring). */
-    synchronized void pause(boolean pause) {
-        paused = pause;
-        notifyAll();
-    }
-
-    synchronized int pendingSlots() {
+    /** Slots reserved and not yet applied or recycled. */
+    @Override
+    synchronized int pending() {
         return reserved.size();
     }
 
-    long appliedSlots() {
-        return applied.sum();
-    }
-
-    long expiredSlots() {
+    /** Slots recycled without applying: their writer died or was late. */
+    long expired() {
         return expired.sum();
     }
 
-    /** Bytes in the ring: clients' one-sided WRITEs plus the server's zeroing and marks. */
-    long bytesWritten() {
-        return file.localBytesWritten() + remoteBytesWritten();
-    }
-
     /**
-     * The clients' part of {@link #bytesWritten}: as the fabric counted it, or where it cannot (verbs) the objects
-     * of the slots applied (a WRITE that never validated is not counted).
+     * The clients' WRITEs into the ring: as the fabric counted them, or where it cannot (verbs) the objects of the
+     * slots applied (a WRITE that never validated is not counted).
      */
-    long remoteBytesWritten() {
-        return remoteWritesCounted ? registration.remoteBytesWritten() : appliedBytes.sum();
-    }
-
-    synchronized void stop() {
-        running = false;
-        notifyAll();
-    }
-
     @Override
-    public void close() {
-        stop();
-        registration.close();
-        file.close();
+    long remoteBytesWritten() {
+        return remoteWritesCounted ? registration().remoteBytesWritten() : appliedBytes.sum();
     }
 }

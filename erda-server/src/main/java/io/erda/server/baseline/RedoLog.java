@@ -5,28 +5,25 @@ import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Access;
-import io.erda.fabric.Backing;
 import io.erda.fabric.Fabric;
-import io.erda.fabric.MemoryRegion;
-import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.IdleStrategy;
+import io.erda.fabric.MemoryRegion;
 import io.erda.protocol.MessageHeader;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.RedoPutRequest;
 import io.erda.protocol.WireFormatException;
 import io.erda.protocol.memory.Key;
 import io.erda.protocol.memory.ObjectLayout;
-import io.erda.server.Connection;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.ReceiveBuffers;
-import io.erda.server.Request;
-import io.erda.server.Store;
-import io.erda.server.StoreStats;
+import io.erda.server.request.Connection;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.ReceiveBuffers;
+import io.erda.server.request.Request;
+import io.erda.server.store.Store;
+import io.erda.server.store.StoreStats;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -37,8 +34,6 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -69,7 +64,7 @@ import java.util.logging.Logger;
  * SEND waits in RNR (the baseline clients use an RNR timeout as long as their operation timeout, like verbs'
  * rnr_retry = 7).
  */
-public final class RedoLog implements AutoCloseable {
+public final class RedoLog extends AppliedLog {
     public static final String FILE = "redo-log.pm";
     /** PM file kind. */
     public static final int KIND = io.erda.core.pm.PmFileHeader.KIND_REDO_LOG;
@@ -83,6 +78,9 @@ public final class RedoLog implements AutoCloseable {
     public static final int BUFFER_SIZE = 128 << 10;
     /** Largest value with a 1-byte key: a REDO_PUT must fit one receive buffer. */
     static final int MAX_VALUE_LENGTH = BUFFER_SIZE - MessageHeader.LENGTH - RedoPutRequest.KEY_OFFSET - 1;
+    private static final Format FORMAT = new Format(KIND, new long[] {LANES, BUFFERS_PER_LANE, BUFFER_SIZE},
+            new String[] {"redo lanes", "redo buffers per lane", "redo buffer size"},
+            (long) LANES * BUFFERS_PER_LANE * BUFFER_SIZE, "redo log data length", RedoLog::openExisting);
     private static final int APPLIED_SLOT = 0;
     private static final int MAX_BATCH = 64;
     /**
@@ -105,26 +103,14 @@ public final class RedoLog implements AutoCloseable {
                          MemorySegment value, boolean delete) {
     }
 
-    private final PmRegion file;
-    private final MemoryRegion registration;
-    private final Store store;
-    private final StoreStats stats;
     private final Lane[] lanes = new Lane[LANES];
     private final Map<Key, Entry> pending = new HashMap<>();
     private final BlockingQueue<Entry> queue = new LinkedBlockingQueue<>();
-    private final LongAdder applied = new LongAdder();
-    private final long replayed;
     private long nextSequence;
-    private boolean paused;
-    private volatile boolean running = true;
 
     private RedoLog(PmRegion file, Fabric fabric, Store store, StoreStats stats) {
-        this.file = file;
-        this.store = store;
-        this.stats = stats;
-        this.replayed = replay();
-        this.registration = fabric.register(file.data(), RegisterOptions.of(EnumSet.of(Access.LOCAL_WRITE))
-                .withBacking(new Backing(file.path(), file.dataFileOffset())));
+        super(file, store, stats, LOG);
+        opened(replay(), fabric.register(file.data(), registerOptions(EnumSet.of(Access.LOCAL_WRITE))));
         for (int i = 0; i < LANES; i++) {
             lanes[i] = new Lane(i);
         }
@@ -144,25 +130,7 @@ public final class RedoLog implements AutoCloseable {
 
     /** Opens the store's redo log (creating it the first time) and replays what was acknowledged but not applied. */
     static RedoLog open(Path directory, WriteLatencyModel latency, Fabric fabric, Store store, StoreStats stats) {
-        Path path = directory.resolve(FILE);
-        long dataLength = (long) LANES * BUFFERS_PER_LANE * BUFFER_SIZE;
-        PmRegion file = Files.exists(path) ? openExisting(path, latency)
-                : PmRegion.create(path, KIND, dataLength, new long[] {LANES, BUFFERS_PER_LANE, BUFFER_SIZE}, latency);
-        try {
-            file.requireGeometry(0, "redo lanes", LANES);
-            file.requireGeometry(1, "redo buffers per lane", BUFFERS_PER_LANE);
-            file.requireGeometry(2, "redo buffer size", BUFFER_SIZE);
-            PmFormatException.requireEqual(path, "redo log data length", file.dataLength(), dataLength);
-            return new RedoLog(file, fabric, store, stats);
-        } catch (RuntimeException e) {
-            file.close();
-            throw e;
-        }
-    }
-
-    /** Entries replayed by {@link #open}. */
-    long replayed() {
-        return replayed;
+        return open(directory.resolve(FILE), FORMAT, latency, file -> new RedoLog(file, fabric, store, stats));
     }
 
     private long replay() {
@@ -239,6 +207,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The newest unapplied entry of {@code key}: its value, null if it is a delete, or NONE. */
+    @Override
     synchronized PendingWrite lookup(MemorySegment key) {
         Entry e = pending.get(Key.copyOf(key));
         if (e == null) {
@@ -248,6 +217,7 @@ public final class RedoLog implements AutoCloseable {
     }
 
     /** The applier thread's body. */
+    @Override
     void run() {
         List<Entry> batch = new ArrayList<>();
         IdleStrategy backoff = IDLE.newStrategy();
@@ -269,13 +239,7 @@ public final class RedoLog implements AutoCloseable {
             batch.add(first);
             queue.drainTo(batch, MAX_BATCH - 1);
             for (Entry e : batch) {
-                try {
-                    store.apply(e.keyBytes(), e.value(), e.delete());
-                } catch (RuntimeException failed) {
-                    // acknowledged but not appliable (table or log full): the entry is lost from the destination
-                    stats.errors.increment();
-                    LOG.log(Level.SEVERE, "redo entry " + e.sequence() + " could not be applied", failed);
-                }
+                apply(e.keyBytes(), e.value(), e.delete(), () -> "redo entry " + e.sequence());
             }
             file.setMutableWord(APPLIED_SLOT, batch.getLast().sequence());
             synchronized (this) {
@@ -305,41 +269,16 @@ public final class RedoLog implements AutoCloseable {
         return first;
     }
 
-    /** Test hook: holds the applier before its next batch (entries stay pending, GETs answer from the log). */
-    synchronized void pause(boolean pause) {
-        paused = pause;
-        notifyAll();
-    }
-
     private synchronized void awaitUnpaused() throws InterruptedException {
         while (paused && running) {
             wait(100);
         }
     }
 
-    synchronized int pendingEntries() {
-        return pending.size();
-    }
-
-    long appliedEntries() {
-        return applied.sum();
-    }
-
-    /** Bytes stored into the redo log: SEND placements, sequence stamps, applied-through marks. */
-    long bytesWritten() {
-        return file.localBytesWritten();
-    }
-
-    void stop() {
-        running = false;
-        pause(false);
-    }
-
+    /** Entries accepted and not yet applied. */
     @Override
-    public void close() {
-        stop();
-        registration.close();
-        file.close();
+    synchronized int pending() {
+        return pending.size();
     }
 
     /** One connection's receive buffers: {@link #BUFFERS_PER_LANE} consecutive buffers of the redo log. */
@@ -354,7 +293,7 @@ public final class RedoLog implements AutoCloseable {
 
         @Override
         public MemoryRegion region() {
-            return registration;
+            return registration();
         }
 
         @Override

@@ -4,11 +4,10 @@ import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.WireStatus;
-import io.erda.server.Connection;
-import io.erda.server.ErdaProtocolHandler;
-import io.erda.server.Request;
-import io.erda.server.Store;
-import java.lang.foreign.MemorySegment;
+import io.erda.server.request.Connection;
+import io.erda.server.request.ErdaProtocolHandler;
+import io.erda.server.request.Request;
+import io.erda.server.store.Store;
 
 /** The Redo Logging baseline (paper §5.1) on one connection, whose receive buffers are a lane of the {@link RedoLog}. */
 final class RedoLogProtocolHandler extends BaselineProtocolHandler {
@@ -17,15 +16,10 @@ final class RedoLogProtocolHandler extends BaselineProtocolHandler {
     private final Connection connection;
 
     RedoLogProtocolHandler(ErdaProtocolHandler common, Store store, RedoLog log, RedoLog.Lane lane, Connection connection) {
-        super(common, store, ConnectData.PROTOCOL_REDO_LOG, "redo-log");
+        super(common, store, log, ConnectData.PROTOCOL_REDO_LOG, "redo-log");
         this.log = log;
         this.lane = lane;
         this.connection = connection;
-    }
-
-    @Override
-    PendingWrite pending(MemorySegment key) {
-        return log.lookup(key);
     }
 
     @Override
