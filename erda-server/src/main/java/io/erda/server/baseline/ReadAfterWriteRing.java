@@ -209,7 +209,7 @@ public final class ReadAfterWriteRing extends AppliedLog {
             long start = CPU.getCurrentThreadCpuTime();
             // the deadline is read before the slot: a WRITE that lands between the two is then seen as complete,
             // never recycled as expired (its writer, done within the lease, does not write it again)
-            boolean expired = System.nanoTime() - oldest.deadline() > 0;
+            boolean pastDeadline = System.nanoTime() - oldest.deadline() > 0;
             if (complete(oldest, object)) {
                 if (apply(oldest.key().bytes(), object.value(), object.isTombstone(),
                         () -> "ring position " + oldest.position())) {
@@ -218,7 +218,7 @@ public final class ReadAfterWriteRing extends AppliedLog {
                 }
                 retire(oldest);
                 writeOnItsWay.reset();
-            } else if (expired) {
+            } else if (pastDeadline) {
                 expired.increment(); // its writer died or gave up: recycle without applying
                 retire(oldest);
                 writeOnItsWay.reset();
