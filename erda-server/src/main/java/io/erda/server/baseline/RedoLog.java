@@ -14,7 +14,7 @@ import io.erda.protocol.RedoPutRequest;
 import io.erda.protocol.WireFormatException;
 import io.erda.protocol.memory.Key;
 import io.erda.protocol.memory.ObjectLayout;
-import io.erda.server.request.Connection;
+import io.erda.server.request.ServerConnection;
 import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.ReceiveBuffers;
 import io.erda.server.request.Request;
@@ -99,7 +99,7 @@ public final class RedoLog extends AppliedLog {
             IdleStrategy.Policy.spinYieldThenBlock("redo-log-applier", APPLIER_SPIN_NANOS, APPLIER_YIELD_NANOS);
 
     /** An accepted, not yet applied entry: slices of its PM receive buffer. */
-    private record Entry(long sequence, Lane lane, Connection connection, int slot, Key key, MemorySegment keyBytes,
+    private record Entry(long sequence, Lane lane, ServerConnection connection, int slot, Key key, MemorySegment keyBytes,
                          MemorySegment value, boolean delete) {
     }
 
@@ -180,7 +180,7 @@ public final class RedoLog extends AppliedLog {
      * Checks, counts, stamps and persists the REDO_PUT in receive slot {@code request.slot()} of
      * {@code connection}, whose receive buffers are {@code lane}; after this returns the PUT is durable.
      */
-    void accept(Connection connection, Lane lane, Request request) {
+    void accept(ServerConnection connection, Lane lane, Request request) {
         MemorySegment message = request.message();
         long body = Request.BODY_OFFSET;
         ErdaProtocolHandler.requireKeyLength(message, body + RedoPutRequest.KEY_LENGTH_OFFSET, request.bodyLength(),

@@ -4,7 +4,7 @@ import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.WireStatus;
-import io.erda.server.request.Connection;
+import io.erda.server.request.ServerConnection;
 import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.Request;
 import io.erda.server.store.Store;
@@ -13,9 +13,9 @@ import io.erda.server.store.Store;
 final class RedoLogProtocolHandler extends BaselineProtocolHandler {
     private final RedoLog log;
     private final RedoLog.Lane lane;
-    private final Connection connection;
+    private final ServerConnection connection;
 
-    RedoLogProtocolHandler(ErdaProtocolHandler common, Store store, RedoLog log, RedoLog.Lane lane, Connection connection) {
+    RedoLogProtocolHandler(ErdaProtocolHandler common, Store store, RedoLog log, RedoLog.Lane lane, ServerConnection connection) {
         super(common, store, log, ConnectData.PROTOCOL_REDO_LOG, "redo-log");
         this.log = log;
         this.lane = lane;

@@ -18,7 +18,7 @@ import java.util.function.UnaryOperator;
 import java.util.logging.Logger;
 
 /**
- * The acceptor thread: waits on the listener and turns each connection request into a {@link Connection} of the
+ * The acceptor thread: waits on the listener and turns each connection request into a {@link ServerConnection} of the
  * protocol it names ({@link Protocols}), on the shared completion queues within their {@link CompletionBudget}, or
  * refuses it saying why.
  */
@@ -104,7 +104,7 @@ final class Acceptor {
             request.reject(bad.getMessage());
             return;
         }
-        Connection connection = null;
+        ServerConnection connection = null;
         ReceiveBuffers buffers = null;
         boolean answered = false;
         try {
@@ -129,7 +129,7 @@ final class Acceptor {
             }
             budget.assign(endpoint, sendDepth, buffers.count());
             ReceiveBuffers taken = buffers;
-            connection = new Connection(fabric, endpoint, c -> handlerSeam.apply(protocol.handlers().apply(c, taken)),
+            connection = new ServerConnection(fabric, endpoint, c -> handlerSeam.apply(protocol.handlers().apply(c, taken)),
                     protocol.headStates() ? headArray : null, buffers, protocol.replySize());
             connections.add(connection);
             connection.postReceives();

@@ -17,24 +17,24 @@ import java.util.logging.Logger;
 final class Connections {
     private static final Logger LOG = Logger.getLogger(Connections.class.getName());
 
-    private final Map<Endpoint, Connection> byEndpoint = new ConcurrentHashMap<>();
+    private final Map<Endpoint, ServerConnection> byEndpoint = new ConcurrentHashMap<>();
     private final CompletionBudget budget;
 
     Connections(CompletionBudget budget) {
         this.budget = budget;
     }
 
-    void add(Connection connection) {
+    void add(ServerConnection connection) {
         byEndpoint.put(connection.endpoint(), connection);
     }
 
     /** The connection of {@code endpoint}, or null (never accepted, or closed). */
-    Connection get(Endpoint endpoint) {
+    ServerConnection get(Endpoint endpoint) {
         return byEndpoint.get(endpoint);
     }
 
     /** Whether {@code connection} is still open (not forgotten, nor replaced by another of the same endpoint). */
-    boolean isOpen(Connection connection) {
+    boolean isOpen(ServerConnection connection) {
         return byEndpoint.get(connection.endpoint()) == connection;
     }
 
@@ -44,22 +44,22 @@ final class Connections {
     }
 
     /** Drops a connection from the table and returns its completion-queue entries; true if it was there. */
-    boolean forget(Connection connection) {
+    boolean forget(ServerConnection connection) {
         boolean present = byEndpoint.remove(connection.endpoint()) != null;
         budget.forget(connection.endpoint());
         return present;
     }
 
-    void close(Connection connection, String why) {
+    void close(ServerConnection connection, String why) {
         close(connection, why, false);
     }
 
     /** A failed completion closes its connection: a line at WARNING, unless the client simply closed its side. */
-    void close(Connection connection, Completion failed) {
+    void close(ServerConnection connection, Completion failed) {
         close(connection, failed.toString(), failed.peerClosed());
     }
 
-    private void close(Connection connection, String why, boolean orderly) {
+    private void close(ServerConnection connection, String why, boolean orderly) {
         if (forget(connection)) {
             // a broken connection is worth a line (with the provider's cause of a flush); a client leaving is not
             LOG.log(orderly ? Level.FINE : Level.WARNING,
@@ -73,8 +73,8 @@ final class Connections {
      * every one of them has acknowledged it (or is gone).
      */
     BooleanSupplier notifyHeadState() {
-        Map<Connection, Integer> due = new HashMap<>();
-        for (Connection c : byEndpoint.values()) {
+        Map<ServerConnection, Integer> due = new HashMap<>();
+        for (ServerConnection c : byEndpoint.values()) {
             try {
                 due.put(c, c.notifyHeadState());
             } catch (RuntimeException e) {
@@ -86,7 +86,7 @@ final class Connections {
 
     /** Closes every connection (the server is closing). */
     void closeAll() {
-        byEndpoint.values().forEach(Connection::close);
+        byEndpoint.values().forEach(ServerConnection::close);
         byEndpoint.clear();
     }
 }

@@ -17,13 +17,13 @@ import java.util.function.Supplier;
  * @param handlers       the handler of a connection's requests, which arrive in the receive buffers taken for it
  */
 public record Protocol(Supplier<ReceiveBuffers> receiveBuffers, int replySize, boolean headStates,
-                       BiFunction<Connection, ReceiveBuffers, ProtocolHandler> handlers) {
+                       BiFunction<ServerConnection, ReceiveBuffers, ProtocolHandler> handlers) {
     /**
      * A protocol whose requests land in DRAM buffers of each connection's own ({@link ReceiveBuffers#dram}), with reply
      * slots as large as the largest request.
      */
     public static Protocol inDram(Fabric fabric, boolean headStates,
-                                  BiFunction<Connection, ReceiveBuffers, ProtocolHandler> handlers) {
+                                  BiFunction<ServerConnection, ReceiveBuffers, ProtocolHandler> handlers) {
         return new Protocol(() -> ReceiveBuffers.dram(fabric), Request.MAX_MESSAGE_LENGTH, headStates, handlers);
     }
 }

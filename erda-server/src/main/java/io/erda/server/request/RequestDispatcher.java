@@ -26,7 +26,7 @@ final class RequestDispatcher {
 
     /** Processes send completions until the condition holds (a reply slot became free) or the connection died. */
     interface SendDrain {
-        void until(Connection connection, BooleanSupplier done);
+        void until(ServerConnection connection, BooleanSupplier done);
     }
 
     private final StoreStats stats;
@@ -42,7 +42,7 @@ final class RequestDispatcher {
      * malformed one answered with an error), or null if the connection must be aborted. The reply is charged to
      * {@code cpu} just before it is posted (null: the request is not measured).
      */
-    MessageType dispatch(Connection connection, int slot, int received, RequestCpu cpu) {
+    MessageType dispatch(ServerConnection connection, int slot, int received, RequestCpu cpu) {
         MemorySegment message = connection.received(slot);
         MessageType type;
         try {
@@ -86,7 +86,7 @@ final class RequestDispatcher {
     }
 
     /** An ERROR reply to a request of type {@code request}. */
-    private void reply(Connection connection, int slot, int requestId, MessageType request, RequestCpu cpu,
+    private void reply(ServerConnection connection, int slot, int requestId, MessageType request, RequestCpu cpu,
                        WireStatus status, String text) {
         awaitReplySlot(connection, slot);
         if (cpu != null) {
@@ -96,7 +96,7 @@ final class RequestDispatcher {
                 (s, o) -> ErrorReply.encode(s, o, text));
     }
 
-    private void awaitReplySlot(Connection connection, int slot) {
+    private void awaitReplySlot(ServerConnection connection, int slot) {
         if (!connection.replySlotFree(slot)) {
             drain.until(connection, () -> connection.replySlotFree(slot));
         }

@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  * acknowledge what the client processed; a change that finds no credit is sent (as the then-current array) once a
  * request returns credit.
  */
-public final class Connection implements AutoCloseable {
+public final class ServerConnection implements AutoCloseable {
     private static final long OVERSIZED_WR_BASE = 1L << 40;
 
     private final Endpoint endpoint;
@@ -68,7 +68,7 @@ public final class Connection implements AutoCloseable {
      * its receive slots); {@code headStates} is the head array to notify, null for protocols that take no
      * HEAD_STATE (the baselines: their clients post no receives for it).
      */
-    Connection(Fabric fabric, Endpoint endpoint, Function<Connection, ProtocolHandler> handler,
+    ServerConnection(Fabric fabric, Endpoint endpoint, Function<ServerConnection, ProtocolHandler> handler,
                Supplier<HeadArray> headStates, ReceiveBuffers receives, int replySize) {
         this.endpoint = endpoint;
         this.headStates = headStates;

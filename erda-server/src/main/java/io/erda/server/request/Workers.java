@@ -155,7 +155,7 @@ final class Workers {
      * a YCSB C run came to 2.4 µs per one-sided GET).
      */
     private MessageType received(Completion c, RequestCpu cpu) { // cpu: null if the request is not measured
-        Connection connection = connections.get(c.endpoint());
+        ServerConnection connection = connections.get(c.endpoint());
         if (connection == null) {
             return null; // a closed connection's flushed receives
         }
@@ -185,14 +185,14 @@ final class Workers {
     }
 
     private void sendCompleted(Completion c) {
-        Connection connection = connections.get(c.endpoint());
+        ServerConnection connection = connections.get(c.endpoint());
         if (connection != null && !connection.sendCompleted(c)) {
             connections.close(connection, c);
         }
     }
 
     /** Waits for send completions until {@code done} or the connection is gone. */
-    private void drainUntil(Connection connection, BooleanSupplier done) {
+    private void drainUntil(ServerConnection connection, BooleanSupplier done) {
         while (!done.getAsBoolean() && connections.isOpen(connection) && running) {
             try {
                 Completion c = sendQueue.take(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);

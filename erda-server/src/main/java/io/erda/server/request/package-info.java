@@ -1,7 +1,7 @@
 /**
  * The request path of a server: {@link io.erda.server.request.RequestPath} (the listener, the two completion queues
  * every connection shares and the threads that serve them: {@code Acceptor}, {@code Workers}, with
- * {@code CompletionBudget} and {@code Connections}), {@link io.erda.server.request.Connection} (receive slots,
+ * {@code CompletionBudget} and {@code Connections}), {@link io.erda.server.request.ServerConnection} (receive slots,
  * replies, HEAD_STATE credits), {@code RequestDispatcher} (exactly one reply per message, [bad-input]),
  * {@code RequestCpu} (server_cpu_ns per request), and the protocols: {@link io.erda.server.request.Protocols}
  * registers a {@link io.erda.server.request.Protocol} per protocol number, whose
