@@ -2,7 +2,6 @@ package io.erda.server;
 
 import io.erda.cleaner.CleaningReport;
 import io.erda.core.pm.WriteLatencyModel;
-import io.erda.fabric.ConnectionRequest;
 import io.erda.fabric.Fabric;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.HeadArray;
@@ -10,11 +9,11 @@ import io.erda.protocol.PersistenceMethod;
 import io.erda.server.baseline.Baselines;
 import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.Protocol;
-import io.erda.server.request.ProtocolHandler;
 import io.erda.server.request.Protocols;
 import io.erda.server.request.Replication;
 import io.erda.server.request.Request;
 import io.erda.server.request.RequestPath;
+import io.erda.server.platform.DaemonThreads;
 import io.erda.server.store.CleanThreshold;
 import io.erda.server.store.CleaningControl;
 import io.erda.server.store.LeaseValidator;
@@ -25,7 +24,6 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
 /**
  * A running server, assembled: the store, its registrations on the fabric, the protocols it speaks and the threads
@@ -49,27 +47,12 @@ public final class RequestServer implements AutoCloseable {
     private final Baselines baselines;
     private final CleaningControl cleaning;
     private final StatsReport statsReport;
+    private final DaemonThreads daemons;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
 
-    /**
-     * What a test wraps in a server: each connection request the listener hands over, each connection's protocol
-     * handler. Both are identities in a server users run.
-     */
-    record Seams(UnaryOperator<ConnectionRequest> requests, UnaryOperator<ProtocolHandler> handlers) {
-        static final Seams NONE = new Seams(UnaryOperator.identity(), UnaryOperator.identity());
-
-        static Seams requests(UnaryOperator<ConnectionRequest> requests) {
-            return new Seams(requests, UnaryOperator.identity());
-        }
-
-        static Seams handlers(UnaryOperator<ProtocolHandler> handlers) {
-            return new Seams(UnaryOperator.identity(), handlers);
-        }
-    }
-
     private RequestServer(ServerConfig config, StoreStats stats, Store store, Fabric fabric, Replication replication,
-                          Seams seams) {
+                          ServerHooks hooks) {
         this.config = config;
         this.store = store;
         this.fabric = fabric;
@@ -78,11 +61,12 @@ public final class RequestServer implements AutoCloseable {
         store.onChainGrowth(registry::chainGrew);
         Protocols protocols = new Protocols(); // filled below, before the request path starts
         this.requestPath = new RequestPath(fabric, config.listen(), config.workers(), protocols, registry::headArray,
-                stats, seams.requests(), seams.handlers());
+                stats, hooks.requests(), hooks.handlers());
         this.validator = new LeaseValidator(store, stats);
         this.baselines = Baselines.open(config.directory(), new WriteLatencyModel(config.pmWriteLatencyNanos()), fabric,
                 store, stats);
-        this.cleaning = new CleaningControl(store, registry, stats, requestPath::notifyHeadState);
+        this.daemons = new DaemonThreads(hooks.threads());
+        this.cleaning = new CleaningControl(store, registry, stats, requestPath::notifyHeadState, daemons);
         this.statsReport = new StatsReport(store, stats, registry, fabric, baselines, cleaning);
         // the admin CLEAN lives in the Erda handler; the baselines delegate only HELLO's description and STATS to it
         ErdaProtocolHandler erda = new ErdaProtocolHandler(store, registry, config.persistence(),
@@ -99,21 +83,22 @@ public final class RequestServer implements AutoCloseable {
 
     /** As {@link #start(ServerConfig)}, for a clustered server: {@code replication} decides each PUT ([cluster]). */
     public static RequestServer start(ServerConfig config, Replication replication) {
-        return start(config, replication, Seams.NONE);
+        return start(config, replication, ServerHooks.NONE);
     }
 
-    /** As {@link #start(ServerConfig)}, with what {@code seams} wraps (tests). */
-    static RequestServer start(ServerConfig config, Seams seams) {
-        return start(config, Replication.NONE, seams);
+    /** As {@link #start(ServerConfig)}, with what an embedding application puts into the server ({@code hooks}). */
+    public static RequestServer start(ServerConfig config, ServerHooks hooks) {
+        return start(config, Replication.NONE, hooks);
     }
 
-    private static RequestServer start(ServerConfig config, Replication replication, Seams seams) {
+    /** As {@link #start(ServerConfig, Replication)}, with {@code hooks}. */
+    public static RequestServer start(ServerConfig config, Replication replication, ServerHooks hooks) {
         StoreStats stats = new StoreStats();
         Store store = config.openStore(stats);
         Fabric fabric = null;
         try {
             fabric = Fabric.open(config.listen(), config.fabricProperties());
-            RequestServer server = new RequestServer(config, stats, store, fabric, replication, seams);
+            RequestServer server = new RequestServer(config, stats, store, fabric, replication, hooks);
             server.startThreads();
             return server;
         } catch (RuntimeException e) {
@@ -126,9 +111,9 @@ public final class RequestServer implements AutoCloseable {
     }
 
     private void startThreads() {
-        threads.addAll(requestPath.start());
-        threads.add(Thread.ofPlatform().name("erda-lease-validator").daemon().start(validator::run));
-        threads.addAll(baselines.start());
+        threads.addAll(requestPath.start(daemons));
+        threads.add(daemons.start("erda-lease-validator", validator::run));
+        threads.addAll(baselines.start(daemons));
     }
 
     /**
@@ -167,34 +152,14 @@ public final class RequestServer implements AutoCloseable {
         return store;
     }
 
-    /** The registrations of the store's PM, for tests in this package. */
-    RegionRegistry registry() {
-        return registry;
-    }
-
-    /** The fabric the server listens on, for tests in this package. */
-    Fabric fabric() {
-        return fabric;
-    }
-
-    /** The head array clients are given: every registered region of every head. */
-    HeadArray headArray() {
+    /** The head array clients are given now: every registered region of every head. */
+    public HeadArray headArray() {
         return registry.headArray();
     }
 
     /** The STATS text: "name=value" lines. */
     public String stats() {
         return statsReport.text();
-    }
-
-    /** The baselines' PM logs (tests pause their applier and poller). */
-    Baselines baselines() {
-        return baselines;
-    }
-
-    /** Connections currently open. */
-    int connectionCount() {
-        return requestPath.connectionCount();
     }
 
     @Override

@@ -23,6 +23,12 @@ class BaselineProtocolTest extends RunningServer {
         return RawClient.connect(server.uri(), protocol);
     }
 
+    /** Starts the server with {@code held}'s threads held, and connects an Erda client to it. */
+    private RawClient startHeld(String scheme, HeldThreads held) {
+        server = RequestServer.start(TestStores.config(dir, scheme, Duration.ofSeconds(30)), held.hooks());
+        return RawClient.connect(server.uri());
+    }
+
     private long stat(String name) {
         return TestStores.stat(server, name);
     }
@@ -36,16 +42,15 @@ class BaselineProtocolTest extends RunningServer {
     @ParameterizedTest
     @MethodSource("io.erda.server.TestStores#schemes")
     void redoGetSeesAnAcknowledgedPutBeforeItIsApplied(String scheme) {
-        try (RawClient erda = start(scheme); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
-            assertThat(redo.redoPut(bytes("k"), bytes("applied")).status()).isEqualTo(WireStatus.OK);
-            awaitApplied("redo_pending");
-            server.baselines().pauseRedoApplier(true);
+        HeldThreads held = new HeldThreads("erda-redo-applier");
+        try (RawClient erda = startHeld(scheme, held); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
+            erda.putAndWrite(bytes("k"), bytes("applied"));
             assertThat(redo.redoPut(bytes("k"), bytes("pending")).status()).isEqualTo(WireStatus.OK);
             assertThat(redo.redoPut(bytes("gone"), null).status()).isEqualTo(WireStatus.OK);
             assertThat(stat("redo_pending")).isEqualTo(2);
             assertThat(redo.getString(bytes("k"))).isEqualTo("pending");
             assertThat(erda.getString(bytes("k"))).as("the table still holds the applied version").isEqualTo("applied");
-            server.baselines().pauseRedoApplier(false);
+            held.release();
             awaitApplied("redo_pending");
             assertThat(erda.getString(bytes("k"))).isEqualTo("pending");
         }
@@ -54,11 +59,10 @@ class BaselineProtocolTest extends RunningServer {
     @ParameterizedTest
     @MethodSource("io.erda.server.TestStores#schemes")
     void redoEntryAcknowledgedButNotAppliedIsReplayedAfterACrash(String scheme) {
-        try (RawClient erda = start(scheme); RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
-            redo.redoPut(bytes("a"), bytes("old"));
-            redo.redoPut(bytes("d"), bytes("deleted later"));
-            awaitApplied("redo_pending");
-            server.baselines().pauseRedoApplier(true);
+        try (RawClient erda = startHeld(scheme, new HeldThreads("erda-redo-applier"));
+             RawClient redo = connect(ConnectData.PROTOCOL_REDO_LOG)) {
+            erda.putAndWrite(bytes("a"), bytes("old"));
+            erda.putAndWrite(bytes("d"), bytes("deleted later"));
             assertThat(redo.redoPut(bytes("a"), bytes("acknowledged")).status()).isEqualTo(WireStatus.OK);
             assertThat(redo.redoPut(bytes("b"), bytes("created")).status()).isEqualTo(WireStatus.OK);
             assertThat(redo.redoPut(bytes("d"), null).status()).isEqualTo(WireStatus.OK);
@@ -77,14 +81,15 @@ class BaselineProtocolTest extends RunningServer {
     @ParameterizedTest
     @MethodSource("io.erda.server.TestStores#schemes")
     void ringGetSeesAForcedPutBeforeThePollerAppliesIt(String scheme) {
-        try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
-            raw.rawPut(bytes("k"), bytes("applied"));
-            awaitApplied("ring_pending");
-            server.baselines().pauseRingPoller(true);
+        HeldThreads held = new HeldThreads("erda-ring-poller");
+        try (RawClient erda = startHeld(scheme, held);
+             RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
+            erda.putAndWrite(bytes("k"), bytes("applied"));
             raw.rawPut(bytes("k"), bytes("forced"));
+            assertThat(stat("ring_pending")).isEqualTo(1);
             assertThat(raw.getString(bytes("k"))).isEqualTo("forced");
             assertThat(erda.getString(bytes("k"))).isEqualTo("applied");
-            server.baselines().pauseRingPoller(false);
+            held.release();
             awaitApplied("ring_pending");
             assertThat(erda.getString(bytes("k"))).isEqualTo("forced");
         }
@@ -93,10 +98,9 @@ class BaselineProtocolTest extends RunningServer {
     @ParameterizedTest
     @MethodSource("io.erda.server.TestStores#schemes")
     void ringSlotForcedButNotAppliedIsReplayedAfterACrash(String scheme) {
-        try (RawClient erda = start(scheme); RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
-            raw.rawPut(bytes("a"), bytes("old"));
-            awaitApplied("ring_pending");
-            server.baselines().pauseRingPoller(true);
+        try (RawClient erda = startHeld(scheme, new HeldThreads("erda-ring-poller"));
+             RawClient raw = connect(ConnectData.PROTOCOL_READ_AFTER_WRITE)) {
+            erda.putAndWrite(bytes("a"), bytes("old"));
             raw.rawPut(bytes("a"), bytes("forced"));
             raw.rawPut(bytes("b"), bytes("created"));
             raw.rawReserve(bytes("c"), 5); // reserved, never written: nothing to replay

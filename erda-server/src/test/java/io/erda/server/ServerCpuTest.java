@@ -110,7 +110,7 @@ class ServerCpuTest {
             }
         };
         try (RequestServer server = RequestServer.start(TestStores.config(dir, "tcp", Duration.ofMillis(50)),
-                RequestServer.Seams.requests(heldAfterAnswering));
+                ServerHooks.NONE.withRequests(heldAfterAnswering));
              RawClient client = RawClient.connect(server.uri())) {
             client.hello();
             // HELLO's thread charges it just after replying: wait until the counter holds still (STATS is not charged)
@@ -144,7 +144,7 @@ class ServerCpuTest {
         };
         // shm: the client's WRITE reaches PM without a server thread, so it completes while the worker is held
         try (RequestServer server = RequestServer.start(TestStores.config(dir, "shm", Duration.ofMillis(50)),
-                RequestServer.Seams.handlers(heldAfterReplying));
+                ServerHooks.NONE.withHandlers(heldAfterReplying));
              RawClient client = RawClient.connect(server.uri())) {
             client.hello();
             long connected = settledCpu(server);

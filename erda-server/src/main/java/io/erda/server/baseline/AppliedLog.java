@@ -24,12 +24,11 @@ import java.util.logging.Logger;
  * What the baselines' two PM logs ({@link RedoLog}, {@link ReadAfterWriteRing}) share: a PM file of the store's
  * directory, created the first time and checked against its format after; replayed at open (what it holds
  * acknowledged but not applied is applied, [recovery]) and then registered with the fabric; a background thread that
- * applies its writes into the {@link Store} ({@link #run}) and a pause of it for tests; the newest unapplied write of
+ * applies its writes into the {@link Store} ({@link #run}); the newest unapplied write of
  * a key for GET ({@link #lookup}); stop and close; and the counts STATS reports. Each log keeps its own format, its
  * replay, its lookup and its thread's loop.
  *
- * <p>The monitor of the log guards {@link #paused} and whatever its subclass keeps under it; {@link #pause} and
- * {@link #stop} notify it.
+ * <p>The monitor of the log guards what its subclass keeps under it; {@link #stop} notifies it.
  */
 abstract class AppliedLog implements AutoCloseable {
     /**
@@ -48,8 +47,6 @@ abstract class AppliedLog implements AutoCloseable {
     final StoreStats stats;
     /** Writes applied by the background thread (not by replay). */
     final LongAdder applied = new LongAdder();
-    /** Holds the background thread before its next write (tests); guarded by this. */
-    boolean paused;
     volatile boolean running = true;
     /** The log's own logger (a write that cannot be applied is logged there). */
     private final Logger log;
@@ -146,16 +143,9 @@ abstract class AppliedLog implements AutoCloseable {
         return 0;
     }
 
-    /** Test hook: holds the background thread before its next write (writes stay pending, GETs answer from the log). */
-    final synchronized void pause(boolean pause) {
-        paused = pause;
-        notifyAll();
-    }
-
     /** Asks the background thread to end (before it is interrupted and joined); what is unapplied is replayed later. */
     final synchronized void stop() {
         running = false;
-        paused = false;
         notifyAll();
     }
 

@@ -1,5 +1,6 @@
 package io.erda.server.baseline;
 
+import io.erda.server.platform.DaemonThreads;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Fabric;
 import io.erda.server.request.ErdaProtocolHandler;
@@ -47,9 +48,8 @@ public final class Baselines implements AutoCloseable {
     }
 
     /** Starts the redo applier and the ring poller (daemon threads; {@link #stop} ends them). */
-    public List<Thread> start() {
-        return List.of(Thread.ofPlatform().name("erda-redo-applier").daemon().start(redoLog::run),
-                Thread.ofPlatform().name("erda-ring-poller").daemon().start(ring::run));
+    public List<Thread> start(DaemonThreads threads) {
+        return List.of(threads.start("erda-redo-applier", redoLog::run), threads.start("erda-ring-poller", ring::run));
     }
 
     /**
@@ -89,16 +89,6 @@ public final class Baselines implements AutoCloseable {
         line.accept("ring_applied", ring.applied());
         line.accept("ring_expired", ring.expired());
         line.accept("ring_replayed", ring.replayed());
-    }
-
-    /** Pauses or resumes the redo applier (tests: writes stay pending). */
-    public void pauseRedoApplier(boolean pause) {
-        redoLog.pause(pause);
-    }
-
-    /** Pauses or resumes the ring poller (tests: slots stay pending). */
-    public void pauseRingPoller(boolean pause) {
-        ring.pause(pause);
     }
 
     /** Asks the applier and the poller to stop (before their threads are interrupted and joined). */

@@ -239,10 +239,10 @@ public final class ReadAfterWriteRing extends AppliedLog {
                 if (!running) {
                     return null;
                 }
-                if (!reserved.isEmpty() && !paused) {
+                if (!reserved.isEmpty()) {
                     return reserved.peekFirst();
                 }
-                if (wait || paused) {
+                if (wait) {
                     wait(500);
                     continue;
                 }

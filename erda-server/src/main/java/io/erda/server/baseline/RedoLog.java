@@ -228,7 +228,6 @@ public final class RedoLog extends AppliedLog {
                 if (first == null) {
                     continue;
                 }
-                awaitUnpaused();
             } catch (InterruptedException e) {
                 return;
             }
@@ -267,12 +266,6 @@ public final class RedoLog extends AppliedLog {
             }
         }
         return first;
-    }
-
-    private synchronized void awaitUnpaused() throws InterruptedException {
-        while (paused && running) {
-            wait(100);
-        }
     }
 
     /** Entries accepted and not yet applied. */

@@ -1,5 +1,6 @@
 package io.erda.server.request;
 
+import io.erda.server.platform.DaemonThreads;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.ConnectionRequest;
 import io.erda.fabric.Endpoint;
@@ -59,8 +60,8 @@ final class Acceptor {
     }
 
     /** Starts the acceptor thread (a daemon). */
-    Thread start() {
-        return Thread.ofPlatform().name("erda-acceptor").daemon().start(this::acceptLoop);
+    Thread start(DaemonThreads threads) {
+        return threads.start("erda-acceptor", this::acceptLoop);
     }
 
     /** Accepts no more: the thread ends at its next wake-up (or interrupt). */

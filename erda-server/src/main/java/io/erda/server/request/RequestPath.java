@@ -1,5 +1,6 @@
 package io.erda.server.request;
 
+import io.erda.server.platform.DaemonThreads;
 import io.erda.fabric.CompletionQueue;
 import io.erda.fabric.ConnectionRequest;
 import io.erda.fabric.Fabric;
@@ -52,9 +53,9 @@ public final class RequestPath {
     }
 
     /** Starts the workers and the acceptor (daemon threads; {@link #stop}, then an interrupt, ends them). */
-    public List<Thread> start() {
-        List<Thread> threads = new ArrayList<>(workers.start());
-        threads.add(acceptor.start());
+    public List<Thread> start(DaemonThreads daemons) {
+        List<Thread> threads = new ArrayList<>(workers.start(daemons));
+        threads.add(acceptor.start(daemons));
         return threads;
     }
 
@@ -69,11 +70,6 @@ public final class RequestPath {
      */
     public BooleanSupplier notifyHeadState() {
         return connections.notifyHeadState();
-    }
-
-    /** Connections currently open. */
-    public int connectionCount() {
-        return connections.count();
     }
 
     /** Accepts and serves no more: each thread ends at its next wake-up, or when interrupted. */

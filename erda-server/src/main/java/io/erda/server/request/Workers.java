@@ -1,5 +1,6 @@
 package io.erda.server.request;
 
+import io.erda.server.platform.DaemonThreads;
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
 import io.erda.protocol.MessageType;
@@ -56,11 +57,11 @@ final class Workers {
     }
 
     /** Starts the workers (daemon threads) and takes the requests the receive queue's provider offers while idle. */
-    List<Thread> start() {
+    List<Thread> start(DaemonThreads threadsOf) {
         recvQueue.consumeWhenIdle(this::serveDirectly);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            threads.add(Thread.ofPlatform().name("erda-worker-" + i).daemon().start(this::workLoop));
+            threads.add(threadsOf.start("erda-worker-" + i, this::workLoop));
         }
         return threads;
     }

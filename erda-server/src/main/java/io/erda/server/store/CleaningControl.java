@@ -1,5 +1,6 @@
 package io.erda.server.store;
 
+import io.erda.server.platform.DaemonThreads;
 import io.erda.cleaner.CleaningReport;
 import io.erda.core.PmDirectory;
 import java.util.function.BooleanSupplier;
@@ -16,10 +17,13 @@ public final class CleaningControl implements AutoCloseable {
     private final StoreStats stats;
     /** Sends every connected client the current head array (HEAD_STATE); returns whether all acknowledged it. */
     private final Supplier<BooleanSupplier> notifyClients;
+    private final DaemonThreads threads;
     private volatile StoreCleaning cleaning;
 
+    /** The cleaner's thread, once started, is {@code threads}'. */
     public CleaningControl(Store store, RegionRegistry registry, StoreStats stats,
-                           Supplier<BooleanSupplier> notifyClients) {
+                           Supplier<BooleanSupplier> notifyClients, DaemonThreads threads) {
+        this.threads = threads;
         this.store = store;
         this.registry = registry;
         this.stats = stats;
@@ -38,7 +42,7 @@ public final class CleaningControl implements AutoCloseable {
             pm.regionPool().capacity(poolRegions != null ? poolRegions
                     : threshold.defaultPool(pm.heads().size(), regionSize));
             cleaning = new StoreCleaning(store, registry, stats, threshold, notifyClients);
-            cleaning.start();
+            cleaning.start(threads);
         }
     }
 

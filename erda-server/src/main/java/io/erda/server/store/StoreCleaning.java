@@ -1,5 +1,6 @@
 package io.erda.server.store;
 
+import io.erda.server.platform.DaemonThreads;
 import io.erda.cleaner.CleaningHook;
 import io.erda.cleaner.CleaningHost;
 import io.erda.cleaner.CleaningPoint;
@@ -82,8 +83,8 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     }
 
     /** Starts the thread: resumes interrupted runs, then cleans heads over their threshold (never if it is off). */
-    void start() {
-        thread = Thread.ofPlatform().name("erda-cleaner").daemon().start(this::run);
+    void start(DaemonThreads threads) {
+        thread = threads.start("erda-cleaner", this::run);
     }
 
     private void run() {

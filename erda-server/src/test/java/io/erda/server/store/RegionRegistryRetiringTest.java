@@ -5,14 +5,14 @@ import io.erda.core.pm.PmRegion;
 import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.fabric.MemoryRegion;
 import io.erda.protocol.RegionDescriptor;
-import io.erda.server.RequestServer;
+import io.erda.fabric.Fabric;
 import io.erda.server.ServerConfig;
-import io.erda.server.ServerInternals;
 import io.erda.server.TestStores;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -44,14 +44,16 @@ class RegionRegistryRetiringTest {
                 Path home = dir.resolve(scheme + "-" + retired);
                 ServerConfig config = TestStores.config(home, scheme, Duration.ofSeconds(30))
                         .withGeometry(1, 4096, TestStores.REGION, TestStores.SEGMENT);
-                try (RequestServer server = RequestServer.start(config)) {
-                    LogHead head = server.store().directory().head(0);
+                StoreStats stats = new StoreStats();
+                try (Store store = config.openStore(stats);
+                     Fabric fabric = Fabric.open(config.listen(), Map.of());
+                     RegionRegistry registry = new RegionRegistry(fabric, store.directory(), 0, false, stats)) {
+                    LogHead head = store.directory().head(0);
                     for (int key = 0; head.currentChain().size() < SLOTS; key++) {
-                        server.store().reserve(MemorySegment.ofArray(bytes("key-" + key)), 4000, false);
+                        store.reserve(MemorySegment.ofArray(bytes("key-" + key)), 4000, false);
                     }
-                    RegionRegistry registry = ServerInternals.registry(server);
-                    server.store().locked(() -> {
-                        registry.chainGrew(0); // the last reservation's growth is registered by its request path
+                    store.locked(() -> {
+                        registry.chainGrew(0); // a server registers growth as its store reports it
                         return null;
                     });
                     MemoryRegion[] before = new MemoryRegion[SLOTS];
@@ -63,11 +65,11 @@ class RegionRegistryRetiringTest {
 
                     registry.retiring(0, List.of(region));
 
-                    Set<Integer> live = ServerInternals.fabric(server).regions().stream().map(MemoryRegion::rkey)
+                    Set<Integer> live = fabric.regions().stream().map(MemoryRegion::rkey)
                             .collect(Collectors.toSet());
                     String where = scheme + ", retiring slot " + retired + " of " + SLOTS;
                     assertThat(live).as(where + ": the retired registration is closed").doesNotContain(before[retired].rkey());
-                    List<RegionDescriptor> described = ServerInternals.headArray(server).heads().getFirst().regions();
+                    List<RegionDescriptor> described = registry.headArray().heads().getFirst().regions();
                     for (int slot = 0; slot < SLOTS; slot++) {
                         if (slot == retired) {
                             assertThat(registry.region(0, slot)).as(where).isNull();
