@@ -157,17 +157,17 @@ public final class IdleStrategy {
         this.totals = policy.totals;
     }
 
-    public Policy policy() {
-        return policy;
-    }
-
     /**
      * Called when a poll found nothing: spins, yields or parks according to how long this thread has been idle, and
      * returns false; or, once a policy without a park phase has spun and yielded, returns true at once (the caller
      * should block) until {@link #reset()}.
      */
     public boolean idle() {
-        long now = System.nanoTime();
+        return idle(System.nanoTime());
+    }
+
+    /** {@link #idle()} for a caller that has just read {@link System#nanoTime()} itself ({@code now}). */
+    public boolean idle(long now) {
         if (!idle) {
             idle = true;
             idleSince = now;

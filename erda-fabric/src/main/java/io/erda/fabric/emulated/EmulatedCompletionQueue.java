@@ -167,8 +167,9 @@ public final class EmulatedCompletionQueue implements CompletionQueue {
         boolean found = false;
         IdleStrategy idle = waitPolicy.newStrategy();
         try {
-            while (System.nanoTime() - start < waitNanos) {
-                if (progress.poll() == 0 && idle.idle()) {
+            // one clock read per pass: the bound's is the idle strategy's too
+            for (long now = start; now - start < waitNanos; now = System.nanoTime()) {
+                if (progress.poll() == 0 && idle.idle(now)) {
                     break; // spun and yielded: park below
                 }
                 c = queue.poll();
