@@ -82,7 +82,7 @@ public final class ShmFabric implements Fabric {
     /**
      * Counter slots of deregistered exports, taken again before a new one ({@link #register}): only the regions
      * exported at once are bounded by the counters file, not those of the instance's life (the cleaner makes and
-     * retires log regions all the time: about 2 a second under the main job's update-only load). Guarded by this.
+     * retires log regions all the time: about 2 a second under a steady update-only load). Guarded by this.
      */
     private final java.util.ArrayDeque<Integer> freeCounterSlots = new java.util.ArrayDeque<>();
     private long retiredBytesWritten;

@@ -146,10 +146,9 @@ public enum HugePages {
         }
         if (mapping.byteSize() > HUGE_PAGE) {
             // The rest now, on the thread that maps the file (a region made ahead: the preparer's): a 2 MiB page
-            // faulted by a PUT cost it up to tens of milliseconds (zeroing, compaction for a free 2 MiB block):
-            // scale-bench, 4M keys, thp, 1,780 inserts over 1 ms against 331 with 4 KiB pages, max 40 ms. A file the
-            // store just made has its pages already (written through the file, allocatesNewFiles), so this maps them
-            // and allocates nothing while it holds the process's memory-map lock.
+            // faulted by a PUT costs it up to tens of milliseconds (zeroing, compaction for a free 2 MiB block). A
+            // file the store just made has its pages already (written through the file, allocatesNewFiles), so this
+            // maps them and allocates nothing while it holds the process's memory-map lock.
             try {
                 MemoryAdvice.advise(mapping.asSlice(HUGE_PAGE), MemoryAdvice.MADV_POPULATE_WRITE);
             } catch (java.io.UncheckedIOException e) {
@@ -164,8 +163,8 @@ public enum HugePages {
     /**
      * kB of {@code range} (part of a mapping of this process) that huge pages map. Asks the kernel about that range
      * alone ({@link PageMap}, Linux 6.7+); an older kernel is asked through {@code /proc/self/smaps}, whose reading
-     * walks every mapping of the process under its memory-map lock (a region made ahead then held up ZGC's heap
-     * commits, and so requests, by up to 6 ms: scale-bench, 4 M keys, thp, JFR), and which tells only whole mappings:
+     * walks every mapping of the process under its memory-map lock (holding up the heap's commits, and so requests,
+     * for milliseconds in a large store), and which tells only whole mappings:
      * there {@code range} must start a mapping.
      */
     static long hugeMappedKb(MemorySegment range) {

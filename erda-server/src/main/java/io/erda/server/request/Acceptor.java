@@ -91,8 +91,8 @@ final class Acceptor {
     /**
      * Sets up a connection, or refuses it. Its CPU since {@code cpuStart} is charged just before the client is
      * answered, not after: once answered, the client may say HELLO and a benchmark open a window of the server's
-     * counters (ycsb-compare opens it when its client says it is connected), and a charge that landed in that window
-     * made the YCSB-C run of a main job show server CPU for GETs (8 µs over 8 M GETs). What the acceptor does after
+     * counters (ycsb-compare opens it when its client says it is connected); a charge landing in that window would
+     * show as server CPU spent on one-sided GETs. What the acceptor does after
      * answering (nothing, or cleaning up a failure) is not charged.
      */
     private void accept(ConnectionRequest request, long cpuStart) {

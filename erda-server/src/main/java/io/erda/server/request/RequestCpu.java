@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
  * server_cpu_ns for the requests one thread serves (a worker, or a provider thread serving directly). A request is
  * charged just before its reply is posted, never after it: once answered, its client goes on, and a benchmark may
  * close or open a window of the counters (ycsb-compare reads them around each run), so a charge that landed after the
- * reply could fall into the next window, as the acceptor's did (Acceptor.accept). What the thread does after the
+ * reply could fall into the next window (Acceptor.accept charges before it answers too). What the thread does after the
  * reply (reposting the receive buffer, freeing sent replies), and the work of a request answered from another thread
  * (a replicated PUT's executor, a CLEAN's run) or not at all, is carried to the thread's next charged reply: nothing
  * is lost but what a thread carries when it ends (a provider thread of a closed connection: one request's tail), and
@@ -39,8 +39,8 @@ final class RequestCpu {
 
     /**
      * How many times request number {@code served} of a thread is charged: 1 (exact), {@link #SAMPLE} or 0 (not
-     * measured). The CPU clock is a system call (0.45-0.75 us on these machines, against a 7-10 us PUT on shm, and a
-     * measured request reads it twice on its path, at the start and at the reply), so a thread measures its first
+     * measured). The CPU clock is a system call (under a microsecond, a tenth of a PUT on shm, and a measured
+     * request reads it twice on its path, at the start and at the reply), so a thread measures its first
      * {@link #EXACT_REQUESTS} requests, then one request in {@link #SAMPLE} drawn at random (a fixed stride would meet
      * a protocol's own period: Read After Write's two requests per PUT) and charges it that many times.
      */

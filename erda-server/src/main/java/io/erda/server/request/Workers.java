@@ -105,9 +105,7 @@ final class Workers {
     /**
      * Serves one receive completion and frees the reply buffers sent meanwhile, its CPU measured {@code weight} times.
      * An unmeasured request (weight 0) is served with no {@link RequestCpu} at all, so the path of seven PUTs in eight
-     * has no call more than before the charge moved to the reply (store-bench --latency-check, Erda update-only PUT
-     * p50 against the code before that move, alternating: 0.24 to 0.34 µs higher in three pairs with a call at every
-     * reply; from 0.30 higher to 0.18 lower, 0.04 higher on average, in four pairs without).
+     * pays no call for the charge at the reply (a call at every reply cost a PUT a few tenths of a microsecond).
      */
     private void serve(Completion c, RequestCpu cpu, long weight) {
         if (weight == 0) {
@@ -152,8 +150,7 @@ final class Workers {
     /**
      * Handles one receive completion; returns the type of the request served, or null if none was. Reading the
      * counters (STATS) is not serving: its CPU stays out of server_cpu_ns ({@link RequestCpu}), or a benchmark that
-     * reads STATS around a run charges the reads to the run's operations (on rxe under emulation the two reads around
-     * a YCSB C run came to 2.4 µs per one-sided GET).
+     * reads STATS around a run would charge the reads to the run's operations.
      */
     private MessageType received(Completion c, RequestCpu cpu) { // cpu: null if the request is not measured
         ServerConnection connection = connections.get(c.endpoint());

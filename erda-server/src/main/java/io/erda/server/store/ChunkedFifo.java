@@ -4,9 +4,9 @@ package io.erda.server.store;
  * A first-in first-out queue in linked chunks of {@link #CHUNK} elements: adding never copies what is queued, so its
  * cost does not grow with the queue. An {@link java.util.ArrayDeque} that outgrows its array copies all of it into
  * one half as large again; the deadline queue of {@link Reservations} holds a lease and a quarter of PUTs (190k at
- * 150k PUTs/s), and one such growth took a worker 16 ms under the store lock in a 4 M-key load (JFR: two samples in
- * {@code ArrayDeque.grow} inside one insert; with generational ZGC a reference array is copied element by element
- * through its barriers). One emptied chunk is kept for reuse, so a steady queue allocates nothing. Not thread-safe.
+ * 150k PUTs/s), and one such growth costs a worker milliseconds under the store lock (with generational ZGC a
+ * reference array is copied element by element through its barriers). One emptied chunk is kept for reuse, so a
+ * steady queue allocates nothing. Not thread-safe.
  */
 final class ChunkedFifo<T> {
     /** Elements per chunk: 4 KiB of references with compressed oops. */

@@ -22,15 +22,14 @@ import java.util.logging.Logger;
  * lease later costs a longer list of pending records, not safety.
  *
  * <p><b>Two threads, two priorities.</b> A wake-up settles a quarter lease of PUTs (tens of thousands under load:
- * 3 to 6 ms of CPU). At the workers' priority the scheduler let the validator finish its slice while the worker a
- * request had just woken waited behind it on the same CPU (perf sched of scale-bench: the slowest inserts of a
- * load, 3 to 6 ms, were the validator's runs). At nice {@link #NICE} a waking worker preempts it; but a validator
- * at nice 10 that the scheduler preempts while it holds the store lock leaves the worker that then wants the lock
- * waiting for a tenth of a contended CPU (JFR of a 1 M-key load: the worker parked 1 to 2.3 ms on the lock, the
- * slowest inserts). So the work is split by whether it holds the lock: this thread, at the workers' priority,
- * takes each batch of due reservations and drops or settles them under the lock (short holds, between which it
- * lets queued workers in and yields); the checks of their objects (a CRC over each, the bulk of the CPU) run
- * without the lock on a checker thread at nice {@link #NICE}, which a waking worker preempts.
+ * 3 to 6 ms of CPU). At the workers' priority the scheduler lets the validator finish its slice while the worker a
+ * request has just woken waits behind it on the same CPU. At nice {@link #NICE} a waking worker preempts it; but a
+ * validator at nice 10 that the scheduler preempts while it holds the store lock leaves the worker that then wants
+ * the lock waiting for a tenth of a contended CPU (milliseconds). So the work is split by whether it holds the
+ * lock: this thread, at the workers' priority, takes each batch of due reservations and drops or settles them under
+ * the lock (short holds, between which it lets queued workers in and yields); the checks of their objects (a CRC
+ * over each, the bulk of the CPU) run without the lock on a checker thread at nice {@link #NICE}, which a waking
+ * worker preempts.
  */
 public final class LeaseValidator {
     private static final Logger LOG = Logger.getLogger(LeaseValidator.class.getName());

@@ -30,8 +30,8 @@ final class Leases {
     private static final int SETTLE_BATCH = 64;
     /**
      * Deadline records {@link #settleExpired} takes off the queue per hold of the store lock, live or stale (a record
-     * a newer reservation of its key or a drop made stale): without a bound, a backlog of stale ones was walked in one
-     * hold (JFR: a worker parked 20 ms on the lock while the validator polled).
+     * a newer reservation of its key or a drop made stale): without a bound, a backlog of stale ones would be walked
+     * in one hold, workers waiting on the lock for milliseconds.
      */
     static final int POLLS_PER_HOLD = 4 * SETTLE_BATCH;
 
@@ -275,9 +275,9 @@ final class Leases {
      * Takes the store lock a shard of keys at a time: the caller must not hold it.
      */
     boolean settledBefore(int head, long issuedBeforeNanos) {
-        // under the lock only the candidates, a shard of keys per hold; objects are read and checked without it. One
-        // hold over every key, checking each, took tens of milliseconds with a lease of PUTs to 1 M keys pending (about
-        // 100 k keys), and even collecting them took 28 ms, every PUT waiting (cleaner-bench, JFR)
+        // under the lock only the candidates, a shard of keys per hold; objects are read and checked without it: with a
+        // lease's worth of PUTs pending (100 k keys) one hold over every key would keep every PUT waiting for tens of
+        // milliseconds
         List<Reservation> candidates = new ArrayList<>();
         anyKeyShardByShard(records -> {
             Reservation newest = records.getLast();

@@ -31,8 +31,8 @@ import java.util.List;
  * <p>A chain that grows gets its new region registered by {@link #chainGrew} and its head's generation bumped. A
  * region the head made ahead (core's {@code LogHead.prepareAhead}) was registered as it was made, on the preparer's
  * thread ({@link #madeAhead}): {@code chainGrew} runs under the store lock in the PUT that crossed the region's end,
- * and registering there (shm: rewriting the exports file; verbs: pinning the whole region) stalled every PUT, 1.6 to
- * 3.6 ms per new region on shm in scale-bench.
+ * and registering there (shm: rewriting the exports file; verbs: pinning the whole region) would stall every PUT
+ * for milliseconds per new region.
  *
  * <p>Regions are keyed by slot (core's {@code LogChain}): region {@code i} of the head array covers chain offsets
  * {@code [i*regionSize, (i+1)*regionSize)}, and a slot with no region (freed by the cleaner) is a zero-length
@@ -167,8 +167,8 @@ public final class RegionRegistry implements AutoCloseable {
     /**
      * Deregisters regions the cleaner is about to zero and delete (before it does). Request workers look registrations
      * up under this monitor on every PUT, so it is held only to find and unlink them: each registered slot is resolved
-     * once (a lookup of every retiring region in every slot held it 66 ms with 1 GiB in 16 MiB regions, cleaner-bench),
-     * and the registrations are closed (a deregistration on verbs) after it is released, before this returns.
+     * once (a lookup of every retiring region in every slot would hold it tens of milliseconds with a GiB of small
+     * regions), and the registrations are closed (a deregistration on verbs) after it is released, before this returns.
      */
     void retiring(int head, List<PmRegion> regions) {
         List<MemoryRegion> unlinked = new ArrayList<>();

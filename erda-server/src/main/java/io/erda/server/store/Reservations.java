@@ -20,8 +20,8 @@ import java.util.function.Predicate;
  * guards it.
  *
  * <p><b>Growth.</b> A load keeps about a lease and a quarter of PUTs pending (190k at 150k PUTs/s), and a
- * {@link HashMap} that grows rehashes every entry in one call, under the store lock: 18 ms for one PUT in
- * scale-bench. The per-key records are therefore split over {@link #SHARDS} maps by key hash, so a growth rehashes a
+ * {@link HashMap} that grows rehashes every entry in one call, under the store lock: milliseconds for one PUT. The
+ * per-key records are therefore split over {@link #SHARDS} maps by key hash, so a growth rehashes a
  * 64th of them, and the maps' load factors differ ({@link #loadFactor}), so they do not all grow at one PUT. A key
  * with one pending record (nearly every key) maps to the record itself, a key with more to a deque of them: no deque
  * per PUT, which lives for a lease and which the collector would copy.
@@ -50,9 +50,8 @@ final class Reservations {
 
     /**
      * The load factor of map {@code shard}, spread evenly over (0.5, 1]: keys spread evenly over the maps, so with
-     * one load factor every map outgrew its table at the same pending count, and one PUT paid for all 64 rehashes
-     * (2.5 to 5 ms at the 48,128th insert of most scale-bench loads, when the maps went from 1024 to 2048 buckets).
-     * Spread, they grow one at a time, each at its own count.
+     * one load factor every map would outgrow its table at the same pending count, and one PUT pay for all 64
+     * rehashes (milliseconds). Spread, they grow one at a time, each at its own count.
      */
     static float loadFactor(int shard) {
         return 0.5f + 0.5f * (shard + 1) / SHARDS;

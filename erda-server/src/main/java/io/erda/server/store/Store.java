@@ -47,9 +47,8 @@ public final class Store implements AutoCloseable {
     private ChainListener chainListener = head -> { };
     /**
      * Makes each head's next log region in the background before a reservation needs it (core's
-     * {@code LogHead.prepareAhead}): making one under the store lock stalled every PUT for milliseconds. Its thread is
-     * started with the store: the first spare's PUT started it (ThreadPoolExecutor.addWorker) and ran that cold path
-     * interpreted, 7 ms at 2M keys in scale-bench (JFR).
+     * {@code LogHead.prepareAhead}): making one under the store lock stalls every PUT for milliseconds. Its thread is
+     * started with the store, so that no PUT starts it (ThreadPoolExecutor.addWorker) and runs that cold path.
      */
     private final java.util.concurrent.ThreadPoolExecutor regionPreparer = new java.util.concurrent.ThreadPoolExecutor(1, 1,
             0, java.util.concurrent.TimeUnit.MILLISECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
@@ -367,9 +366,8 @@ public final class Store implements AutoCloseable {
      * Runs {@code action} under the store lock (the log cleaner's changes to table and heads), then lets the request
      * threads queued on the lock meanwhile take it ({@link Leases#letWaitersIn}) before the caller can take it back.
      * The cleaner takes it once per object it copies and per chunk of the table it switches, back to back; the lock
-     * is not fair, so it kept the lock while the woken worker was still being scheduled, chunk after chunk
-     * (cleaner-bench, 1 M keys: a worker parked up to 512 ms in {@code reserve}, and the largest PUT during cleaning
-     * took 408 to 578 ms).
+     * is not fair, so without the hand-off it keeps the lock while the woken worker is still being scheduled, chunk
+     * after chunk, and a PUT during cleaning waits for hundreds of milliseconds.
      */
     <T> T locked(java.util.function.Supplier<T> action) {
         lock.lock();
