@@ -144,14 +144,17 @@ class PowerFailureEmulationTest {
         }
     }
 
-    /** Read-after-write: one-sided WRITEs are durable on placement (mirrored), so even dropping everything keeps them. */
+    /**
+     * Read-after-write (emulating DMP without DDIO): a one-sided WRITE is durable once a later FLUSH of its connection
+     * completed (mirrored then), so even dropping everything keeps the fenced ones.
+     */
     @ParameterizedTest
     @MethodSource("schemes")
-    void readAfterWriteWritesAreDurableOnPlacement(String scheme) {
+    void readAfterWriteWritesAreDurableOnceFenced(String scheme) {
         RawClient client = start(scheme, PersistenceMethod.READ_AFTER_WRITE);
         for (int i = 0; i < KEYS; i++) {
             client.putAndWrite(bytes("k" + i), bytes("old-" + i));
-            client.putAndWrite(bytes("k" + i), bytes("placed-" + i));
+            client.fence(client.putAndWrite(bytes("k" + i), bytes("placed-" + i)));
         }
         powerFailure(client, 4, PowerFailure.Policy.DROP);
         client = start(scheme, PersistenceMethod.READ_AFTER_WRITE);
@@ -231,5 +234,11 @@ class PowerFailureEmulationTest {
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("'melt'");
         assertThatThrownBy(() -> PmEmulation.fromOption("brownout")).hasMessageContaining("'brownout'");
+
+        err = new StringWriter();
+        code = ErdaServerMain.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "--dir",
+                dir.resolve("other").toString(), "--listen", "tcp://127.0.0.1:0", "--pm-config", "DMP+DDIO");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("'DMP+DDIO'").contains("DMP+DDIO+DRAM-RQWRB");
     }
 }
