@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * A second copy that one-sided writes into a registration are also placed in, right after the registered memory:
  * the durable image of persistent memory under power-failure emulation (erda-core's {@code PowerFailure}), for
- * registrations whose one-sided writes are durable on placement. Every provider that executes a WRITE or an atomic
+ * registrations whose one-sided writes become durable without the server's help. Every provider that executes a WRITE or an atomic
  * itself copies the bytes it placed into the mirror (the tcp responder, shm initiators, the software RNIC); a
  * kernel RNIC places writes unseen, so the verbs provider refuses a mirror on a real device.
  *

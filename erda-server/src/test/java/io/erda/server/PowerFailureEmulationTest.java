@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Power-failure emulation with a client speaking the raw protocol (docs/ARCHITECTURE.md, [persistence]): the server
- * is stopped (as if killed: closing persists nothing more), the store collapsed, the server restarted on it. What the
- * persistence method made durable survives every collapse; what was written but not made durable may vanish but
+ * is stopped (as if killed: closing persists nothing more), the store collapsed, the server restarted on it, each
+ * method in the configuration it is made for (PmConfigurationsPowerFailureTest takes all 12). What the persistence
+ * method made durable survives every collapse; what was written but not made durable may vanish but
  * never reads back torn; and a client that skips its FLUSH under server-flush loses acknowledged writes to a
  * collapse that drops them, which shows the emulation catches a missing persist.
  */

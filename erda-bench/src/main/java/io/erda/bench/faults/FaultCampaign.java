@@ -441,7 +441,8 @@ public final class FaultCampaign implements Callable<Integer> {
         r.examples().forEach(e -> System.out.println("  " + e));
         problems.addAll(r.problems());
         problems.forEach(p -> System.out.println("problem: " + p));
-        if (!noPowerFailures && methods.stream().anyMatch(m -> !PersistenceMethod.fromOption(m)
+        // not under --judge, which knows the histories only, not the methods and configuration they ran in
+        if (methods != null && !noPowerFailures && methods.stream().anyMatch(m -> !PersistenceMethod.fromOption(m)
                 .correctIn(configurationFor(m)))) {
             System.out.printf(Locale.ROOT, "fault-campaign: losses expected at power failures (%s): lost %d, torn %d, "
                     + "stale %d, %s%n", verdicts(), r.lost(), r.torn(), r.stale(),

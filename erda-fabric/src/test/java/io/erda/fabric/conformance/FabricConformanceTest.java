@@ -1317,17 +1317,25 @@ public abstract class FabricConformanceTest {
      * nothing the target stored itself or a failed compare-and-swap left alone. A real RNIC places writes unseen:
      * there the registration is refused by name.
      */
+    /** A mapped mirror file of 8192 bytes and the lock word after it, as a durable image keeps it. */
+    private record MirrorFile(Path file, MemorySegment mirror, MemorySegment lock) {
+    }
+
+    private MirrorFile mirrorFile() throws IOException {
+        Path file = Files.createTempFile(tempDir, "mirror", ".durable");
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ch.truncate(8192 + 64);
+            MemorySegment whole = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192 + 64, arena);
+            return new MirrorFile(file, whole.asSlice(0, 8192), whole.asSlice(8192, 8));
+        }
+    }
+
     @Test
     void durableMirrorReceivesWhatOneSidedWritesPlacedElseIsRefused() throws Exception {
-        Path mirrorFile = Files.createTempFile(tempDir, "mirror", ".durable");
-        MemorySegment mirror;
-        MemorySegment lock;
-        try (FileChannel ch = FileChannel.open(mirrorFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ch.truncate(8192 + 64); // the lock word after the mirror, as a durable image keeps it
-            MemorySegment whole = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192 + 64, arena);
-            mirror = whole.asSlice(0, 8192);
-            lock = whole.asSlice(8192, 8);
-        }
+        MirrorFile made = mirrorFile();
+        Path mirrorFile = made.file();
+        MemorySegment mirror = made.mirror();
+        MemorySegment lock = made.lock();
         RegisterOptions options = RegisterOptions.of(Access.all())
                 .withDurableMirror(new DurableMirror(mirror, new Backing(mirrorFile, 0), lock, 8192));
         if (!target.capabilities().writeLatencyModel()) {
@@ -1369,16 +1377,9 @@ public abstract class FabricConformanceTest {
      */
     @Test
     void durableMirrorTakesWritesOnlyOnceALaterRequestShowsThemPlacedOrFenced() throws Exception {
-        Path mirrorFile = Files.createTempFile(tempDir, "mirror", ".durable");
-        MemorySegment mirror;
-        MemorySegment lock;
-        try (FileChannel ch = FileChannel.open(mirrorFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ch.truncate(8192 + 64);
-            MemorySegment whole = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192 + 64, arena);
-            mirror = whole.asSlice(0, 8192);
-            lock = whole.asSlice(8192, 8);
-        }
-        DurableMirror fenced = new DurableMirror(mirror, new Backing(mirrorFile, 0), lock, 8192,
+        MirrorFile made = mirrorFile();
+        MemorySegment mirror = made.mirror();
+        DurableMirror fenced = new DurableMirror(mirror, new Backing(made.file(), 0), made.lock(), 8192,
                 DurableMirror.Durability.ONCE_FENCED);
         MemoryRegion remote;
         try {
