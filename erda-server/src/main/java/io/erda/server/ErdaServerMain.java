@@ -4,6 +4,7 @@ import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmPermissionException;
 import io.erda.core.pm.PowerFailure;
 import io.erda.fabric.FabricException;
+import io.erda.protocol.PmConfiguration;
 import io.erda.server.offline.StoreVerifier;
 import io.erda.server.offline.TableRebuilder;
 import io.erda.server.platform.HugePagesUnavailableException;
@@ -78,6 +79,10 @@ public final class ErdaServerMain implements Callable<Integer> {
         }, "erda-shutdown"));
         PrintWriter out = spec.commandLine().getOut();
         out.println(server.store().recoverySummary());
+        PmConfiguration pm = config.pmEmulation().configuration(config.persistence());
+        out.println("erda-server: persistence " + config.persistence().option() + " in " + pm.label() + ", "
+                + config.persistence().reasonIn(pm) + (config.pmEmulation().powerFailure() ? "; power failures emulated"
+                : ""));
         out.println("erda-server listening on " + server.uri());
         out.flush();
         stopped.await();
