@@ -62,6 +62,9 @@ public final class UnfencedWrites {
 
     /** A request that the responder handles only after every earlier write is placed: those placed is durable for. */
     public void placementShown() {
+        if (writes.isEmpty()) {
+            return; // no emulation, or nothing held: no iterator on the request path
+        }
         for (Iterator<Write> it = writes.iterator(); it.hasNext(); ) {
             Write w = it.next();
             if (w.durability == DurableMirror.Durability.ONCE_SHOWN_PLACED) {
