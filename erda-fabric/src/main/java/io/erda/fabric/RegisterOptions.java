@@ -13,8 +13,8 @@ import java.util.Set;
  * @param writeDelayNanosPerCacheLine PM write-latency model: every one-sided write or atomic into the region,
  *                                    by whichever provider executes it, spends this many extra nanoseconds per
  *                                    64-byte cache line written (the papers use 150 ns); 0 turns it off
- * @param durableMirror               where one-sided writes and atomics are also copied once placed (power-failure
- *                                    emulation: writes durable on placement), or null
+ * @param durableMirror               where one-sided writes and atomics are also copied once durable by its
+ *                                    {@link DurableMirror.Durability} (power-failure emulation), or null
  */
 public record RegisterOptions(Set<Access> access, Backing backing, long writeDelayNanosPerCacheLine,
                               DurableMirror durableMirror) {

@@ -23,6 +23,33 @@ public enum PersistenceMethod {
         return option;
     }
 
+    /**
+     * Whether an acknowledged PUT made durable this way survives a power failure in {@code configuration}: the
+     * taxonomy's verdict for the method's row ({@code wsp} is Write, {@code read-after-write} Write;Flush, {@code
+     * server-flush} Write;Send;responder flush: erda-remotelog's {@code TaxonomyTest} checks they agree).
+     */
+    public boolean correctIn(PmConfiguration configuration) {
+        return switch (this) {
+            case WSP -> configuration.keepsOneSidedOnceReceived();
+            case READ_AFTER_WRITE -> configuration.keepsOneSidedOnceFenced();
+            case SERVER_FLUSH -> true;
+        };
+    }
+
+    /** Why the method is (or is not) enough in {@code configuration}, starting with "correct" or "incorrect". */
+    public String reasonIn(PmConfiguration configuration) {
+        String verdict = correctIn(configuration) ? "correct" : "incorrect";
+        return verdict + ": " + switch (this) {
+            case WSP -> configuration.keepsOneSidedOnceReceived()
+                    ? "in WSP what the NIC received is durable, and the WRITE's completion says it was received"
+                    : "outside WSP a WRITE's completion means only that the NIC received it";
+            case READ_AFTER_WRITE -> configuration.keepsOneSidedOnceFenced()
+                    ? "the FLUSH (or READ) completes once the WRITE is in the persistence domain"
+                    : "with DDIO in DMP the FLUSH (or READ) leaves the WRITE in the processor cache";
+            case SERVER_FLUSH -> "the server writes the range back from its caches before it replies";
+        };
+    }
+
     public static PersistenceMethod fromOption(String name) {
         for (PersistenceMethod m : values()) {
             if (m.option.equalsIgnoreCase(name)) {

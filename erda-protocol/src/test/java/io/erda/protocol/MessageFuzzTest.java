@@ -109,7 +109,7 @@ class MessageFuzzTest {
                 new HeadArray.Head(0, 3, false, List.of(new RegionDescriptor(0x1000, 1 << 20, 5))),
                 new HeadArray.Head(1, 1, true, List.of(new RegionDescriptor(0x5000, 1 << 20, 7),
                         new RegionDescriptor(0x9000, 1 << 20, 8)))));
-        StoreInfo info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, 0, 2, 32, 32, 1055, 1 << 30, 8 << 20, 1_000_000_000L,
+        StoreInfo info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, PmConfiguration.parse("MHP+!DDIO+PM-RQWRB"), 0, 2, 32, 32, 1055, 1 << 30, 8 << 20, 1_000_000_000L,
                 MAX_KEY, 65_000, 70_000, new RegionDescriptor(0x100000, 16 * 1055, 9), new RegionDescriptor(0x200000, 64, 9),
                 heads);
         Map<String, byte[]> seeds = new LinkedHashMap<>();

@@ -78,7 +78,7 @@ class WireTest {
         var heads = new HeadArray(List.of(
                 new HeadArray.Head(0, 3, false, List.of(new RegionDescriptor(0x1000, 1 << 20, 5), new RegionDescriptor(0x9000, 1 << 20, 6))),
                 new HeadArray.Head(1, 1, true, List.of(new RegionDescriptor(0x5000, 1 << 20, 7)))));
-        var info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, 0, 2, 16, 64, 1040, 1 << 20, 1 << 16, 5_000_000_000L,
+        var info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, PmConfiguration.parse("MHP+!DDIO+PM-RQWRB"), 0, 2, 16, 64, 1040, 1 << 20, 1 << 16, 5_000_000_000L,
                 65535, 1 << 16, 70000, new RegionDescriptor(1, 2, 3), new RegionDescriptor(4, 5, 6), heads);
         int n = info.encode(buf, 0);
         assertThat(n).isEqualTo(info.encodedLength());

@@ -1,5 +1,6 @@
 package io.erda.remotelog;
 
+import io.erda.protocol.PmConfiguration;
 import java.util.Random;
 
 /**
@@ -27,12 +28,12 @@ public final class PowerFailures {
     }
 
     /** Runs {@code failures} power failures for {@code method} in {@code configuration} on {@code log}. */
-    public static Outcome run(RemoteLog log, Configuration configuration, Method method, int failures, long seed) {
+    public static Outcome run(RemoteLog log, PmConfiguration configuration, Method method, int failures, long seed) {
         return run(log, configuration, Transport.INFINIBAND, method, failures, seed);
     }
 
     /** As the other, with the requester's completions read as {@code transport}'s. */
-    public static Outcome run(RemoteLog log, Configuration configuration, Transport transport, Method method,
+    public static Outcome run(RemoteLog log, PmConfiguration configuration, Transport transport, Method method,
                               int failures, long seed) {
         LogLayout layout = log.layout();
         Random random = new Random(seed);

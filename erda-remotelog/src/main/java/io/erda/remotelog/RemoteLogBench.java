@@ -1,13 +1,14 @@
 package io.erda.remotelog;
 
 import io.erda.fabric.Fabric;
+import io.erda.protocol.PmConfiguration;
 import io.erda.remotelog.Taxonomy.Verdict;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -70,15 +71,15 @@ public final class RemoteLogBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        List<Configuration> configs;
+        List<PmConfiguration> configs;
         List<Method> ms;
         int warm = warmup != null ? warmup : records / 10;
         LogLayout layout;
         Transport carried;
         try {
             carried = Transport.parse(transport);
-            configs = configurations == null ? Configuration.all()
-                    : configurations.stream().map(Configuration::parse).toList();
+            configs = configurations == null ? PmConfiguration.all()
+                    : configurations.stream().map(PmConfiguration::parse).toList();
             ms = methods == null ? List.of(Method.values()) : methods.stream().map(Method::parse).toList();
             if (!Fabric.schemes().contains(fabric)) {
                 throw new IllegalArgumentException("--fabric " + fabric + " is none of " + Fabric.schemes());
@@ -120,7 +121,7 @@ public final class RemoteLogBench implements Callable<Integer> {
             }
             int total = configs.size() * ms.size();
             long cellSeed = seed;
-            for (Configuration c : configs) {
+            for (PmConfiguration c : configs) {
                 for (Method m : ms) {
                     PowerFailures.Outcome o = PowerFailures.run(log, c, carried, m, failures, cellSeed++);
                     cells.add(new Cell(c, m, carried, Taxonomy.verdict(c, m, carried), o));
@@ -138,7 +139,7 @@ public final class RemoteLogBench implements Callable<Integer> {
     }
 
     /** One configuration × method: the paper's verdict and what the power failures showed. */
-    record Cell(Configuration configuration, Method method, Transport transport, Verdict verdict,
+    record Cell(PmConfiguration configuration, Method method, Transport transport, Verdict verdict,
                 PowerFailures.Outcome outcome) {
         boolean prescribed() {
             return Taxonomy.prescribed(configuration, method.update(), method.primary(), transport) == method;
@@ -172,7 +173,7 @@ public final class RemoteLogBench implements Callable<Integer> {
         out.printf("%-20s %-29s %-9s %8s %8s %8s %9s %5s %6s %5s %5s %8s  %s%n", "configuration", "method (* paper's)",
                 "paper", "mean-us", "p50-us", "p99-us", "rsp-cpu", "fails", "acked", "missed", "torn", "survived",
                 "shown");
-        Configuration previous = null;
+        PmConfiguration previous = null;
         for (Cell cell : cells) {
             if (previous != null && !previous.equals(cell.configuration())) {
                 out.println();

@@ -1,5 +1,7 @@
 package io.erda.remotelog;
 
+import io.erda.protocol.PersistenceDomain;
+import io.erda.protocol.PmConfiguration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -87,7 +89,7 @@ public final class ResponderMemory {
     public record Image(byte[] log, byte[] receiveBuffers) {
     }
 
-    private final Configuration configuration;
+    private final PmConfiguration configuration;
     private final Transport transport;
     private final byte[] durableLog;
     private final byte[] durableReceiveBuffers;
@@ -109,7 +111,7 @@ public final class ResponderMemory {
      * @param receiveBufferBytes    the receive buffers' size (they start empty)
      * @param seed                  draws natural write-backs and the collapse
      */
-    public ResponderMemory(Configuration configuration, byte[] durableLog, int receiveBufferBytes, long seed) {
+    public ResponderMemory(PmConfiguration configuration, byte[] durableLog, int receiveBufferBytes, long seed) {
         this(configuration, Transport.INFINIBAND, durableLog, receiveBufferBytes, seed);
     }
 
@@ -118,7 +120,7 @@ public final class ResponderMemory {
      * does not move it out of flight; only a later non-posted completion or the responder's receipt of a later
      * message shows that it arrived.
      */
-    public ResponderMemory(Configuration configuration, Transport transport, byte[] durableLog, int receiveBufferBytes,
+    public ResponderMemory(PmConfiguration configuration, Transport transport, byte[] durableLog, int receiveBufferBytes,
                            long seed) {
         this.configuration = configuration;
         this.transport = transport;
@@ -127,7 +129,7 @@ public final class ResponderMemory {
         this.random = new Random(seed);
     }
 
-    public Configuration configuration() {
+    public PmConfiguration configuration() {
         return configuration;
     }
 
@@ -286,11 +288,10 @@ public final class ResponderMemory {
     }
 
     private boolean durable(Item i) {
-        return switch (configuration.domain()) {
-            case WSP -> i.stage.compareTo(Stage.RECEIVED) >= 0;
-            case MHP -> i.stage.compareTo(Stage.PLACED) >= 0;
-            case DMP -> i.stage == Stage.PERSISTED;
-        };
+        PersistenceDomain domain = configuration.domain();
+        return i.stage == Stage.PERSISTED
+                || domain.keepsPlaced() && i.stage == Stage.PLACED
+                || domain.keepsReceived() && i.stage == Stage.RECEIVED;
     }
 
     private boolean volatileBuffer(Item i) {

@@ -1,5 +1,7 @@
 package io.erda.remotelog;
 
+import io.erda.protocol.PersistenceDomain;
+import io.erda.protocol.PmConfiguration;
 import io.erda.remotelog.Method.Primary;
 import io.erda.remotelog.Method.Update;
 
@@ -20,9 +22,9 @@ public final class Taxonomy {
     }
 
     /** The method the paper's table prescribes for this scenario (InfiniBand or RoCE). */
-    public static Method prescribed(Configuration c, Update update, Primary primary) {
-        boolean dmpDdio = c.domain() == Domain.DMP && c.ddio();
-        boolean dmpNoDdio = c.domain() == Domain.DMP && !c.ddio();
+    public static Method prescribed(PmConfiguration c, Update update, Primary primary) {
+        boolean dmpDdio = c.domain() == PersistenceDomain.DMP && c.ddio();
+        boolean dmpNoDdio = c.domain() == PersistenceDomain.DMP && !c.ddio();
         boolean singleton = update == Update.SINGLETON;
         return switch (primary) {
             // Table 2/3, Write columns: DMP+DDIO message exchange with a responder flush; DMP+!DDIO Write and Flush
@@ -30,25 +32,25 @@ public final class Taxonomy {
             // Write's completion (InfiniBand/RoCE: a completion means the responder's RNIC received it).
             case WRITE -> dmpDdio ? (singleton ? Method.WRITE_SEND_FLUSH : Method.WRITE_SEND_FLUSH_TWICE)
                     : dmpNoDdio ? (singleton ? Method.WRITE_FLUSH : Method.WRITE_FLUSH_ATOMIC_FLUSH)
-                    : c.domain() == Domain.MHP ? (singleton ? Method.WRITE_FLUSH : Method.WRITE_WRITE_FLUSH)
+                    : c.domain() == PersistenceDomain.MHP ? (singleton ? Method.WRITE_FLUSH : Method.WRITE_WRITE_FLUSH)
                     : (singleton ? Method.WRITE : Method.WRITE_WRITE);
             // WriteImm columns: as Write, but the responder learns of the update from the immediate data, so DMP+DDIO
             // needs no separate Send; there is no atomic WriteImm, so DMP+!DDIO compound waits for the first Flush.
             case WRITE_IMM -> dmpDdio ? (singleton ? Method.WRITEIMM_SERVER_FLUSH : Method.WRITEIMM_SERVER_FLUSH_TWICE)
                     : dmpNoDdio ? (singleton ? Method.WRITEIMM_FLUSH : Method.WRITEIMM_FLUSH_WAIT_TWICE)
-                    : c.domain() == Domain.MHP ? (singleton ? Method.WRITEIMM_FLUSH : Method.WRITEIMM_WRITEIMM_FLUSH)
+                    : c.domain() == PersistenceDomain.MHP ? (singleton ? Method.WRITEIMM_FLUSH : Method.WRITEIMM_WRITEIMM_FLUSH)
                     : (singleton ? Method.WRITEIMM : Method.WRITEIMM_WRITEIMM);
             // Send columns: a PM receive buffer makes the Send itself the update where the placed message is durable
             // (Flush: DMP+!DDIO, MHP; the completion: WSP); otherwise message passing, with a responder flush of its
             // copy in DMP and without in MHP and WSP.
             case SEND -> {
                 if (c.pmReceiveBuffers() && !dmpDdio) {
-                    if (c.domain() == Domain.WSP) {
+                    if (c.domain() == PersistenceDomain.WSP) {
                         yield singleton ? Method.SEND : Method.SEND_AB;
                     }
                     yield singleton ? Method.SEND_FLUSH : Method.SEND_AB_FLUSH;
                 }
-                if (c.domain() == Domain.DMP) {
+                if (c.domain() == PersistenceDomain.DMP) {
                     yield singleton ? Method.SEND_COPY_FLUSH : Method.SEND_AB_COPY_FLUSH;
                 }
                 yield singleton ? Method.SEND_COPY : Method.SEND_AB_COPY;
@@ -60,37 +62,37 @@ public final class Taxonomy {
      * The prescription over {@code transport}: on iWARP the WSP configurations take MHP's methods ("the methods for
      * remote persistence for WSP essentially mimic the corresponding methods for MHP on iWARP", §3.2).
      */
-    public static Method prescribed(Configuration c, Update update, Primary primary, Transport transport) {
+    public static Method prescribed(PmConfiguration c, Update update, Primary primary, Transport transport) {
         return prescribed(asOn(c, transport), update, primary);
     }
 
     /** Whether {@code method} is enough in {@code c} over {@code transport}. */
-    public static Verdict verdict(Configuration c, Method method, Transport transport) {
+    public static Verdict verdict(PmConfiguration c, Method method, Transport transport) {
         return reason(c, method, transport).startsWith("correct") ? Verdict.CORRECT : Verdict.INCORRECT;
     }
 
-    /** {@link #reason(Configuration, Method)} over {@code transport}. */
-    public static String reason(Configuration c, Method method, Transport transport) {
-        Configuration as = asOn(c, transport);
+    /** {@link #reason(PmConfiguration, Method)} over {@code transport}. */
+    public static String reason(PmConfiguration c, Method method, Transport transport) {
+        PmConfiguration as = asOn(c, transport);
         return as.equals(c) ? reason(c, method)
                 : reason(as, method) + " (WSP on iWARP is as MHP: a completion does not say the RNIC received it)";
     }
 
-    private static Configuration asOn(Configuration c, Transport transport) {
-        return transport == Transport.IWARP && c.domain() == Domain.WSP
-                ? new Configuration(Domain.MHP, c.ddio(), c.pmReceiveBuffers()) : c;
+    private static PmConfiguration asOn(PmConfiguration c, Transport transport) {
+        return transport == Transport.IWARP && c.domain() == PersistenceDomain.WSP
+                ? new PmConfiguration(PersistenceDomain.MHP, c.ddio(), c.pmReceiveBuffers()) : c;
     }
 
     /** Whether {@code method} is enough in {@code c} (InfiniBand or RoCE). */
-    public static Verdict verdict(Configuration c, Method method) {
+    public static Verdict verdict(PmConfiguration c, Method method) {
         return reason(c, method).startsWith("correct") ? Verdict.CORRECT : Verdict.INCORRECT;
     }
 
     /** Why {@code method} is (or is not) enough in {@code c}, in a sentence that starts with the verdict. */
-    public static String reason(Configuration c, Method method) {
-        Domain d = c.domain();
-        boolean placedIsDurable = d != Domain.DMP;                     // MHP, WSP: placed data is in the domain
-        boolean flushReachesDomain = d != Domain.DMP || !c.ddio();      // §3.1.2: with DDIO, Flush stops in the cache
+    public static String reason(PmConfiguration c, Method method) {
+        PersistenceDomain d = c.domain();
+        boolean placedIsDurable = c.keepsOneSidedOncePlaced();     // MHP, WSP: placed data is in the domain
+        boolean flushReachesDomain = c.keepsOneSidedOnceFenced();  // §3.1.2: with DDIO, Flush stops in the cache
         return switch (method) {
             case WRITE_SEND_FLUSH, WRITEIMM_SERVER_FLUSH, SEND_COPY_FLUSH, WRITE_SEND_FLUSH_TWICE,
                  WRITEIMM_SERVER_FLUSH_TWICE, SEND_AB_COPY_FLUSH ->
@@ -111,12 +113,12 @@ public final class Taxonomy {
                     : flushReachesDomain
                     ? "correct: the Flush makes the message durable in the PM receive buffer; recovery applies it"
                     : "incorrect: with DDIO in DMP the Flush leaves the message in the processor cache (§3.3)";
-            case SEND, SEND_AB -> d == Domain.WSP && c.pmReceiveBuffers()
+            case SEND, SEND_AB -> d == PersistenceDomain.WSP && c.pmReceiveBuffers()
                     ? "correct: in WSP a received message is durable, and its receive buffer is PM"
                     : !c.pmReceiveBuffers()
                     ? "incorrect: the message waits in a DRAM receive buffer until the responder copies it"
                     : "incorrect: outside WSP a Send's completion means only that the RNIC received it";
-            case WRITE, WRITEIMM, WRITE_WRITE, WRITEIMM_WRITEIMM -> d == Domain.WSP
+            case WRITE, WRITEIMM, WRITE_WRITE, WRITEIMM_WRITEIMM -> c.keepsOneSidedOnceReceived()
                     ? "correct: in WSP what the RNIC received is durable, and the completion says it was received"
                     : "incorrect: outside WSP a completion means only that the RNIC received it, not that it was placed";
         };

@@ -1,6 +1,7 @@
 package io.erda.remotelog;
 
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.PmConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,7 +22,7 @@ class PowerFailuresTest {
     @ValueSource(strings = {"shm", "tcp"})
     void writeFlushLosesNothingInMhp(String fabric) throws Exception {
         try (RemoteLog log = RemoteLog.open(fabric, work, LAYOUT)) {
-            PowerFailures.Outcome o = PowerFailures.run(log, Configuration.parse("MHP+DDIO+DRAM-RQWRB"),
+            PowerFailures.Outcome o = PowerFailures.run(log, PmConfiguration.parse("MHP+DDIO+DRAM-RQWRB"),
                     Method.WRITE_FLUSH, 40, 1);
             assertThat(o.acknowledged()).isGreaterThan(100);
             assertThat(o.lost()).isZero();
@@ -32,7 +33,7 @@ class PowerFailuresTest {
     @ValueSource(strings = {"shm", "tcp"})
     void writeWithoutFlushLosesAppendsInMhp(String fabric) throws Exception {
         try (RemoteLog log = RemoteLog.open(fabric, work, LAYOUT)) {
-            PowerFailures.Outcome o = PowerFailures.run(log, Configuration.parse("MHP+DDIO+DRAM-RQWRB"),
+            PowerFailures.Outcome o = PowerFailures.run(log, PmConfiguration.parse("MHP+DDIO+DRAM-RQWRB"),
                     Method.WRITE, 40, 1);
             assertThat(o.lost()).isPositive();
         }
@@ -41,7 +42,7 @@ class PowerFailuresTest {
     @Test
     void writeWithoutFlushLosesNothingInWsp() throws Exception {
         try (RemoteLog log = RemoteLog.open("shm", work, LAYOUT)) {
-            PowerFailures.Outcome o = PowerFailures.run(log, Configuration.parse("WSP+DDIO+DRAM-RQWRB"),
+            PowerFailures.Outcome o = PowerFailures.run(log, PmConfiguration.parse("WSP+DDIO+DRAM-RQWRB"),
                     Method.WRITE, 40, 2);
             assertThat(o.lost()).isZero();
         }
@@ -49,7 +50,7 @@ class PowerFailuresTest {
 
     @Test
     void theResponderFlushSavesDmpWithDdioWhereTheRdmaFlushDoesNot() throws Exception {
-        Configuration dmpDdio = Configuration.parse("DMP+DDIO+PM-RQWRB");
+        PmConfiguration dmpDdio = PmConfiguration.parse("DMP+DDIO+PM-RQWRB");
         try (RemoteLog log = RemoteLog.open("shm", work, LAYOUT)) {
             assertThat(PowerFailures.run(log, dmpDdio, Method.WRITE_SEND_FLUSH, 40, 3).lost()).isZero();
             assertThat(PowerFailures.run(log, dmpDdio, Method.WRITE_FLUSH, 40, 3).lost()).isPositive();
@@ -59,18 +60,18 @@ class PowerFailuresTest {
     @Test
     void compoundCellsAreJudgedByTheirTailPointer() throws Exception {
         try (RemoteLog log = RemoteLog.open("shm", work, LAYOUT)) {
-            assertThat(PowerFailures.run(log, Configuration.parse("MHP+DDIO+PM-RQWRB"), Method.SEND_AB_FLUSH, 40, 4)
+            assertThat(PowerFailures.run(log, PmConfiguration.parse("MHP+DDIO+PM-RQWRB"), Method.SEND_AB_FLUSH, 40, 4)
                     .lost()).isZero();
-            assertThat(PowerFailures.run(log, Configuration.parse("DMP+!DDIO+DRAM-RQWRB"),
+            assertThat(PowerFailures.run(log, PmConfiguration.parse("DMP+!DDIO+DRAM-RQWRB"),
                     Method.WRITE_FLUSH_ATOMIC_FLUSH, 40, 4).lost()).isZero();
-            assertThat(PowerFailures.run(log, Configuration.parse("DMP+DDIO+DRAM-RQWRB"), Method.WRITE_WRITE_FLUSH,
+            assertThat(PowerFailures.run(log, PmConfiguration.parse("DMP+DDIO+DRAM-RQWRB"), Method.WRITE_WRITE_FLUSH,
                     40, 4).lost()).isPositive();
         }
     }
 
     @Test
     void onIwarpAWriteCompletionIsNotEnoughEvenInWsp() throws Exception {
-        Configuration wsp = Configuration.parse("WSP+!DDIO+PM-RQWRB");
+        PmConfiguration wsp = PmConfiguration.parse("WSP+!DDIO+PM-RQWRB");
         try (RemoteLog log = RemoteLog.open("shm", work, LAYOUT)) {
             assertThat(PowerFailures.run(log, wsp, Transport.IWARP, Method.WRITE, 40, 7).lost()).isPositive();
             assertThat(PowerFailures.run(log, wsp, Transport.IWARP, Method.WRITE_FLUSH, 40, 7).lost()).isZero();

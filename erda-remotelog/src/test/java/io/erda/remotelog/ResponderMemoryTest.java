@@ -1,5 +1,6 @@
 package io.erda.remotelog;
 
+import io.erda.protocol.PmConfiguration;
 import io.erda.remotelog.ResponderMemory.Area;
 import io.erda.remotelog.ResponderMemory.Kind;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ class ResponderMemoryTest {
     }
 
     private static ResponderMemory memory(String configuration) {
-        return new ResponderMemory(Configuration.parse(configuration), new byte[256], 256, 7);
+        return new ResponderMemory(PmConfiguration.parse(configuration), new byte[256], 256, 7);
     }
 
     private static boolean survives(ResponderMemory m, Area area) {
@@ -52,7 +53,7 @@ class ResponderMemoryTest {
         }
         boolean everLost = false;
         for (int i = 0; i < 50 && !everLost; i++) {
-            ResponderMemory m = new ResponderMemory(Configuration.parse("DMP+DDIO+DRAM-RQWRB"), new byte[256], 256, i);
+            ResponderMemory m = new ResponderMemory(PmConfiguration.parse("DMP+DDIO+DRAM-RQWRB"), new byte[256], 256, i);
             long write = m.posted(Kind.POSTED, Area.LOG, 64, A, 0);
             long flush = m.posted(Kind.FLUSH, Area.LOG, 64, null, 0);
             m.completed(write);
@@ -70,7 +71,7 @@ class ResponderMemoryTest {
 
         boolean everLost = false;
         for (int i = 0; i < 50 && !everLost; i++) {
-            ResponderMemory mhp = new ResponderMemory(Configuration.parse("MHP+DDIO+DRAM-RQWRB"), new byte[256], 256, i);
+            ResponderMemory mhp = new ResponderMemory(PmConfiguration.parse("MHP+DDIO+DRAM-RQWRB"), new byte[256], 256, i);
             mhp.completed(mhp.posted(Kind.POSTED, Area.LOG, 64, A, 0));
             everLost = !survives(mhp, Area.LOG);
         }

@@ -1,6 +1,7 @@
 package io.erda.remotelog;
 
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.protocol.PmConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,10 +29,10 @@ class VerbsPowerFailuresTest {
     void correctCellsLoseNothingAndIncorrectOnesAreShownOnVerbs() throws Exception {
         try (RemoteLog log = RemoteLog.open("verbs", work, LAYOUT, SOFT)) {
             assertThat(log.operations()).contains("ATOMIC_WRITE");
-            Configuration dmp = Configuration.parse("DMP+!DDIO+DRAM-RQWRB");
+            PmConfiguration dmp = PmConfiguration.parse("DMP+!DDIO+DRAM-RQWRB");
             assertThat(PowerFailures.run(log, dmp, Method.WRITE_FLUSH_ATOMIC_FLUSH, 30, 5).lost()).isZero();
             assertThat(PowerFailures.run(log, dmp, Method.WRITEIMM_SERVER_FLUSH, 30, 5).lost()).isZero();
-            assertThat(PowerFailures.run(log, Configuration.parse("DMP+DDIO+DRAM-RQWRB"), Method.WRITE_FLUSH, 30, 5)
+            assertThat(PowerFailures.run(log, PmConfiguration.parse("DMP+DDIO+DRAM-RQWRB"), Method.WRITE_FLUSH, 30, 5)
                     .lost()).isPositive();
         }
     }
@@ -42,7 +43,7 @@ class VerbsPowerFailuresTest {
         try (RemoteLog log = RemoteLog.open("verbs", work, LAYOUT, noAtomicWrite)) {
             assertThat(log.appender().substitute(Method.WRITE_FLUSH_ATOMIC_FLUSH))
                     .isEqualTo(Method.WRITE_FLUSH_WAIT_TWICE);
-            assertThat(PowerFailures.run(log, Configuration.parse("DMP+!DDIO+PM-RQWRB"),
+            assertThat(PowerFailures.run(log, PmConfiguration.parse("DMP+!DDIO+PM-RQWRB"),
                     Method.WRITE_FLUSH_ATOMIC_FLUSH, 30, 6).lost()).isZero();
         }
     }

@@ -4,6 +4,7 @@ import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmPermissionException;
 import io.erda.core.pm.PowerFailure;
 import io.erda.fabric.FabricException;
+import io.erda.protocol.PmConfiguration;
 import io.erda.server.offline.StoreVerifier;
 import io.erda.server.offline.TableRebuilder;
 import io.erda.server.platform.HugePagesUnavailableException;
@@ -78,6 +79,10 @@ public final class ErdaServerMain implements Callable<Integer> {
         }, "erda-shutdown"));
         PrintWriter out = spec.commandLine().getOut();
         out.println(server.store().recoverySummary());
+        PmConfiguration pm = config.pmEmulation().configuration(config.persistence());
+        out.println("erda-server: persistence " + config.persistence().option() + " in " + pm.label() + ", "
+                + config.persistence().reasonIn(pm) + (config.pmEmulation().powerFailure() ? "; power failures emulated"
+                : ""));
         out.println("erda-server listening on " + server.uri());
         out.flush();
         stopped.await();
@@ -166,7 +171,7 @@ public final class ErdaServerMain implements Callable<Integer> {
                     + "and is kept as written, dropped back to its durable content, or torn per 8-byte word. The result "
                     + "becomes the file and its image; then restart the server on the directory with the same options.",
                 "Prints one line per file with such lines (kept, dropped, torn) and a total line starting "
-                    + "'power-fail: seed'. A directory without images (wsp, or no emulation) is left as it is."})
+                    + "'power-fail: seed'. A directory without images (a WSP configuration, or no emulation) is left as it is."})
     static final class PowerFail extends OfflineCommand {
         @Option(names = "--seed", paramLabel = "S", required = true,
                 description = "Seed of the random fates (the same seed on the same files does the same).")
@@ -180,8 +185,8 @@ public final class ErdaServerMain implements Callable<Integer> {
         @Override
         public Integer call() {
             if (!PowerFailure.enabled(dir)) {
-                print("power-fail: " + dir + " keeps no durable images (no power-failure emulation, or wsp, under which "
-                        + "a power failure loses nothing written)");
+                print("power-fail: " + dir + " keeps no durable images (no power-failure emulation, or a WSP "
+                        + "configuration, under which a power failure loses nothing written)");
             }
             print(PowerFailure.collapse(dir, seed, PowerFailure.Policy.of(policy)));
             return 0;

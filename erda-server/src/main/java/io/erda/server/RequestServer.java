@@ -5,7 +5,6 @@ import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Fabric;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.HeadArray;
-import io.erda.protocol.PersistenceMethod;
 import io.erda.server.baseline.Baselines;
 import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.Protocol;
@@ -57,7 +56,7 @@ public final class RequestServer implements AutoCloseable {
         this.store = store;
         this.fabric = fabric;
         this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos(),
-                config.persistence() == PersistenceMethod.READ_AFTER_WRITE, stats);
+                config.pmEmulation().configuration(config.persistence()), stats);
         store.onChainGrowth(registry::chainGrew);
         Protocols protocols = new Protocols(); // filled below, before the request path starts
         this.requestPath = new RequestPath(fabric, config.listen(), config.workers(), protocols, registry::headArray,

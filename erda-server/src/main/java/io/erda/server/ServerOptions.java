@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.PmConfiguration;
 import io.erda.server.platform.HugePages;
 import io.erda.server.platform.PmEmulation;
 import io.erda.server.store.CleanThreshold;
@@ -57,12 +58,20 @@ public final class ServerOptions {
     long pmWriteLatencyNanos;
 
     @Option(names = "--pm-emulation", paramLabel = "MODE", defaultValue = "none",
-            description = "none, or power-failure: every PM file keeps NAME.durable, what the persistence method made "
-                    + "durable (wsp: everything, so no images are kept). After the process is killed, "
-                    + "'erda-server power-fail --dir DIR --seed S' collapses the store to what a power failure could "
-                    + "leave; restart with the same options. Not on a kernel RNIC unless wsp. Small regions keep the "
+            description = "none, or power-failure: every PM file keeps NAME.durable, what the configuration "
+                    + "(--pm-config) makes durable (WSP: everything, so no images are kept). After the process is "
+                    + "killed, 'erda-server power-fail --dir DIR --seed S' collapses the store to what a power failure "
+                    + "could leave; restart with the same options. Not on a kernel RNIC unless WSP. Small regions keep the "
                     + "collapse fast (--region-size 16m). Default: ${DEFAULT-VALUE}.")
     String pmEmulation;
+
+    @Option(names = "--pm-config", paramLabel = "CONFIGURATION",
+            description = "The server configuration of the remote-persistence taxonomy (docs/persistence.md): "
+                    + "DMP|MHP|WSP + DDIO|!DDIO + DRAM|PM -RQWRB, e.g. DMP+DDIO+DRAM-RQWRB. Reported in HELLO and STATS; "
+                    + "with --pm-emulation power-failure a power failure loses what it loses. Default: the one the "
+                    + "persistence method is made for (wsp: WSP+DDIO+DRAM-RQWRB, read-after-write: "
+                    + "DMP+!DDIO+DRAM-RQWRB, server-flush: DMP+DDIO+DRAM-RQWRB).")
+    String pmConfig;
 
     @Option(names = "--huge-pages", paramLabel = "MODE", defaultValue = "off",
             description = "off, or thp: map the table and log regions with 2 MiB transparent huge pages (fewer TLB "
@@ -104,7 +113,8 @@ public final class ServerOptions {
         ServerConfig config = ServerConfig.builder(directory, listen).heads(heads).tableCapacity(tableCapacity)
                 .regionSize(regionSize).segmentSize(segmentSize).persistence(PersistenceMethod.fromOption(persistence))
                 .lease(Duration.ofMillis(leaseMillis)).pmWriteLatencyNanos(pmWriteLatencyNanos).workers(workers)
-                .group(group).pmEmulation(PmEmulation.fromOption(pmEmulation)).hugePages(HugePages.fromOption(hugePages))
+                .group(group).pmEmulation(PmEmulation.fromOption(pmEmulation)
+                        .withConfiguration(pmConfig == null ? null : PmConfiguration.parse(pmConfig))).hugePages(HugePages.fromOption(hugePages))
                 .cleanThreshold(cleanThreshold).regionPool(regionPool).build();
         config.geometry(null); // the geometry options, checked as a new store would take them
         return config;

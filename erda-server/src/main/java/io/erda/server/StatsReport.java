@@ -76,6 +76,9 @@ final class StatsReport {
         CleanThreshold threshold = cleaning.threshold(); // every value a number: 1/0 for auto, bytes (0: none)
         line(b, "clean_threshold_auto", threshold.auto() ? 1 : 0);
         line(b, "clean_threshold_bytes", threshold.bytes());
+        // the taxonomy configuration the server runs as and its emulation follows: 1..12, Table 1's order
+        // (PmConfiguration.code: 1 DMP+DDIO+DRAM-RQWRB ... 12 WSP+!DDIO+PM-RQWRB)
+        line(b, "pm_configuration", registry.configuration().code());
         // per head: the bytes its chain occupies, and the size at which it is cleaned next (absent: not cleaned)
         for (int h = 0; h < store.directory().heads().size(); h++) {
             line(b, "head_" + h + "_occupied_bytes", store.directory().head(h).currentChain().logicalTail());

@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Power-failure emulation with a client speaking the raw protocol (docs/ARCHITECTURE.md, [persistence]): the server
- * is stopped (as if killed: closing persists nothing more), the store collapsed, the server restarted on it. What the
- * persistence method made durable survives every collapse; what was written but not made durable may vanish but
+ * is stopped (as if killed: closing persists nothing more), the store collapsed, the server restarted on it, each
+ * method in the configuration it is made for (PmConfigurationsPowerFailureTest takes all 12). What the persistence
+ * method made durable survives every collapse; what was written but not made durable may vanish but
  * never reads back torn; and a client that skips its FLUSH under server-flush loses acknowledged writes to a
  * collapse that drops them, which shows the emulation catches a missing persist.
  */
@@ -144,14 +145,17 @@ class PowerFailureEmulationTest {
         }
     }
 
-    /** Read-after-write: one-sided WRITEs are durable on placement (mirrored), so even dropping everything keeps them. */
+    /**
+     * Read-after-write (emulating DMP without DDIO): a one-sided WRITE is durable once a later FLUSH of its connection
+     * completed (mirrored then), so even dropping everything keeps the fenced ones.
+     */
     @ParameterizedTest
     @MethodSource("schemes")
-    void readAfterWriteWritesAreDurableOnPlacement(String scheme) {
+    void readAfterWriteWritesAreDurableOnceFenced(String scheme) {
         RawClient client = start(scheme, PersistenceMethod.READ_AFTER_WRITE);
         for (int i = 0; i < KEYS; i++) {
             client.putAndWrite(bytes("k" + i), bytes("old-" + i));
-            client.putAndWrite(bytes("k" + i), bytes("placed-" + i));
+            client.fence(client.putAndWrite(bytes("k" + i), bytes("placed-" + i)));
         }
         powerFailure(client, 4, PowerFailure.Policy.DROP);
         client = start(scheme, PersistenceMethod.READ_AFTER_WRITE);
@@ -231,5 +235,11 @@ class PowerFailureEmulationTest {
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("'melt'");
         assertThatThrownBy(() -> PmEmulation.fromOption("brownout")).hasMessageContaining("'brownout'");
+
+        err = new StringWriter();
+        code = ErdaServerMain.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "--dir",
+                dir.resolve("other").toString(), "--listen", "tcp://127.0.0.1:0", "--pm-config", "DMP+DDIO");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("'DMP+DDIO'").contains("DMP+DDIO+DRAM-RQWRB");
     }
 }

@@ -140,6 +140,14 @@ final class RawClient implements AutoCloseable {
         return where;
     }
 
+    /**
+     * The read-after-write method: a one-sided FLUSH (a READ where the provider has none) of the object a
+     * reservation's WRITE placed, on this connection.
+     */
+    void fence(PutReply where) {
+        sync.flush(where.address(), where.objectLength(), where.rkey());
+    }
+
     /** Redo Logging: key, value and CRC in one REDO_PUT (value null: a delete). */
     Reply redoPut(byte[] key, byte[] value) {
         return call(MessageType.REDO_PUT, (s, o) -> RedoPutRequest.encode(s, o, MemorySegment.ofArray(key),

@@ -403,7 +403,7 @@ public final class PmRegion implements AutoCloseable {
 
     /**
      * The durable image's data area (same length and layout as {@link #data()}) under power-failure emulation, else
-     * null: where a fabric provider copies one-sided writes that are durable on placement.
+     * null: where a fabric provider copies one-sided writes once they are durable without the server's help.
      */
     public MemorySegment durableImage() {
         return durable == null ? null : durable.mapping().asSlice(PmFileHeader.LENGTH);

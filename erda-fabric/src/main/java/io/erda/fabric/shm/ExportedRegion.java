@@ -1,6 +1,7 @@
 package io.erda.fabric.shm;
 
 import io.erda.fabric.Access;
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.emulated.RegionTable;
 import java.nio.file.Path;
 import java.util.Set;
@@ -10,11 +11,19 @@ import java.util.Set;
  * where the bytes live (file and offset), the access flags the initiator checks, the write-latency model, the
  * counter slot the initiator accounts into, and the durable mirror's file, offset and lock word's offset
  * ({@code mirrorFile} null: none), which the initiator maps and copies one-sided writes into under the lock
- * ({@link io.erda.fabric.DurableMirror}).
+ * when they are durable by its {@code mirrorDurability} ({@link io.erda.fabric.DurableMirror}).
  */
 record ExportedRegion(int rkey, long address, long length, int accessBits, Path file, long fileOffset,
                       long writeDelayNanosPerCacheLine, int counterSlot, Path mirrorFile, long mirrorOffset,
-                      long mirrorLockOffset) implements RegionTable.Entry {
+                      long mirrorLockOffset, DurableMirror.Durability mirrorDurability) implements RegionTable.Entry {
+
+    /** A region whose mirror, if any, takes writes as they are placed. */
+    ExportedRegion(int rkey, long address, long length, int accessBits, Path file, long fileOffset,
+                   long writeDelayNanosPerCacheLine, int counterSlot, Path mirrorFile, long mirrorOffset,
+                   long mirrorLockOffset) {
+        this(rkey, address, length, accessBits, file, fileOffset, writeDelayNanosPerCacheLine, counterSlot, mirrorFile,
+                mirrorOffset, mirrorLockOffset, DurableMirror.Durability.ON_PLACEMENT);
+    }
 
     static int accessBits(Set<Access> access) {
         int bits = 0;
@@ -41,12 +50,12 @@ record ExportedRegion(int rkey, long address, long length, int accessBits, Path 
                 && accessBits == r.accessBits && file.equals(r.file) && fileOffset == r.fileOffset
                 && writeDelayNanosPerCacheLine == r.writeDelayNanosPerCacheLine && counterSlot == r.counterSlot
                 && java.util.Objects.equals(mirrorFile, r.mirrorFile) && mirrorOffset == r.mirrorOffset
-                && mirrorLockOffset == r.mirrorLockOffset;
+                && mirrorLockOffset == r.mirrorLockOffset && mirrorDurability == r.mirrorDurability;
     }
 
     @Override
     public int hashCode() {
         return java.util.Objects.hash(rkey, address, length, accessBits, file, fileOffset, writeDelayNanosPerCacheLine,
-                counterSlot, mirrorFile, mirrorOffset, mirrorLockOffset);
+                counterSlot, mirrorFile, mirrorOffset, mirrorLockOffset, mirrorDurability);
     }
 }

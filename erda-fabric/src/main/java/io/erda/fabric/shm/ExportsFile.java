@@ -1,5 +1,6 @@
 package io.erda.fabric.shm;
 
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.FabricException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -21,13 +22,13 @@ import java.util.List;
  * magic "ERDASHMX" (8) | version (4) | generation (8) | count (4)
  * count x { rkey (4) | address (8) | length (8) | access bits (4) | file offset (8)
  *           | write delay ns per line (8) | counter slot (4) | file path (modified UTF-8, 2 + n)
- *           | has mirror (1) | [mirror file offset (8) | lock word file offset (8)
- *                                | mirror file path (modified UTF-8, 2 + n)] }
+ *           | mirror (1: 0 none, else 1 + DurableMirror.Durability ordinal) | [mirror file offset (8)
+ *                                | lock word file offset (8) | mirror file path (modified UTF-8, 2 + n)] }
  * </pre>
  */
 final class ExportsFile {
     static final long MAGIC = 0x4552_4441_5348_4d58L; // "ERDASHMX"
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     /** A decoded exports file. */
     record Snapshot(long generation, List<ExportedRegion> regions) {
@@ -52,7 +53,7 @@ final class ExportsFile {
                 out.writeLong(r.writeDelayNanosPerCacheLine());
                 out.writeInt(r.counterSlot());
                 out.writeUTF(r.file().toString());
-                out.writeBoolean(r.mirrorFile() != null);
+                out.writeByte(r.mirrorFile() == null ? 0 : 1 + r.mirrorDurability().ordinal());
                 if (r.mirrorFile() != null) {
                     out.writeLong(r.mirrorOffset());
                     out.writeLong(r.mirrorLockOffset());
@@ -90,12 +91,18 @@ final class ExportsFile {
                 long delay = in.readLong();
                 int slot = in.readInt();
                 Path path = Path.of(in.readUTF());
-                boolean mirrored = in.readBoolean();
+                int mirrorCode = in.readUnsignedByte();
+                if (mirrorCode > DurableMirror.Durability.values().length) {
+                    throw new IOException("mirror code " + mirrorCode + " exceeds "
+                            + DurableMirror.Durability.values().length);
+                }
+                boolean mirrored = mirrorCode != 0;
                 long mirrorOffset = mirrored ? in.readLong() : 0;
                 long lockOffset = mirrored ? in.readLong() : 0;
                 Path mirror = mirrored ? Path.of(in.readUTF()) : null;
                 regions.add(new ExportedRegion(rkey, address, length, access, path, fileOffset, delay, slot, mirror,
-                        mirrorOffset, lockOffset));
+                        mirrorOffset, lockOffset, mirrored ? DurableMirror.Durability.values()[mirrorCode - 1]
+                        : DurableMirror.Durability.ON_PLACEMENT));
             }
             return new Snapshot(generation, regions);
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.erda.fabric.shm;
 
 import io.erda.fabric.DurableMirror;
+import io.erda.fabric.UnfencedWrites;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.Status;
@@ -63,11 +64,24 @@ final class PeerMemory implements AutoCloseable {
      */
     private record Mapping(ExportedRegion region, MemorySegment memory, MemorySegment mirror, MemorySegment mirrorLock,
                            Arena arena, boolean writeBack) {
-        void mirror(long offset, long length) {
-            if (mirror != null) {
-                DurableMirror.copyLocked(memory, mirror, mirrorLock, offset, length);
-            }
+    }
+
+    /** This connection's writes a power failure could still take (power-failure emulation only). */
+    private final UnfencedWrites unfenced = new UnfencedWrites();
+
+    /** Hands what a one-sided write placed to the region's durable mirror, if it has one ({@link UnfencedWrites}). */
+    private void mirror(Mapping m, long offset, long length) {
+        if (m.mirror() != null) {
+            unfenced.placed(m.memory(), m.mirror(), m.mirrorLock(), offset, length, m.region().mirrorDurability());
         }
+    }
+
+    /**
+     * A SEND or WRITE_WITH_IMM of this connection is about to be published: the target's CPU sees it only after
+     * every earlier WRITE was placed.
+     */
+    void messageSent() {
+        unfenced.placementShown();
     }
 
     PeerMemory(Path peerHome) {
@@ -131,34 +145,39 @@ final class PeerMemory implements AutoCloseable {
         int slot = region.counterSlot();
         switch (wr.opcode()) {
             case READ -> {
+                unfenced.fenced(); // a READ completes after earlier WRITEs went through (the Flush it stands in for)
                 MemorySegment.copy(remote, offset, local, wr.localOffset(), wr.length());
                 CountersFile.add(counters, slot, CountersFile.BYTES_READ_OFFSET, wr.length());
             }
             case WRITE, WRITE_WITH_IMM -> {
                 MemorySegment.copy(local, wr.localOffset(), remote, offset, wr.length());
-                m.mirror(offset, wr.length());
+                mirror(m, offset, wr.length());
                 written(region, wr.remoteAddress(), wr.length());
             }
             case CAS -> {
+                unfenced.placementShown(); // non-posted: executed after earlier WRITEs were placed
                 long old = (long) LONG.compareAndExchange(remote, offset, wr.compareAdd(), wr.swap());
                 local.set(ValueLayout.JAVA_LONG_UNALIGNED, wr.localOffset(), old);
                 if (old == wr.compareAdd()) {
-                    m.mirror(offset, WorkRequest.ATOMIC_LENGTH);
+                    mirror(m, offset, WorkRequest.ATOMIC_LENGTH);
                     written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
                 }
             }
             case FETCH_ADD -> {
+                unfenced.placementShown();
                 long old = (long) LONG.getAndAdd(remote, offset, wr.compareAdd());
                 local.set(ValueLayout.JAVA_LONG_UNALIGNED, wr.localOffset(), old);
-                m.mirror(offset, WorkRequest.ATOMIC_LENGTH);
+                mirror(m, offset, WorkRequest.ATOMIC_LENGTH);
                 written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
             }
             case ATOMIC_WRITE -> {
+                unfenced.placementShown();
                 LONG.setVolatile(remote, offset, wr.swap());
-                m.mirror(offset, WorkRequest.ATOMIC_LENGTH);
+                mirror(m, offset, WorkRequest.ATOMIC_LENGTH);
                 written(region, wr.remoteAddress(), WorkRequest.ATOMIC_LENGTH);
             }
             case FLUSH -> {
+                unfenced.fenced();
                 if (wr.length() > 0 && m.writeBack()) {
                     remote.asSlice(offset, wr.length()).force();
                 } else {

@@ -269,6 +269,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, EmulatedCompletionQu
                     p.writeDone = true;
                 }
                 boolean send = op == Opcode.SEND;
+                peerMemory.messageSent();
                 boolean published = connection.publish(send ? RingRecord.SEND : RingRecord.WRITE_IMM,
                         nextSequence, wr.immData(), options.rnrTimeout().toNanos(), send ? localSegment(wr) : null,
                         wr.localOffset(), wr.length());

@@ -35,7 +35,8 @@ public final class ShmMemoryRegion extends EmulatedRegion<ShmFabric> {
                 options.backing().file().toAbsolutePath(), options.backing().fileOffset(),
                 options.writeDelayNanosPerCacheLine(), counterSlot,
                 mirror == null ? null : mirror.backing().file().toAbsolutePath(),
-                mirror == null ? 0 : mirror.backing().fileOffset(), mirror == null ? 0 : mirror.lockFileOffset());
+                mirror == null ? 0 : mirror.backing().fileOffset(), mirror == null ? 0 : mirror.lockFileOffset(),
+                mirror == null ? DurableMirror.Durability.ON_PLACEMENT : mirror.durability());
     }
 
     @Override

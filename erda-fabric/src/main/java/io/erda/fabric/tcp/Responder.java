@@ -5,6 +5,7 @@ import io.erda.fabric.DurableMirror;
 import io.erda.fabric.Opcode;
 import io.erda.fabric.RecvRequest;
 import io.erda.fabric.Status;
+import io.erda.fabric.UnfencedWrites;
 import io.erda.fabric.tcp.wire.FrameChannel;
 import io.erda.fabric.tcp.wire.FrameHeader;
 import io.erda.fabric.tcp.wire.ProtocolViolation;
@@ -35,6 +36,8 @@ final class Responder implements Runnable {
     private final long rnrNanos;
     private final FrameHeader in = new FrameHeader();
     private final FrameHeader out = new FrameHeader();
+    /** This connection's writes a power failure could still take (power-failure emulation only). */
+    private final UnfencedWrites unfenced = new UnfencedWrites();
 
     /** @param rnrNanos the initiator's RNR window, from the connect handshake */
     Responder(TcpEndpoint endpoint, TcpFabric fabric, FrameChannel channel, long rnrNanos) {
@@ -88,6 +91,7 @@ final class Responder implements Runnable {
                 if (region == null) {
                     return;
                 }
+                unfenced.fenced(); // a READ completes after earlier WRITEs went through (the Flush it stands in for)
                 ByteBuffer data = length == 0 ? null : slice(region, address, length).asByteBuffer();
                 fabric.oneSidedExecuted.increment();
                 fabric.bytesReadByPeers.add(length);
@@ -111,18 +115,24 @@ final class Responder implements Runnable {
                 mirror(region, address, length);
                 placed(region, address, length);
                 if (recv != null) {
+                    unfenced.placementShown(); // its receive completion follows its placement, and earlier ones'
+
                     endpoint.completeRecv(new Completion(recv.wrId(), Opcode.RECV_WITH_IMM, Status.SUCCESS, length, in.imm(),
                             true, endpoint, null));
                 }
                 endpoint.writeService(reply(wire, seq).operandLength(length), null);
             }
-            case WireOpcode.SEND -> receiveSend(wire, seq);
+            case WireOpcode.SEND -> {
+                unfenced.placementShown(); // the server's CPU sees the message after earlier WRITEs were placed
+                receiveSend(wire, seq);
+            }
             case WireOpcode.CAS, WireOpcode.FETCH_ADD -> {
                 Opcode op = wire == WireOpcode.CAS ? Opcode.CAS : Opcode.FETCH_ADD;
                 TcpRegion region = checked(op, address, 8, rkey, wire, seq, 0);
                 if (region == null) {
                     return;
                 }
+                unfenced.placementShown(); // non-posted: executed after earlier WRITEs were placed
                 MemorySegment segment = region.segment();
                 long offset = address - region.address();
                 long old = op == Opcode.CAS
@@ -139,6 +149,7 @@ final class Responder implements Runnable {
                 if (region == null) {
                     return;
                 }
+                unfenced.placementShown();
                 WORD.setVolatile(region.segment(), address - region.address(), in.swap());
                 mirror(region, address, 8);
                 placed(region, address, 8);
@@ -150,6 +161,7 @@ final class Responder implements Runnable {
                 if (region == null) {
                     return;
                 }
+                unfenced.fenced();
                 MemorySegment range = slice(region, address, length);
                 // Persistent placement: earlier WRITEs of this connection are already in the mapping (one
                 // thread, in order); force writes them back to the file (msync; a cache flush under MAP_SYNC).
@@ -206,11 +218,14 @@ final class Responder implements Runnable {
         return region.segment().asSlice(address - region.address(), length);
     }
 
-    /** Copies what a one-sided write just placed into the registration's durable mirror, if it has one. */
-    private static void mirror(TcpRegion region, long address, long length) {
+    /**
+     * Hands what a one-sided write just placed to the registration's durable mirror, if it has one: copied now or
+     * once a later request of this connection makes it durable ({@link UnfencedWrites}).
+     */
+    private void mirror(TcpRegion region, long address, long length) {
         DurableMirror mirror = region.options().durableMirror();
         if (mirror != null) {
-            mirror.copy(region.segment(), address - region.address(), length);
+            unfenced.placed(region.segment(), mirror, address - region.address(), length);
         }
     }
 

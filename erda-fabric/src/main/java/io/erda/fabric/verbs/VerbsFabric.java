@@ -2,6 +2,7 @@ package io.erda.fabric.verbs;
 
 import io.erda.fabric.Completion;
 import io.erda.fabric.CompletionQueue;
+import io.erda.fabric.DurableMirror;
 import io.erda.fabric.Endpoint;
 import io.erda.fabric.EndpointOptions;
 import io.erda.fabric.Fabric;
@@ -300,6 +301,11 @@ public final class VerbsFabric implements Fabric {
                 refused = "a durable mirror (power-failure emulation of writes durable on placement) needs a provider"
                         + " that places one-sided writes itself (tcp, shm, or verbs on the software RNIC): this RNIC"
                         + " writes memory unseen";
+            }
+            if (refused == null && options.durableMirror().durability() != DurableMirror.Durability.ON_PLACEMENT) {
+                refused = "a durable mirror whose writes are durable " + options.durableMirror().durability()
+                        .name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + " needs the connection's later"
+                        + " requests seen (tcp or shm): the software RNIC mirrors writes as it places them";
             }
             if (refused != null) {
                 registration.close();

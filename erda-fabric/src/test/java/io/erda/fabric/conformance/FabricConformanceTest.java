@@ -23,6 +23,7 @@ import io.erda.fabric.RecvRequest;
 import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.Status;
 import io.erda.fabric.SyncEndpoint;
+import io.erda.fabric.UnfencedWrites;
 import io.erda.fabric.WorkRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -1316,17 +1317,25 @@ public abstract class FabricConformanceTest {
      * nothing the target stored itself or a failed compare-and-swap left alone. A real RNIC places writes unseen:
      * there the registration is refused by name.
      */
+    /** A mapped mirror file of 8192 bytes and the lock word after it, as a durable image keeps it. */
+    private record MirrorFile(Path file, MemorySegment mirror, MemorySegment lock) {
+    }
+
+    private MirrorFile mirrorFile() throws IOException {
+        Path file = Files.createTempFile(tempDir, "mirror", ".durable");
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ch.truncate(8192 + 64);
+            MemorySegment whole = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192 + 64, arena);
+            return new MirrorFile(file, whole.asSlice(0, 8192), whole.asSlice(8192, 8));
+        }
+    }
+
     @Test
     void durableMirrorReceivesWhatOneSidedWritesPlacedElseIsRefused() throws Exception {
-        Path mirrorFile = Files.createTempFile(tempDir, "mirror", ".durable");
-        MemorySegment mirror;
-        MemorySegment lock;
-        try (FileChannel ch = FileChannel.open(mirrorFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ch.truncate(8192 + 64); // the lock word after the mirror, as a durable image keeps it
-            MemorySegment whole = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192 + 64, arena);
-            mirror = whole.asSlice(0, 8192);
-            lock = whole.asSlice(8192, 8);
-        }
+        MirrorFile made = mirrorFile();
+        Path mirrorFile = made.file();
+        MemorySegment mirror = made.mirror();
+        MemorySegment lock = made.lock();
         RegisterOptions options = RegisterOptions.of(Access.all())
                 .withDurableMirror(new DurableMirror(mirror, new Backing(mirrorFile, 0), lock, 8192));
         if (!target.capabilities().writeLatencyModel()) {
@@ -1358,6 +1367,54 @@ public abstract class FabricConformanceTest {
         assertThatThrownBy(() -> targetMemory(8192, RegisterOptions.of(Access.all())
                 .withDurableMirror(new DurableMirror(shorter, new Backing(mirrorFile, 0), lock, 8192))))
                 .hasMessageContaining("durable mirror of 4096 bytes for a registration of 8192 bytes");
+    }
+
+    /**
+     * A mirror whose writes wait to be shown placed or fenced (power-failure emulation of MHP and of DMP without
+     * DDIO): a WRITE reaches it only once a later request of the connection shows it placed (an atomic) or fenced (a
+     * READ), or once more than {@code UnfencedWrites.CAPACITY} later writes push it out. A provider that mirrors as it
+     * places refuses such a mirror by name.
+     */
+    @Test
+    void durableMirrorTakesWritesOnlyOnceALaterRequestShowsThemPlacedOrFenced() throws Exception {
+        MirrorFile made = mirrorFile();
+        MemorySegment mirror = made.mirror();
+        DurableMirror fenced = new DurableMirror(mirror, new Backing(made.file(), 0), made.lock(), 8192,
+                DurableMirror.Durability.ONCE_FENCED);
+        MemoryRegion remote;
+        try {
+            remote = targetMemory(8192, RegisterOptions.of(Access.all()).withDurableMirror(fenced));
+        } catch (FabricException refused) {
+            assertThat(refused).hasMessageContaining("durable mirror");
+            return;
+        }
+        MemoryRegion local = initiatorBuffer(4096);
+        fill(local.segment(), 0, 4096, 17);
+        Endpoint[] pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            sync.write(local, 0, 64, remote.address(), remote.rkey());
+            assertThat(bytes(mirror, 0, 64)).as("completed, not fenced").containsOnly(0);
+            assertThat(sync.fetchAdd(remote.address() + 4096, remote.rkey(), 1)).isZero();
+            assertThat(bytes(mirror, 0, 64)).as("an atomic shows it placed, which DMP does not keep").containsOnly(0);
+            sync.read(local, 2048, 8, remote.address() + 8000, remote.rkey());
+            assertThat(bytes(mirror, 0, 64)).as("fenced by a READ").containsExactly(bytes(local.segment(), 0, 64));
+            assertThat(mirror.get(ValueLayout.JAVA_LONG, 4096)).isEqualTo(1L);
+            for (int i = 1; i <= UnfencedWrites.CAPACITY + 1; i++) {
+                sync.write(local, i * 64, 64, remote.address() + i * 64, remote.rkey());
+            }
+            assertThat(bytes(mirror, 64, 64)).as("drained by later writes").containsExactly(bytes(local.segment(), 64, 64));
+            assertThat(bytes(mirror, 128, 64 * UnfencedWrites.CAPACITY)).containsOnly(0);
+        }
+        MemoryRegion shown = targetMemory(8192, RegisterOptions.of(Access.all())
+                .withDurableMirror(fenced.withDurability(DurableMirror.Durability.ONCE_SHOWN_PLACED)));
+        pair = connectPair();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            sync.write(local, 0, 64, shown.address() + 6144, shown.rkey());
+            assertThat(bytes(mirror, 6144, 64)).containsOnly(0);
+            assertThat(sync.fetchAdd(shown.address() + 7168, shown.rkey(), 1)).isZero();
+            assertThat(bytes(mirror, 6144, 64)).as("an atomic shows it placed: MHP keeps it")
+                    .containsExactly(bytes(local.segment(), 0, 64));
+        }
     }
 
     @Test

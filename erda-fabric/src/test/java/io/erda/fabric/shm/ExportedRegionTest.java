@@ -2,6 +2,7 @@ package io.erda.fabric.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.erda.fabric.DurableMirror;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,9 @@ class ExportedRegionTest {
                 new ExportedRegion(7, 0x1000, 4096, 3, Path.of("/dev/shm/a"), 64, 0, 2, null, 128, 8),
                 new ExportedRegion(7, 0x1000, 4096, 3, Path.of("/dev/shm/a"), 64, 0, 2, Path.of("/dev/shm/n"), 128, 8),
                 new ExportedRegion(7, 0x1000, 4096, 3, Path.of("/dev/shm/a"), 64, 0, 2, Path.of("/dev/shm/m"), 256, 8),
-                new ExportedRegion(7, 0x1000, 4096, 3, Path.of("/dev/shm/a"), 64, 0, 2, Path.of("/dev/shm/m"), 128, 16));
+                new ExportedRegion(7, 0x1000, 4096, 3, Path.of("/dev/shm/a"), 64, 0, 2, Path.of("/dev/shm/m"), 128, 16),
+                new ExportedRegion(7, 0x1000, 4096, 3, Path.of("/dev/shm/a"), 64, 0, 2, Path.of("/dev/shm/m"), 128, 8,
+                        DurableMirror.Durability.ONCE_FENCED));
         for (ExportedRegion v : variants) {
             assertThat(v).as("%s", v).isNotEqualTo(BASE);
             assertThat(BASE).as("%s", v).isNotEqualTo(v);

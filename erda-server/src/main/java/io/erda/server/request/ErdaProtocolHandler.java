@@ -230,7 +230,8 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
     public StoreInfo storeInfo() {
         TableGeometry table = store.directory().table().geometry();
         var log = store.directory().geometry().log();
-        return new StoreInfo(persistence, ConnectData.PROTOCOL_ERDA, store.directory().heads().size(),
+        return new StoreInfo(persistence, registry.configuration(), ConnectData.PROTOCOL_ERDA,
+                store.directory().heads().size(),
                 table.neighbourhood(), table.stripeSize(), table.bucketCount(), log.regionSize(), log.segmentSize(),
                 store.leaseNanos(), ObjectLayout.MAX_KEY_LENGTH, store.maxValueLength(), maxMessageLength,
                 registry.tableDescriptor(), registry.stripesDescriptor(), registry.headArray());

@@ -9,6 +9,7 @@ import io.erda.fabric.Fabric;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
 import io.erda.protocol.HeadArray;
+import io.erda.protocol.PmConfiguration;
 import io.erda.protocol.RegionDescriptor;
 import io.erda.protocol.memory.TableGeometry;
 import io.erda.server.platform.PmEmulation;
@@ -20,9 +21,9 @@ import java.util.List;
  * The store's PM as clients see it (paper §3.3: the server registers the table and the log regions; the head array
  * tells clients where each head's chain is). The table's data area is registered read-only (clients never write the
  * table); each log region's data area read-write, with the PM write-latency model. Registrations name their file
- * and offset so the shm provider can export them. Under power-failure emulation with read-after-write, one-sided
- * writes into log regions are durable on placement: their registrations mirror them into the regions' durable
- * images ({@link PmEmulation}).
+ * and offset so the shm provider can export them. Under power-failure emulation, one-sided writes into log regions
+ * are mirrored into the regions' durable images when the emulated configuration makes them durable ({@link
+ * PmEmulation#logRegion}).
  *
  * <p>The table descriptor covers the bucket array; the stripe descriptor the version words. Both share one
  * registration and rkey, so {@code table.address + TableGeometry.windowVersionsOffset(home)} and
@@ -43,7 +44,8 @@ public final class RegionRegistry implements AutoCloseable {
     private final Fabric fabric;
     private final PmDirectory directory;
     private final long writeDelayNanos;
-    private final boolean writesDurableOnPlacement;
+    /** The taxonomy configuration whose durability the log regions' registrations emulate ({@link PmEmulation}). */
+    private final PmConfiguration configuration;
     private final MemoryRegion table;
     private final List<java.util.TreeMap<Integer, MemoryRegion>> heads = new ArrayList<>();
     private final int[] generations;
@@ -62,16 +64,16 @@ public final class RegionRegistry implements AutoCloseable {
     private boolean closed;
 
     /**
-     * @param writesDurableOnPlacement whether one-sided writes into log regions are durable once placed (the
-     *                                 read-after-write method): mirrored into durable images where kept
+     * @param configuration when one-sided writes into log regions are durable ({@link PmEmulation#logRegion}):
+     *                      mirrored into durable images, where kept, at that point
      */
-    public RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, boolean writesDurableOnPlacement,
+    public RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, PmConfiguration configuration,
                           StoreStats stats) {
         this.fabric = fabric;
         this.stats = stats;
         this.directory = directory;
         this.writeDelayNanos = writeDelayNanos;
-        this.writesDurableOnPlacement = writesDurableOnPlacement;
+        this.configuration = java.util.Objects.requireNonNull(configuration, "configuration");
         PmRegion tableFile = directory.table().region();
         this.table = fabric.register(tableFile.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ))
                 .withBacking(new Backing(tableFile.path(), tableFile.dataFileOffset())));
@@ -135,7 +137,12 @@ public final class RegionRegistry implements AutoCloseable {
     private RegisterOptions options(PmRegion region) {
         RegisterOptions options = RegisterOptions.of(EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE))
                 .withBacking(new Backing(region.path(), region.dataFileOffset())).withWriteDelay(writeDelayNanos);
-        return writesDurableOnPlacement ? PmEmulation.durableOnPlacement(options, region) : options;
+        return PmEmulation.logRegion(options, region, configuration);
+    }
+
+    /** The taxonomy configuration the server runs as (HELLO_REPLY and STATS report it). */
+    public PmConfiguration configuration() {
+        return configuration;
     }
 
     /** Registers the regions of {@code head} not registered yet, and bumps its generation if there were any. */
