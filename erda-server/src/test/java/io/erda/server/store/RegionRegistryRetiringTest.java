@@ -47,7 +47,8 @@ class RegionRegistryRetiringTest {
                 StoreStats stats = new StoreStats();
                 try (Store store = config.openStore(stats);
                      Fabric fabric = Fabric.open(config.listen(), Map.of());
-                     RegionRegistry registry = new RegionRegistry(fabric, store.directory(), 0, false, stats)) {
+                     RegionRegistry registry = new RegionRegistry(fabric, store.directory(), 0,
+                             config.pmEmulation().configuration(config.persistence()), stats)) {
                     LogHead head = store.directory().head(0);
                     for (int key = 0; head.currentChain().size() < SLOTS; key++) {
                         store.reserve(MemorySegment.ofArray(bytes("key-" + key)), 4000, false);
