@@ -33,7 +33,14 @@ public final class ServerProcess implements AutoCloseable {
     /** As {@link #start(String, String, List, ServerSettings)}, the JVM given {@code jvmOptions} (e.g. a collector, -Xlog). */
     public static ServerProcess start(String name, List<String> jvmOptions, String mainClass, List<String> args,
                                       ServerSettings settings) throws IOException {
-        return start(ChildProcess.java(mainClass).jvmOptions(jvmOptions).args(args), name, LISTENING, settings);
+        return start(name, jvmOptions, mainClass, args, java.util.Map.of(), settings);
+    }
+
+    /** As {@link #start(String, List, String, List, ServerSettings)}, with {@code env} added to its environment. */
+    public static ServerProcess start(String name, List<String> jvmOptions, String mainClass, List<String> args,
+                                      java.util.Map<String, String> env, ServerSettings settings) throws IOException {
+        return start(ChildProcess.java(mainClass).jvmOptions(jvmOptions).args(args).env(env), name, LISTENING,
+                settings);
     }
 
     /**
@@ -69,6 +76,18 @@ public final class ServerProcess implements AutoCloseable {
     /** The server's process id. */
     public long pid() {
         return child.pid();
+    }
+
+    /**
+     * Waits up to {@code timeout} for the server to exit on its own; returns its exit code, or null if it is still
+     * running.
+     */
+    public Integer awaitExit(java.time.Duration timeout) throws InterruptedException {
+        try {
+            return child.awaitExit(timeout);
+        } catch (IllegalStateException stillRunning) {
+            return null;
+        }
     }
 
     /** kill -9: SIGKILL, no shutdown hook runs; returns once the process is gone. */

@@ -3,6 +3,7 @@ package io.erda.bench.faults;
 import io.erda.bench.backend.ScratchDirectory;
 import io.erda.bench.backend.ServerProcess;
 import io.erda.bench.backend.ServerSettings;
+import io.erda.cleaner.CleaningPoint;
 import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
 import io.erda.client.KeyValueClient;
@@ -34,7 +35,9 @@ import picocli.CommandLine.Option;
  * A randomized fault campaign against real server processes (docs/ARCHITECTURE.md, "Fault campaign"): several
  * {@link CampaignClient} processes write and read while this driver kills the server with -9 and restarts it on the
  * same PM files, cuts its power (kill -9, then {@code erda-server power-fail} keeps only what the server's PM
- * configuration made durable: {@code --pm-config}, by default each persistence method's own), kills clients with -9, and has the server clean its logs at random moments; the clients add
+ * configuration made durable: {@code --pm-config}, by default each persistence method's own), kills clients with -9,
+ * and has the server clean its logs at random moments, half the servers armed to halt at a random point of that
+ * cleaning (merge, replicate or switch: begun, midway, done; the server's {@code ERDA_CLEANER_HALT_AT}); the clients add
  * dropped, truncated and delayed WRITEs, broken connections, and their own deaths between a PUT's reservation and
  * its WRITE or in the middle of it. After every restart the store is recovered on a private address, every key is
  * read back there, before any client can write again (a newer write of a key could otherwise hide the loss of an
@@ -128,7 +131,14 @@ public final class FaultCampaign implements Callable<Integer> {
     private volatile int powerFails;
     private volatile int clientKills;
     private volatile int cleanings;
+    private volatile int cleaningHalts;
     private volatile int verifies;
+    /**
+     * The cleaning point at which the public server halts (the server's {@code ERDA_CLEANER_HALT_AT}), or null: it is
+     * not armed. Drawn from its own generator, so arming leaves the schedule of a seed as it was.
+     */
+    private CleaningPoint armedAt;
+    private Random arming;
 
     /** A client process and what the driver knows of it. */
     private static final class Client {
@@ -155,6 +165,7 @@ public final class FaultCampaign implements Callable<Integer> {
         }
         long s = seed != null ? seed : new Random().nextLong() & Long.MAX_VALUE;
         random = new Random(s);
+        arming = new Random(~s);
         methods = persistence.equals("all") ? List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
         protocols = protocol.equals("all") ? List.of("erda", "redo-log", "read-after-write") : List.of(protocol);
         protocols.forEach(ClientOptions.Protocol::fromOption);
@@ -216,10 +227,10 @@ public final class FaultCampaign implements Callable<Integer> {
             try {
                 while (true) {
                     Thread.sleep(PROGRESS);
-                    System.out.printf(Locale.ROOT, "fault-campaign: %d s of %d, server kills %d, power failures %d, "
-                            + "client kills %d, cleanings %d, verified restarts %d%n",
+                    System.out.printf(Locale.ROOT, "fault-campaign: %d s of %d, server kills %d (%d halted by a "
+                            + "cleaning), power failures %d, client kills %d, cleanings %d, verified restarts %d%n",
                             (System.nanoTime() - start) / 1_000_000_000L, Math.round(minutes * 60), serverKills,
-                            powerFails, clientKills, cleanings, verifies);
+                            cleaningHalts, powerFails, clientKills, cleanings, verifies);
                 }
             } catch (InterruptedException e) {
                 // the schedule is over
@@ -275,8 +286,15 @@ public final class FaultCampaign implements Callable<Integer> {
         server = startPublicServer();
     }
 
+    /**
+     * Starts the server clients reach. Half the starts are armed: the server halts (as a kill -9 would) when a
+     * cleaning reaches a point drawn from every {@link CleaningPoint}, and cleans only when the driver asks, so the
+     * halt comes where the driver expects it ({@link #clean}).
+     */
     private ServerProcess startPublicServer() throws IOException {
-        ServerProcess started = startServer(publicUri);
+        CleaningPoint[] points = CleaningPoint.values();
+        armedAt = arming.nextBoolean() ? points[arming.nextInt(points.length)] : null;
+        ServerProcess started = startServer(publicUri, armedAt);
         driver.note(CampaignVerdict.DRIVER, CampaignVerdict.SERVER_UP);
         return started;
     }
@@ -328,13 +346,41 @@ public final class FaultCampaign implements Callable<Integer> {
         throw new IllegalStateException("read-back of " + new String(key) + " keeps failing", last);
     }
 
-    private void clean() {
+    /**
+     * Asks the server to clean a random head. An armed server ({@link #armedAt}) halts when the run reaches its point:
+     * the driver notes a server kill first, waits for the halt (or kills the server itself if the run never got there,
+     * e.g. nothing to clean), then recovers, verifies and restarts as after any kill.
+     */
+    private void clean() throws Exception {
+        if (armedAt == null) {
+            cleanNow();
+            return;
+        }
+        driver.note(CampaignVerdict.DRIVER, CampaignVerdict.SERVER_DOWN + " kill");
+        cleanNow();
+        Integer exit = server.awaitExit(Duration.ofSeconds(10));
+        if (exit == null) {
+            server.kill(); // the run did not reach the point: an ordinary kill -9
+        } else if (exit == 137) {
+            cleaningHalts++;
+        } else {
+            problems.add("the server armed to halt at " + armedAt + " exited with status " + exit + "; see "
+                    + server.log());
+        }
+        driver.note(CampaignVerdict.DRIVER, CampaignVerdict.SERVER_DEAD);
+        serverKills++;
+        recoverAndVerify("restart " + serverStarts + " (" + (exit != null ? "halted at cleaning point " + armedAt
+                : "kill -9") + ")", true);
+        server = startPublicServer();
+    }
+
+    private void cleanNow() {
         try (ErdaClient admin = ErdaClient.connect(ClientOptions.of(URI.create(server.uri())).withPoolSize(1)
                 .withOperationTimeout(Duration.ofSeconds(30)))) {
             admin.clean(random.nextInt(admin.storeInfo().heads().heads().size()));
             cleanings++;
         } catch (RuntimeException e) {
-            // a head already being cleaned, or nothing to clean: not a fault that happened
+            // a head already being cleaned, nothing to clean, or a server halting in the run
         }
     }
 
@@ -434,10 +480,10 @@ public final class FaultCampaign implements Callable<Integer> {
         long writeFaults = r.writeFaults();
         long faults = serverKills + clientKills + powerFails + writeFaults + r.brokenConnections() + cleanings;
         System.out.printf(Locale.ROOT, "fault-campaign: %d GETs (%d failed; between faults %d of %d succeeded) and %d "
-                + "read-backs checked for linearizability over %d keys; %d connections broken, %d cleanings, %d server "
-                + "starts, %d offline verifies%n", r.getsOk() + r.getsFailed(), r.getsFailed(), r.getsOkBetweenFaults(),
-                r.getsBetweenFaults(), r.readBacks(), r.check().keys(), r.brokenConnections(), cleanings, serverStarts,
-                verifies);
+                + "read-backs checked for linearizability over %d keys; %d connections broken, %d cleanings done and %d "
+                + "halted in their run, %d server starts, %d offline verifies%n", r.getsOk() + r.getsFailed(), r.getsFailed(),
+                r.getsOkBetweenFaults(), r.getsBetweenFaults(), r.readBacks(), r.check().keys(), r.brokenConnections(),
+                cleanings, cleaningHalts, serverStarts, verifies);
         r.examples().forEach(e -> System.out.println("  " + e));
         problems.addAll(r.problems());
         problems.forEach(p -> System.out.println("problem: " + p));
@@ -513,6 +559,11 @@ public final class FaultCampaign implements Callable<Integer> {
     }
 
     private ServerProcess startServer(String listen) throws IOException {
+        return startServer(listen, null);
+    }
+
+    /** Starts a server on {@code listen}, halting at {@code haltAt} when a cleaning reaches it (null: never). */
+    private ServerProcess startServer(String listen, CleaningPoint haltAt) throws IOException {
         String method = methods.get(serverStarts % methods.size());
         serverStarts++;
         List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--listen", listen, "--persistence", method,
@@ -524,8 +575,12 @@ public final class FaultCampaign implements Callable<Integer> {
         if (configuration != null) {
             args.addAll(List.of("--pm-config", configuration.label()));
         }
+        if (haltAt != null) {
+            args.addAll(List.of("--clean-threshold", "0")); // cleans when asked only
+        }
         ServerSettings settings = new ServerSettings(fabric, dir, 0, method, true, serverStartLimit(), out);
-        return ServerProcess.start("server-" + serverStarts, SERVER_MAIN, args, settings);
+        return ServerProcess.start("server-" + serverStarts, List.of(), SERVER_MAIN, args,
+                haltAt == null ? java.util.Map.of() : java.util.Map.of("ERDA_CLEANER_HALT_AT", haltAt.name()), settings);
     }
 
     private void runServerCommand(String... args) throws IOException, InterruptedException {
