@@ -28,7 +28,7 @@ import java.lang.foreign.ValueLayout;
  * the tag of every entry whose other slot holds a copy of its current version, and clears any slot
  * still pointing into the old chain once it is not needed as a rollback target.
  *
- * <p>Every change of a word is a CAS from the word the decision was made on (docs/ARCHITECTURE.md, [word-cas]); one
+ * <p>Every change of a word is a CAS from the word the decision was made on (docs/one-sided-put.md, [word-cas]); one
  * lost to a client's one-sided update is decided again from the word that update left (a copy already written for
  * the lost decision stays unreferenced).
  */

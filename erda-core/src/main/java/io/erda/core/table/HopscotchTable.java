@@ -35,7 +35,7 @@ import java.util.Arrays;
  * be confirmed ({@link NeighbourhoodWindow}). Every mutation persists what it stored before
  * returning.
  *
- * <p><b>Atomic words change only by CAS</b> ({@link AtomicWord}, docs/ARCHITECTURE.md [word-cas]):
+ * <p><b>Atomic words change only by CAS</b> ({@link AtomicWord}, docs/one-sided-put.md, [word-cas]):
  * clients may CAS a word with one-sided atomics at any time, so the table never stores over a word
  * it did not read. {@link #compareAndSetAtomicWord} and {@link #remove} take the word the caller
  * decided from and report whether they won; a loser rereads and decides again. A word leaves its

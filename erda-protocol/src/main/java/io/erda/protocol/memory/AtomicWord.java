@@ -16,7 +16,7 @@ package io.erda.protocol.memory;
  * the tag to be written is 1 the address goes to the first region, else to the second). Offsets
  * are in 8-byte units inside the head's chain ({@link LogAddress}); offset 0 means "no version".
  *
- * <p><b>Writers CAS</b> (docs/ARCHITECTURE.md, [word-cas]): every change of a word is one 8-byte
+ * <p><b>Writers CAS</b> (docs/one-sided-put.md, [word-cas]): every change of a word is one 8-byte
  * compare-and-set from the word the writer read, so that no writer overwrites a change it did not
  * see. F is the <em>frozen</em> bit: the server sets it (by CAS) on a word it is about to move to
  * another bucket or clear, so a CAS from the word read before fails; a frozen word never stays

@@ -19,9 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The store a server serves: the one place where the server changes the table and the logs, under one lock (two
- * cores; the work under it is a few stores and a persist). Words change only by CAS (docs/ARCHITECTURE.md,
- * [word-cas]): the lock orders the server's writers, not clients' one-sided CASes. Reservations are leases (docs/ARCHITECTURE.md, [leases]) kept and
- * settled by {@link Leases}; {@link KeyEntries} finds a key's entry.
+ * cores; the work under it is a few stores and a persist). Words change only by CAS (docs/one-sided-put.md,
+ * [word-cas]): the lock orders the server's writers, not clients' one-sided CASes. Reservations are leases
+ * (docs/ARCHITECTURE.md, [leases]) kept and settled by {@link Leases}; {@link KeyEntries} finds a key's entry.
  *
  * <p><b>Invariant.</b> While a key has pending reservations, its entry's current offset is the newest of them: every
  * flip adds a record, and a rollback settles (drops) all records of the key. So the records' words-before-flip
