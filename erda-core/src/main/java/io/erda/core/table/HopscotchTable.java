@@ -41,7 +41,8 @@ import java.util.Arrays;
  * decided from and report whether they won; a loser rereads and decides again. A word leaves its
  * bucket (move, remove) only after the table froze it by CAS ({@link AtomicWord#frozen}): from then
  * on a client's CAS from the word it read fails, so no update lands in a bucket being emptied. A
- * free bucket's word is 0, which no writer may CAS from; insert claims it by CAS from 0.
+ * free bucket's word is 0, which no writer may CAS from; insert claims it by CAS from 0. Every change of a word
+ * after open, a clear included, goes through the table's {@link WordCas} (the CPU's, or the server's own device).
  *
  * <p><b>Moves</b> go only through {@link #move}: word frozen, stripe versions odd, copy written at
  * the free bucket and persisted, original cleared and persisted, versions even. A crash mid-move
@@ -69,6 +70,8 @@ public final class HopscotchTable implements AutoCloseable {
     private final StripeVersions versions;
     private final long[] hopInfo;
     private long count;
+    /** How words change once the table is open ({@link #useWordCas}); guarded by the table's monitor. */
+    private WordCas wordCas;
 
     /** Decides whether a candidate entry (fingerprint matched) is the key looked for, e.g. by reading its object. */
     @FunctionalInterface
@@ -87,6 +90,7 @@ public final class HopscotchTable implements AutoCloseable {
         this.geometry = geometry;
         this.versions = new StripeVersions(region, geometry);
         this.hopInfo = new long[Math.toIntExact(geometry.capacity())];
+        this.wordCas = WordCas.cpu(region.data());
     }
 
     /** Creates a new table file; {@code ownerGeometry} (at most 3 values) goes to header slots 3.. . */
@@ -156,7 +160,7 @@ public final class HopscotchTable implements AutoCloseable {
             }
             long home = position - HashEntryLayout.hopDistance(meta);
             if (isDuplicateOfEarlierCopy(home, position)) {
-                clear(position);
+                clear(position, AtomicWord.NONE);
                 continue;
             }
             hopInfo[(int) home] |= 1L << (position - home);
@@ -273,7 +277,7 @@ public final class HopscotchTable implements AutoCloseable {
         region.setLongRelease(target + HashEntryLayout.META_OFFSET, HashEntryLayout.withHopDistance(meta, (int) (to - home)));
         // copy durable before the original goes: a crash leaves a duplicate, never a loss
         region.persist(target, HashEntryLayout.LENGTH);
-        clear(from);
+        clear(from, AtomicWord.frozen(word));
         versions.end(from, to);
         hopInfo[(int) home] = (hopInfo[(int) home] & ~(1L << (from - home))) | (1L << (to - home));
     }
@@ -288,7 +292,7 @@ public final class HopscotchTable implements AutoCloseable {
         requireUnfrozen("expected", expected);
         requireUnfrozen("replacement", replacement);
         long offset = wordOffset(position);
-        if (!Words.compareAndSet(region.data(), offset, expected, replacement)) {
+        if (!wordCas.compareAndSet(offset, expected, replacement)) {
             return false;
         }
         region.recordWrite(offset, Long.BYTES);
@@ -305,12 +309,12 @@ public final class HopscotchTable implements AutoCloseable {
         long meta = requireValid(position);
         requireUnfrozen("expected", expectedWord);
         long offset = wordOffset(position);
-        if (!Words.compareAndSet(region.data(), offset, expectedWord, AtomicWord.frozen(expectedWord))) {
+        if (!wordCas.compareAndSet(offset, expectedWord, AtomicWord.frozen(expectedWord))) {
             return false;
         }
         region.recordWrite(offset, Long.BYTES);
         long home = position - HashEntryLayout.hopDistance(meta);
-        clear(position);
+        clear(position, AtomicWord.frozen(expectedWord));
         hopInfo[(int) home] &= ~(1L << (position - home));
         count--;
         return true;
@@ -325,7 +329,7 @@ public final class HopscotchTable implements AutoCloseable {
                 throw new IllegalStateException("word at position " + position + " is already frozen: "
                         + AtomicWord.toString(word));
             }
-            if (Words.compareAndSet(region.data(), offset, word, AtomicWord.frozen(word))) {
+            if (wordCas.compareAndSet(offset, word, AtomicWord.frozen(word))) {
                 region.recordWrite(offset, Long.BYTES);
                 return word;
             }
@@ -335,7 +339,7 @@ public final class HopscotchTable implements AutoCloseable {
     /** Stores {@code word} into the free bucket at {@code position} by CAS from 0 (nobody may CAS a free word). */
     private void claimFree(long position, long word) {
         long offset = wordOffset(position);
-        if (!Words.compareAndSet(region.data(), offset, 0, word)) {
+        if (!wordCas.compareAndSet(offset, 0, word)) {
             throw new IllegalStateException("free bucket " + position + " holds " + AtomicWord.toString(atomicWord(position))
                     + ", not 0: a writer CASed the word of a bucket without an entry");
         }
@@ -353,10 +357,22 @@ public final class HopscotchTable implements AutoCloseable {
         return geometry.bucketOffset(position) + HashEntryLayout.ATOMIC_WORD_OFFSET;
     }
 
-    private void clear(long position) {
+    /**
+     * Empties the bucket at {@code position}: meta first, then the word, by CAS from {@code frozenWord} (the table's
+     * own freeze, which no other writer's CAS can pass), or with a plain store at open ({@link AtomicWord#NONE}).
+     */
+    private void clear(long position, long frozenWord) {
         long offset = geometry.bucketOffset(position);
         region.setLongRelease(offset + HashEntryLayout.META_OFFSET, 0);
-        region.setLongRelease(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, 0);
+        if (frozenWord == AtomicWord.NONE) {
+            region.setLongRelease(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, 0);
+        } else {
+            if (!wordCas.compareAndSet(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, frozenWord, 0)) {
+                throw new IllegalStateException("frozen word at position " + position + " changed to "
+                        + AtomicWord.toString(atomicWord(position)) + " before the table cleared it");
+            }
+            region.recordWrite(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, Long.BYTES);
+        }
         region.persist(offset, HashEntryLayout.LENGTH);
     }
 
@@ -397,6 +413,14 @@ public final class HopscotchTable implements AutoCloseable {
                 visitor.visit((int) position, atomicWord(position), HashEntryLayout.fingerprint(meta), HashEntryLayout.headId(meta));
             }
         }
+    }
+
+    /**
+     * Changes every later word CAS to {@code cas} (the server's own device where the CPU's CAS is not atomic with
+     * clients' remote ones); {@link WordCas#cpu} on the data area until then.
+     */
+    public synchronized void useWordCas(WordCas cas) {
+        this.wordCas = java.util.Objects.requireNonNull(cas, "cas");
     }
 
     /** Persist hook for the server: makes a data-area range of the table durable. */

@@ -201,7 +201,9 @@ class HopscotchTableCasTest {
                 }));
             }
             // the server: inserts (which displace entries) and removes of its own keys, until the clients are done
+            java.util.concurrent.atomic.AtomicReference<Throwable> serverFailure = new java.util.concurrent.atomic.AtomicReference<>();
             Thread server = Thread.ofPlatform().start(() -> {
+              try {
                 List<long[]> own = new ArrayList<>();
                 long offset = SERVER_OFFSETS;
                 while (!clientsDone.get()) {
@@ -219,12 +221,16 @@ class HopscotchTableCasTest {
                         assertThat(table.remove(table.lookup(victim[0], (p, w, h) -> w == victim[1]), victim[1])).isTrue();
                     }
                 }
+              } catch (Throwable t) {
+                serverFailure.set(t);
+              }
             });
             for (Thread t : threads) {
                 t.join();
             }
             clientsDone.set(true);
             server.join();
+            assertThat(serverFailure.get()).isNull();
 
             int moved = 0;
             for (int k = 1; k <= keys; k++) {

@@ -1,15 +1,15 @@
 package io.erda.core.testing;
 
 import io.erda.core.table.HopscotchTable;
+import io.erda.core.table.WordCas;
 import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.HashEntryLayout;
-import io.erda.protocol.memory.Words;
 
 /**
  * A client updating entries' words as the one-sided update does: locate the entry (its position and word, read
  * together), then one CAS from that word to the flipped word naming a new offset; a lost CAS locates again and
- * retries. The CAS is the shm provider's remote CAS (a VarHandle CAS on the mapping), so it is atomic with the
- * server's. Every CAS won is recorded in the entry's {@link WordHistory}.
+ * retries. The CAS is the shm provider's remote CAS (a VarHandle CAS on the mapping) unless another is given (a remote
+ * CAS through a fabric). Every CAS won is recorded in the entry's {@link WordHistory}.
  */
 public final class CasClient {
     /** Finds an entry: {@code {position, word}} read together, or null if the key has no entry. */
@@ -20,11 +20,18 @@ public final class CasClient {
 
     private final HopscotchTable table;
     private final String name;
+    private final WordCas cas;
     private long lost;
 
     public CasClient(HopscotchTable table, String name) {
+        this(table, name, WordCas.cpu(table.region().data()));
+    }
+
+    /** A client whose CAS is {@code cas} at an offset of the table's data area. */
+    public CasClient(HopscotchTable table, String name, WordCas cas) {
         this.table = table;
         this.name = name;
+        this.cas = cas;
     }
 
     /**
@@ -47,7 +54,7 @@ public final class CasClient {
             }
             long replacement = AtomicWord.withNewVersion(word, offset);
             long wordOffset = table.geometry().bucketOffset(found[0]) + HashEntryLayout.ATOMIC_WORD_OFFSET;
-            if (Words.compareAndSet(table.region().data(), wordOffset, word, replacement)) {
+            if (cas.compareAndSet(wordOffset, word, replacement)) {
                 history.changed(name, word, replacement);
                 return true;
             }
