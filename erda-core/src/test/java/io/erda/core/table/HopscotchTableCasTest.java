@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.testing.CasClient;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.core.testing.TableChurn;
 import io.erda.core.testing.WordHistory;
 import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.HashEntryLayout;
@@ -185,7 +186,6 @@ class HopscotchTableCasTest {
                 histories[k] = new WordHistory(first);
                 sequences[k] = new AtomicLong(1);
             }
-            AtomicBoolean clientsDone = new AtomicBoolean();
             List<CasClient> clients = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int c = 0; c < 2; c++) {
@@ -201,36 +201,11 @@ class HopscotchTableCasTest {
                 }));
             }
             // the server: inserts (which displace entries) and removes of its own keys, until the clients are done
-            java.util.concurrent.atomic.AtomicReference<Throwable> serverFailure = new java.util.concurrent.atomic.AtomicReference<>();
-            Thread server = Thread.ofPlatform().start(() -> {
-              try {
-                List<long[]> own = new ArrayList<>();
-                long offset = SERVER_OFFSETS;
-                while (!clientsDone.get()) {
-                    if (own.size() < 560 && (own.size() < 400 || random.nextBoolean())) {
-                        long hash = random.nextLong();
-                        long word = AtomicWord.initial(++offset);
-                        try {
-                            table.insert(hash, 1, word);
-                            own.add(new long[] {hash, word});
-                        } catch (TableFullException full) {
-                            // at this load now and then; nothing changed
-                        }
-                    } else {
-                        long[] victim = own.remove(random.nextInt(own.size()));
-                        assertThat(table.remove(table.lookup(victim[0], (p, w, h) -> w == victim[1]), victim[1])).isTrue();
-                    }
-                }
-              } catch (Throwable t) {
-                serverFailure.set(t);
-              }
-            });
+            TableChurn server = new TableChurn(table, 13, 400, 560, SERVER_OFFSETS);
             for (Thread t : threads) {
                 t.join();
             }
-            clientsDone.set(true);
-            server.join();
-            assertThat(serverFailure.get()).isNull();
+            assertThat(server.stop()).as("server inserts and removals").isPositive();
 
             int moved = 0;
             for (int k = 1; k <= keys; k++) {

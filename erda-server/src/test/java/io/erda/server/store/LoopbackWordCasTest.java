@@ -2,9 +2,9 @@ package io.erda.server.store;
 
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.table.HopscotchTable;
-import io.erda.core.table.TableFullException;
 import io.erda.core.testing.CasClient;
 import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.core.testing.TableChurn;
 import io.erda.core.testing.WordHistory;
 import io.erda.fabric.Access;
 import io.erda.fabric.ConnectionRequest;
@@ -25,7 +25,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,33 +128,7 @@ class LoopbackWordCasTest {
         SyncEndpoint remote = connectClient();
         CasClient casClient = new CasClient(table, "remote client", (dataOffset, expected, replacement) ->
                 remote.compareAndSwap(clientView.address() + dataOffset, clientView.rkey(), expected, replacement) == expected);
-        AtomicBoolean done = new AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<Throwable> serverFailure = new java.util.concurrent.atomic.AtomicReference<>();
-        long[] serverChanges = new long[1];
-        Thread serverSide = Thread.ofPlatform().start(() -> {
-          try {
-            List<long[]> own = new ArrayList<>();
-            long offset = 1L << 30;
-            while (!done.get()) {
-                if (own.size() < 700 && (own.size() < 500 || random.nextBoolean())) {
-                    long hash = random.nextLong();
-                    long word = AtomicWord.initial(++offset);
-                    try {
-                        table.insert(hash, 1, word);
-                        own.add(new long[] {hash, word});
-                    } catch (TableFullException full) {
-                        // at this load now and then; nothing changed
-                    }
-                } else {
-                    long[] victim = own.remove(random.nextInt(own.size()));
-                    assertThat(table.remove(table.lookup(victim[0], (p, w, h) -> w == victim[1]), victim[1])).isTrue();
-                }
-                serverChanges[0]++;
-            }
-          } catch (Throwable t) {
-            serverFailure.set(t);
-          }
-        });
+        TableChurn serverSide = new TableChurn(table, 4, 500, 700, 1L << 30);
         long[] sequence = new long[keys + 1];
         for (int i = 0; i < updates; i++) {
             int k = 1 + random.nextInt(keys);
@@ -171,10 +144,8 @@ class LoopbackWordCasTest {
             };
             assertThat(casClient.update(locator, (long) k << KEY_SHIFT | (++sequence[k] + 1), histories[k])).isTrue();
         }
-        done.set(true);
-        serverSide.join();
-        assertThat(serverFailure.get()).isNull();
-        assertThat(serverChanges[0]).as("inserts and removals through the device").isPositive();
+        long serverChanges = serverSide.stop();
+        assertThat(serverChanges).as("inserts and removals through the device").isPositive();
         for (int k = 1; k <= keys; k++) {
             int key = k;
             long[] word = {0};
@@ -185,6 +156,6 @@ class LoopbackWordCasTest {
             assertThat(histories[k].anomaly(word[0])).as("key %d", k).isNull();
         }
         System.out.println("loopback vs remote CAS: " + updates + " remote updates, " + casClient.lost()
-                + " lost and retried; " + serverChanges[0] + " inserts and removals through the device");
+                + " lost and retried; " + serverChanges + " inserts and removals through the device");
     }
 }

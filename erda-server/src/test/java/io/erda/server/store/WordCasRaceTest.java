@@ -4,7 +4,6 @@ import io.erda.cleaner.CleaningHook;
 import io.erda.cleaner.CleaningHost;
 import io.erda.cleaner.LogCleaner;
 import io.erda.core.log.LogHead;
-import io.erda.core.pm.PmRegion;
 import io.erda.core.table.HopscotchTable;
 import io.erda.core.testing.CasClient;
 import io.erda.core.testing.ShmTempDirFactory;
@@ -24,8 +23,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongPredicate;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -215,45 +212,13 @@ class WordCasRaceTest {
     @Test
     void clientUpdatesAreNeverLostToTheCleaner() throws Exception {
         open();
-        CleaningHost host = new CleaningHost() {
+        CleaningHost host = new BareStoreCleaningHost(store) {
             @Override
-            public <T> T locked(Supplier<T> action) {
-                return store.locked(action);
-            }
-
-            @Override
-            public void headStateChanged(int headId, boolean cleaning) {
-            }
-
-            @Override
-            public void regionsAdded(int headId) {
-            }
-
-            @Override
-            public void retiring(int headId, List<PmRegion> regions) {
-            }
-
-            @Override
-            public void awaitSettled(int headId, long issuedBeforeNanos) {
-                store.leases().settleExpired(issuedBeforeNanos + store.leaseNanos());
+            public void awaitSettled(int headId, long issuedBeforeNanos) throws InterruptedException {
+                super.awaitSettled(headId, issuedBeforeNanos);
                 while (updatesUnderWay.values().stream().anyMatch(started -> started - issuedBeforeNanos < 0)) {
                     Thread.onSpinWait(); // the updates begun before the switch have published their objects
                 }
-            }
-
-            @Override
-            public long rollbacks(int headId) {
-                return store.leases().rollbacks(headId);
-            }
-
-            @Override
-            public boolean rollbackMayRestore(int headId, LongPredicate word) {
-                return store.leases().rollbackMayRestore(headId, word);
-            }
-
-            @Override
-            public Duration maxRoundTrip() {
-                return Duration.ofMillis(1);
             }
         };
         LogCleaner cleaner = new LogCleaner(store.directory(), host, CleaningHook.NONE);
