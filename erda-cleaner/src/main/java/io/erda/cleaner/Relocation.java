@@ -27,6 +27,10 @@ import java.lang.foreign.ValueLayout;
  * a reader of either kind never needs the cleaning state: current, else previous. The switch flips
  * the tag of every entry whose other slot holds a copy of its current version, and clears any slot
  * still pointing into the old chain once it is not needed as a rollback target.
+ *
+ * <p>Every change of a word is a CAS from the word the decision was made on (docs/one-sided-put.md, [word-cas]); one
+ * lost to a client's one-sided update is decided again from the word that update left (a copy already written for
+ * the lost decision stays unreferenced).
  */
 final class Relocation {
     /** What happened to one scanned object or one entry. */
@@ -38,6 +42,8 @@ final class Relocation {
     private final ObjectFlyweight scratch = new ObjectFlyweight();
     private final ObjectFlyweight other = new ObjectFlyweight();
     private final ObjectFlyweight candidate = new ObjectFlyweight();
+    /** The word {@link #currentEntry} found the entry with: what a change of the entry CASes from. */
+    private long foundWord;
     long bytesCopied;
     long objectsCopied;
     long staleSkipped;
@@ -61,17 +67,18 @@ final class Relocation {
     Copy plan(long chainOffset, ObjectFlyweight object) {
         long units = LogAddress.unitsForBytes(chainOffset);
         long hash = KeyHash.hash(object.key().toArray(ValueLayout.JAVA_BYTE));
-        int position = currentEntry(hash, units);
+        int position;
+        while ((position = currentEntry(hash, units)) >= 0 && object.isTombstone()) {
+            if (table.remove(position, foundWord)) { // paper §4.4: deleted objects are removed
+                entriesRemoved++;
+                return null;
+            }
+        }
         if (position < 0) {
             staleSkipped++;
             return null;
         }
-        if (object.isTombstone()) {
-            table.remove(position); // paper §4.4: deleted objects are removed
-            entriesRemoved++;
-            return null;
-        }
-        if (isCopy(AtomicWord.previous(table.atomicWord(position)), units)) {
+        if (isCopy(AtomicWord.previous(foundWord), units)) {
             return null; // already copied
         }
         return new Copy(hash, units, object.totalLength(), reserveCopy(object.totalLength()));
@@ -87,16 +94,18 @@ final class Relocation {
      * locked. Otherwise a PUT superseded it meanwhile and the copy stays unreferenced.
      */
     Outcome record(Copy copy) {
-        int position = currentEntry(copy.hash(), copy.units());
-        if (position < 0) {
-            staleSkipped++;
-            return Outcome.STALE;
+        int position;
+        while ((position = currentEntry(copy.hash(), copy.units())) >= 0) {
+            long word = foundWord;
+            if (table.compareAndSetAtomicWord(position, word, AtomicWord.withPrevious(word,
+                    LogAddress.unitsForBytes(copy.target())))) {
+                bytesCopied += copy.length();
+                objectsCopied++;
+                return Outcome.COPIED;
+            }
         }
-        long word = table.atomicWord(position);
-        table.updateAtomicWord(position, AtomicWord.withPrevious(word, LogAddress.unitsForBytes(copy.target())));
-        bytesCopied += copy.length();
-        objectsCopied++;
-        return Outcome.COPIED;
+        staleSkipped++;
+        return Outcome.STALE;
     }
 
     /**
@@ -120,10 +129,13 @@ final class Relocation {
                 ? into : null;
     }
 
-    /** The position of this head's entry whose current version is at {@code units}, or -1. */
+    /** The position of this head's entry whose current version is at {@code units} (its word in {@link #foundWord}), or -1. */
     private int currentEntry(long hash, long units) {
         int headId = head.headId();
-        return table.lookup(hash, (p, word, h) -> h == headId && AtomicWord.current(word) == units);
+        return table.lookup(hash, (p, word, h) -> {
+            foundWord = word;
+            return h == headId && AtomicWord.current(word) == units;
+        });
     }
 
     /**
@@ -131,6 +143,15 @@ final class Relocation {
      * {@link Outcome#PENDING} (a version it needs is still being written; retry once settled). Locked.
      */
     Outcome detachFromOldChain(int position, long word, LogChain old) {
+        Outcome outcome;
+        while ((outcome = tryDetach(position, word, old)) == null) {
+            word = table.atomicWord(position); // a client's CAS won: decide again from the word it left
+        }
+        return outcome;
+    }
+
+    /** {@link #detachFromOldChain} from {@code word}; null if a CAS from it lost. */
+    private Outcome tryDetach(int position, long word, LogChain old) {
         long current = AtomicWord.current(word);
         long previous = AtomicWord.previous(word);
         boolean currentOld = inChain(old, current);
@@ -141,22 +162,24 @@ final class Relocation {
                 return Outcome.PENDING;
             }
             if (scratch.isTombstone()) {
-                table.remove(position);
+                if (!table.remove(position, word)) {
+                    return null;
+                }
                 entriesRemoved++;
                 return Outcome.REMOVED;
             }
             long recorded = isCopy(previous, current) ? word : AtomicWord.withPrevious(word, copyToNewChain(current, length));
             // paper §4.4 Fig. 13: the flip makes the copy current; the old version is not kept as previous
-            table.updateAtomicWord(position, AtomicWord.withPrevious(AtomicWord.withTagFlipped(recorded), AtomicWord.NONE));
-            return Outcome.FLIPPED;
+            return table.compareAndSetAtomicWord(position, word,
+                    AtomicWord.withPrevious(AtomicWord.withTagFlipped(recorded), AtomicWord.NONE)) ? Outcome.FLIPPED : null;
         }
         if (previousOld) {
             if (current != AtomicWord.NONE && validLength(current) < 0) {
                 // the old previous version is this entry's rollback target ([last-complete-version])
                 return Outcome.PENDING;
             }
-            table.updateAtomicWord(position, AtomicWord.withPrevious(word, AtomicWord.NONE));
-            return Outcome.CLEARED;
+            return table.compareAndSetAtomicWord(position, word, AtomicWord.withPrevious(word, AtomicWord.NONE))
+                    ? Outcome.CLEARED : null;
         }
         return Outcome.UNTOUCHED;
     }

@@ -149,7 +149,8 @@ final class SimulatedServer implements CleaningHost {
             long units = LogAddress.unitsForBytes(offset);
             pending.put(pendingKey(headId, offset), new Pending(key, System.nanoTime())); // before any reader sees the flip
             if (position >= 0) {
-                table.updateAtomicWord(position, AtomicWord.withNewVersion(table.atomicWord(position), units));
+                long before = table.atomicWord(position);
+                won(table.compareAndSetAtomicWord(position, before, AtomicWord.withNewVersion(before, units)));
             } else {
                 table.insert(hash, headId, AtomicWord.initial(units));
             }
@@ -257,13 +258,20 @@ final class SimulatedServer implements CleaningHost {
             if (!holds(head, AtomicWord.current(e[1]), null, object)) {
                 rolled[0]++;
                 if (holds(head, AtomicWord.previous(e[1]), null, object)) {
-                    table.updateAtomicWord((int) e[0], AtomicWord.withCurrent(e[1], AtomicWord.previous(e[1])));
+                    won(table.compareAndSetAtomicWord((int) e[0], e[1], AtomicWord.withCurrent(e[1], AtomicWord.previous(e[1]))));
                 } else {
-                    table.remove((int) e[0]);
+                    won(table.remove((int) e[0], e[1]));
                 }
             }
         }
         return rolled[0];
+    }
+
+    /** The simulated server is the only writer of words: none of its CASes can lose. */
+    private static void won(boolean cas) {
+        if (!cas) {
+            throw new IllegalStateException("a CAS of the simulated server lost, but it is the only writer of words");
+        }
     }
 
     private static long pendingKey(int headId, long offset) {

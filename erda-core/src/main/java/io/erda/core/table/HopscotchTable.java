@@ -5,6 +5,7 @@ import io.erda.core.pm.PmFileHeader;
 import io.erda.core.pm.PmFormatException;
 import io.erda.core.pm.PmRegion;
 import io.erda.core.pm.WriteLatencyModel;
+import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.HashEntryLayout;
 import io.erda.protocol.memory.KeyHash;
 import io.erda.protocol.memory.NeighbourhoodWindow;
@@ -28,22 +29,32 @@ import java.util.Arrays;
  * the window but waste a quarter of the table and fail inserts early; H=64 gains 5 points for a
  * 1 KiB window on every GET.
  *
- * <p><b>Store order</b> (single 8-byte release stores, so a reader never trusts a half-built
- * entry). Insert: atomic word, then meta word (VALID). Remove: meta word (invalid) first, then
- * atomic word zeroed. A reader that sees VALID with a stale zero word sees current offset 0 and
- * treats it as a miss to be confirmed ({@link NeighbourhoodWindow}). Every mutation persists what it
- * stored before returning.
+ * <p><b>Store order</b> (8-byte stores, so a reader never trusts a half-built entry). Insert:
+ * atomic word, then meta word (VALID). Remove: meta word (invalid) first, then atomic word zeroed.
+ * A reader that sees VALID with a stale zero word sees current offset 0 and treats it as a miss to
+ * be confirmed ({@link NeighbourhoodWindow}). Every mutation persists what it stored before
+ * returning.
  *
- * <p><b>Moves</b> go only through {@link #move}: stripe versions odd, copy written at the free
- * bucket and persisted, original cleared and persisted, versions even. A crash mid-move leaves
- * at worst the entry twice (both copies identical but for hop distance) and odd versions; open
- * removes the duplicate and evens the versions.
+ * <p><b>Atomic words change only by CAS</b> ({@link AtomicWord}, docs/one-sided-put.md, [word-cas]):
+ * clients may CAS a word with one-sided atomics at any time, so the table never stores over a word
+ * it did not read. {@link #compareAndSetAtomicWord} and {@link #remove} take the word the caller
+ * decided from and report whether they won; a loser rereads and decides again. A word leaves its
+ * bucket (move, remove) only after the table froze it by CAS ({@link AtomicWord#frozen}): from then
+ * on a client's CAS from the word it read fails, so no update lands in a bucket being emptied. A
+ * free bucket's word is 0, which no writer may CAS from; insert claims it by CAS from 0. Every change of a word
+ * after open, a clear included, goes through the table's {@link WordCas} (the CPU's, or the server's own device).
+ *
+ * <p><b>Moves</b> go only through {@link #move}: word frozen, stripe versions odd, copy written at
+ * the free bucket and persisted, original cleared and persisted, versions even. A crash mid-move
+ * leaves at worst the entry twice (both copies identical but for hop distance and the frozen bit)
+ * and odd versions; open removes the duplicate, unfreezes words, zeroes words of empty buckets and
+ * evens the versions.
  *
  * <p><b>Hop bitmaps</b> are volatile (DRAM, one long per home bucket), rebuilt on open from the
  * hop distances stored in the entries: no NVM write for them on any mutation.
  *
- * <p><b>Threads.</b> One writer: mutations and server lookups are synchronized on the table; remote
- * readers need no lock. Positions returned stay valid until the next insert (which may move entries).
+ * <p><b>Threads.</b> One server writer: mutations and server lookups are synchronized on the table;
+ * remote readers and remote CAS writers of words need no lock. Positions returned stay valid until the next insert (which may move entries).
  */
 public final class HopscotchTable implements AutoCloseable {
     public static final int DEFAULT_NEIGHBOURHOOD = 32;
@@ -59,6 +70,8 @@ public final class HopscotchTable implements AutoCloseable {
     private final StripeVersions versions;
     private final long[] hopInfo;
     private long count;
+    /** How words change once the table is open ({@link #useWordCas}); guarded by the table's monitor. */
+    private WordCas wordCas;
 
     /** Decides whether a candidate entry (fingerprint matched) is the key looked for, e.g. by reading its object. */
     @FunctionalInterface
@@ -77,6 +90,7 @@ public final class HopscotchTable implements AutoCloseable {
         this.geometry = geometry;
         this.versions = new StripeVersions(region, geometry);
         this.hopInfo = new long[Math.toIntExact(geometry.capacity())];
+        this.wordCas = WordCas.cpu(region.data());
     }
 
     /** Creates a new table file; {@code ownerGeometry} (at most 3 values) goes to header slots 3.. . */
@@ -134,12 +148,19 @@ public final class HopscotchTable implements AutoCloseable {
         versions.repair();
         for (long position = 0; position < geometry.bucketCount(); position++) {
             long meta = meta(position);
+            long word = atomicWord(position);
             if (!HashEntryLayout.isValid(meta)) {
+                if (word != 0) { // a crash between an insert's word and its meta, or inside a clear
+                    storeDurably(position, 0);
+                }
                 continue;
+            }
+            if (AtomicWord.isFrozen(word)) { // a crash inside a move or remove
+                storeDurably(position, AtomicWord.unfrozen(word));
             }
             long home = position - HashEntryLayout.hopDistance(meta);
             if (isDuplicateOfEarlierCopy(home, position)) {
-                clear(position);
+                clear(position, AtomicWord.NONE);
                 continue;
             }
             hopInfo[(int) home] |= 1L << (position - home);
@@ -158,6 +179,13 @@ public final class HopscotchTable implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** Recovery only (no other writer yet): stores {@code word} at {@code position} and persists it. */
+    private void storeDurably(long position, long word) {
+        long offset = wordOffset(position);
+        region.setLongRelease(offset, word);
+        region.persist(offset, Long.BYTES);
     }
 
     public TableGeometry geometry() {
@@ -206,7 +234,7 @@ public final class HopscotchTable implements AutoCloseable {
         }
         long meta = HashEntryLayout.meta(KeyHash.fingerprint(keyHash), headId, (int) (free - home));
         long offset = geometry.bucketOffset(free);
-        region.setLongRelease(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, atomicWord);
+        claimFree(free, atomicWord);
         region.setLongRelease(offset + HashEntryLayout.META_OFFSET, meta);
         region.persist(offset, HashEntryLayout.LENGTH);
         hopInfo[(int) home] |= 1L << (free - home);
@@ -238,48 +266,119 @@ public final class HopscotchTable implements AutoCloseable {
         return -1;
     }
 
-    /** Moves the entry at {@code from} to the empty bucket {@code to} under the stripe seqlock. */
+    /** Moves the entry at {@code from} to the empty bucket {@code to} under the stripe seqlock, its word frozen. */
     private void move(long from, long to) {
         long meta = meta(from);
         long home = from - HashEntryLayout.hopDistance(meta);
+        long word = freeze(from);
         versions.begin(from, to);
         long target = geometry.bucketOffset(to);
-        region.setLongRelease(target + HashEntryLayout.ATOMIC_WORD_OFFSET, atomicWord(from));
+        claimFree(to, word);
         region.setLongRelease(target + HashEntryLayout.META_OFFSET, HashEntryLayout.withHopDistance(meta, (int) (to - home)));
         // copy durable before the original goes: a crash leaves a duplicate, never a loss
         region.persist(target, HashEntryLayout.LENGTH);
-        clear(from);
+        clear(from, AtomicWord.frozen(word));
         versions.end(from, to);
         hopInfo[(int) home] = (hopInfo[(int) home] & ~(1L << (from - home))) | (1L << (to - home));
     }
 
-    /** Replaces the atomic word of the entry at {@code position}: one 8-byte release store, persisted. */
-    public synchronized void updateAtomicWord(int position, long atomicWord) {
+    /**
+     * Changes the word of the entry at {@code position} from {@code expected} (the word the caller read and decided
+     * from) to {@code replacement} with one 8-byte CAS, persisted if it won. False if the word is no longer
+     * {@code expected}: another writer (a client's one-sided CAS) won, and the caller rereads and decides again.
+     */
+    public synchronized boolean compareAndSetAtomicWord(int position, long expected, long replacement) {
         requireValid(position);
-        long offset = geometry.bucketOffset(position) + HashEntryLayout.ATOMIC_WORD_OFFSET;
-        region.setLongRelease(offset, atomicWord);
+        requireUnfrozen("expected", expected);
+        requireUnfrozen("replacement", replacement);
+        long offset = wordOffset(position);
+        if (!wordCas.compareAndSet(offset, expected, replacement)) {
+            return false;
+        }
+        region.recordWrite(offset, Long.BYTES);
         region.persist(offset, Long.BYTES);
+        return true;
     }
 
-    /** Removes the entry at {@code position}, persisted. */
-    public synchronized void remove(int position) {
+    /**
+     * Removes the entry at {@code position} if its word is still {@code expectedWord}, persisted: the word is frozen
+     * by CAS first, so no client's CAS lands between the decision and the clear. False (nothing changed) if another
+     * writer changed the word: reread and decide again.
+     */
+    public synchronized boolean remove(int position, long expectedWord) {
         long meta = requireValid(position);
+        requireUnfrozen("expected", expectedWord);
+        long offset = wordOffset(position);
+        if (!wordCas.compareAndSet(offset, expectedWord, AtomicWord.frozen(expectedWord))) {
+            return false;
+        }
+        region.recordWrite(offset, Long.BYTES);
         long home = position - HashEntryLayout.hopDistance(meta);
-        clear(position);
+        clear(position, AtomicWord.frozen(expectedWord));
         hopInfo[(int) home] &= ~(1L << (position - home));
         count--;
+        return true;
     }
 
-    private void clear(long position) {
+    /** Freezes the word at {@code position} by CAS, rereading after each CAS it loses; returns the word (unfrozen). */
+    private long freeze(long position) {
+        long offset = wordOffset(position);
+        for (;;) {
+            long word = atomicWord(position);
+            if (AtomicWord.isFrozen(word)) { // only the table freezes, under its monitor, and clears before it lets go
+                throw new IllegalStateException("word at position " + position + " is already frozen: "
+                        + AtomicWord.toString(word));
+            }
+            if (wordCas.compareAndSet(offset, word, AtomicWord.frozen(word))) {
+                region.recordWrite(offset, Long.BYTES);
+                return word;
+            }
+        }
+    }
+
+    /** Stores {@code word} into the free bucket at {@code position} by CAS from 0 (nobody may CAS a free word). */
+    private void claimFree(long position, long word) {
+        long offset = wordOffset(position);
+        if (!wordCas.compareAndSet(offset, 0, word)) {
+            throw new IllegalStateException("free bucket " + position + " holds " + AtomicWord.toString(atomicWord(position))
+                    + ", not 0: a writer CASed the word of a bucket without an entry");
+        }
+        region.recordWrite(offset, Long.BYTES);
+    }
+
+    private static void requireUnfrozen(String which, long word) {
+        if (AtomicWord.isFrozen(word)) {
+            throw new IllegalArgumentException(which + " word " + AtomicWord.toString(word)
+                    + " has the frozen bit set: only the table freezes a word");
+        }
+    }
+
+    private long wordOffset(long position) {
+        return geometry.bucketOffset(position) + HashEntryLayout.ATOMIC_WORD_OFFSET;
+    }
+
+    /**
+     * Empties the bucket at {@code position}: meta first, then the word, by CAS from {@code frozenWord} (the table's
+     * own freeze, which no other writer's CAS can pass), or with a plain store at open ({@link AtomicWord#NONE}).
+     */
+    private void clear(long position, long frozenWord) {
         long offset = geometry.bucketOffset(position);
         region.setLongRelease(offset + HashEntryLayout.META_OFFSET, 0);
-        region.setLongRelease(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, 0);
+        if (frozenWord == AtomicWord.NONE) {
+            region.setLongRelease(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, 0);
+        } else {
+            if (!wordCas.compareAndSet(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, frozenWord, 0)) {
+                throw new IllegalStateException("frozen word at position " + position + " changed to "
+                        + AtomicWord.toString(atomicWord(position)) + " before the table cleared it");
+            }
+            region.recordWrite(offset + HashEntryLayout.ATOMIC_WORD_OFFSET, Long.BYTES);
+        }
         region.persist(offset, HashEntryLayout.LENGTH);
     }
 
     /** The atomic word at {@code position} (acquire). */
     public long atomicWord(long position) {
-        return Words.getAcquire(region.data(), geometry.bucketOffset(position) + HashEntryLayout.ATOMIC_WORD_OFFSET);
+        return Words.getAcquire(region.data(), wordOffset(position));
     }
 
     private long meta(long position) {
@@ -314,6 +413,14 @@ public final class HopscotchTable implements AutoCloseable {
                 visitor.visit((int) position, atomicWord(position), HashEntryLayout.fingerprint(meta), HashEntryLayout.headId(meta));
             }
         }
+    }
+
+    /**
+     * Changes every later word CAS to {@code cas} (the server's own device where the CPU's CAS is not atomic with
+     * clients' remote ones); {@link WordCas#cpu} on the data area until then.
+     */
+    public synchronized void useWordCas(WordCas cas) {
+        this.wordCas = java.util.Objects.requireNonNull(cas, "cas");
     }
 
     /** Persist hook for the server: makes a data-area range of the table durable. */

@@ -72,7 +72,7 @@ class HopscotchTableTest {
             }
             for (int i = 0; i < 400; i++) {
                 long[] k = keys.get(i);
-                table.remove(find(table, k[0], k[1]));
+                assertThat(table.remove(find(table, k[0], k[1]), k[1])).isTrue();
                 assertThat(find(table, k[0], k[1])).isEqualTo(-1);
             }
             assertThat(table.count()).isEqualTo(400);
@@ -135,7 +135,8 @@ class HopscotchTableTest {
         long hash = 0x1234_5678_9abc_def0L;
         try (HopscotchTable table = create(64, 16)) {
             int position = table.insert(hash, 1, AtomicWord.initial(5));
-            table.updateAtomicWord(position, AtomicWord.withNewVersion(AtomicWord.initial(5), 9));
+            assertThat(table.compareAndSetAtomicWord(position, AtomicWord.initial(5),
+                    AtomicWord.withNewVersion(AtomicWord.initial(5), 9))).isTrue();
         }
         try (HopscotchTable table = HopscotchTable.open(dir.resolve("table.pm"), WriteLatencyModel.OFF)) {
             int position = table.lookup(hash, (p, w, h) -> true);
@@ -231,10 +232,11 @@ class HopscotchTableTest {
             long before = table.region().localBytesWritten();
             int position = table.insert(9, 0, AtomicWord.initial(1));
             assertThat(table.region().localBytesWritten() - before).as("create without move").isEqualTo(16);
-            table.updateAtomicWord(position, AtomicWord.withNewVersion(AtomicWord.initial(1), 2));
+            long updated = AtomicWord.withNewVersion(AtomicWord.initial(1), 2);
+            table.compareAndSetAtomicWord(position, AtomicWord.initial(1), updated);
             assertThat(table.region().localBytesWritten() - before).as("+ update").isEqualTo(24);
-            table.remove(position);
-            assertThat(table.region().localBytesWritten() - before).as("+ remove").isEqualTo(40);
+            table.remove(position, updated);
+            assertThat(table.region().localBytesWritten() - before).as("+ remove: freeze, then clear").isEqualTo(48);
         }
     }
 

@@ -86,7 +86,7 @@ class WindowReadDuringMovesStressTest {
                 }
             } else if (!churned.isEmpty()) {
                 long[] victim = churned.remove(random.nextInt(churned.size()));
-                table.remove(table.lookup(victim[0], (p, w, h) -> w == victim[1]));
+                table.remove(table.lookup(victim[0], (p, w, h) -> w == victim[1]), victim[1]);
             }
         }
         long bumps = 0;

@@ -499,6 +499,67 @@ public abstract class FabricConformanceTest {
         assertThat((long) WORD.getVolatile(remote.segment(), 0L)).isEqualTo(remoteAdds + localAdds);
     }
 
+    /**
+     * The store's discipline for its atomic words (docs/one-sided-put.md, [word-cas]): the target changes a word by CAS
+     * while initiators CAS it remotely, and no increment may be lost. The target's CAS through its own device (a
+     * loopback connection of the target's fabric to itself) is a remote atomic like the initiator's, so it holds on
+     * every device with atomics; the target CPU's CAS joins only where atomicity is GLOBAL (on DEVICE, IBV_ATOMIC_HCA
+     * as rxe reports, the store must take the loopback path).
+     */
+    @Test
+    void targetCasesAndRemoteCasesOnOneWordLoseNothing() throws Exception {
+        FabricCapabilities.Atomicity atomicity = target.capabilities().atomicity();
+        assertThat(atomicity).isNotEqualTo(FabricCapabilities.Atomicity.NONE);
+        boolean cpuToo = atomicity == FabricCapabilities.Atomicity.GLOBAL;
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        Endpoint[] pair = connectPair();
+        Endpoint[] loopback = connectLoopback();
+        int increments = 1000;
+        Thread targetSide = Thread.ofPlatform().start(() -> {
+            try (SyncEndpoint self = new SyncEndpoint(loopback[0])) {
+                for (int i = 0; i < increments; i++) {
+                    casIncrement(self, remote);
+                    if (cpuToo) {
+                        for (long v = (long) WORD.getVolatile(remote.segment(), 0L);
+                             !WORD.compareAndSet(remote.segment(), 0L, v, v + 1); v = (long) WORD.getVolatile(remote.segment(), 0L)) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                }
+            }
+        });
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            for (int i = 0; i < increments; i++) {
+                casIncrement(sync, remote);
+            }
+        }
+        targetSide.join(WAIT_SECONDS * 1000);
+        assertThat(targetSide.isAlive()).isFalse();
+        assertThat((long) WORD.getVolatile(remote.segment(), 0L)).as("increments by CAS, none lost (%s)", atomicity)
+                .isEqualTo((cpuToo ? 3L : 2L) * increments);
+    }
+
+    /** Adds one to the word at the start of {@code region} with remote CASes, retrying from the value each lost CAS saw. */
+    private static void casIncrement(SyncEndpoint sync, MemoryRegion region) {
+        long guess = 0;
+        for (long seen; (seen = sync.compareAndSwap(region.address(), region.rkey(), guess, guess + 1)) != guess; ) {
+            guess = seen;
+        }
+    }
+
+    /** A connection of the target's fabric to its own listener: the target issues remote operations on its own memory. */
+    protected Endpoint[] connectLoopback() throws InterruptedException {
+        Endpoint self = closeLater(target.createEndpoint(EndpointOptions.defaults()));
+        Thread connector = Thread.ofPlatform().start(() -> self.connect(listener.uri(), new byte[] {4}));
+        ConnectionRequest request = listener.accept(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertThat(request).as("loopback connection request").isNotNull();
+        Endpoint server = closeLater(target.createEndpoint(EndpointOptions.defaults()));
+        request.accept(server, new byte[] {5});
+        connector.join(WAIT_SECONDS * 1000);
+        assertThat(self.state()).isEqualTo(Endpoint.State.CONNECTED);
+        return new Endpoint[] {self, server};
+    }
+
     private void remoteAtomicsFromTwoConnectionsLoseNothing() throws Exception {
         MemoryRegion remote = targetMemory(4096, Access.all());
         Endpoint[] first = connectPair();

@@ -6,16 +6,22 @@ package io.erda.protocol.memory;
  * <pre>
  *  63 62                          32 31                           1  0
  * +--+------------------------------+------------------------------+--+
- * |T |        Offset A (31 bits)    |        Offset B (31 bits)    |R |
+ * |T |        Offset A (31 bits)    |        Offset B (31 bits)    |F |
  * +--+------------------------------+------------------------------+--+
  * </pre>
  *
  * <p>T is the new tag: when 1, A is the current (newest) version and B the previous; when 0, B is
  * current and A previous. An update flips T and writes the new offset into the slot that held the
  * previous version, so the old current becomes previous without being rewritten (paper §4.1: if
- * the tag to be written is 1 the address goes to the first region, else to the second). R is
- * reserved and always 0. Offsets are in 8-byte units inside the head's chain ({@link LogAddress});
- * offset 0 means "no version". The server changes the word with one 8-byte store.
+ * the tag to be written is 1 the address goes to the first region, else to the second). Offsets
+ * are in 8-byte units inside the head's chain ({@link LogAddress}); offset 0 means "no version".
+ *
+ * <p><b>Writers CAS</b> (docs/one-sided-put.md, [word-cas]): every change of a word is one 8-byte
+ * compare-and-set from the word the writer read, so that no writer overwrites a change it did not
+ * see. F is the <em>frozen</em> bit: the server sets it (by CAS) on a word it is about to move to
+ * another bucket or clear, so a CAS from the word read before fails; a frozen word never stays
+ * frozen once the server lets go of the table, and recovery unfreezes what a crash left. Readers
+ * ignore F (the offsets do not change); a writer that reads F set reads the entry again.
  */
 public final class AtomicWord {
     public static final int LENGTH = 8;
@@ -28,6 +34,7 @@ public final class AtomicWord {
     private static final int TAG_SHIFT = 63;
     private static final int A_SHIFT = 32;
     private static final int B_SHIFT = 1;
+    private static final long FROZEN = 1L;
 
     private AtomicWord() {
     }
@@ -87,6 +94,21 @@ public final class AtomicWord {
         return withTag(word, !newTag(word));
     }
 
+    /** Whether the server has frozen the word (bit F) to move or clear its entry. */
+    public static boolean isFrozen(long word) {
+        return (word & FROZEN) != 0;
+    }
+
+    /** The word with F set: what the server CASes in before it moves or clears an entry. */
+    public static long frozen(long word) {
+        return word | FROZEN;
+    }
+
+    /** The word with F clear (the same versions). */
+    public static long unfrozen(long word) {
+        return word & ~FROZEN;
+    }
+
     private static long withTag(long word, boolean tag) {
         return tag ? word | (1L << TAG_SHIFT) : word & ~(1L << TAG_SHIFT);
     }
@@ -107,6 +129,7 @@ public final class AtomicWord {
     }
 
     public static String toString(long word) {
-        return "AtomicWord[tag=" + (newTag(word) ? 1 : 0) + ", current=" + current(word) + ", previous=" + previous(word) + "]";
+        return "AtomicWord[tag=" + (newTag(word) ? 1 : 0) + ", current=" + current(word) + ", previous=" + previous(word)
+                + (isFrozen(word) ? ", frozen" : "") + "]";
     }
 }

@@ -32,6 +32,14 @@ public final class Words {
         LONG_HANDLE.setRelease(segment, offset, value);
     }
 
+    /**
+     * Compare-and-set with volatile semantics: stores {@code replacement} only if the word is {@code expected}.
+     * The same atomic as the shm provider's remote CAS on the shared mapping, so the two are atomic with each other.
+     */
+    public static boolean compareAndSet(MemorySegment segment, long offset, long expected, long replacement) {
+        return LONG_HANDLE.compareAndSet(segment, offset, expected, replacement);
+    }
+
     /** Acquire load: no later load is performed before this one. */
     public static long getAcquire(MemorySegment segment, long offset) {
         return (long) LONG_HANDLE.getAcquire(segment, offset);

@@ -12,7 +12,7 @@ class AtomicWordTest {
         assertThat(AtomicWord.newTag(word)).isTrue();
         assertThat(AtomicWord.current(word)).isEqualTo(42);
         assertThat(AtomicWord.previous(word)).isEqualTo(AtomicWord.NONE);
-        assertThat(word & 1).as("reserved bit").isZero();
+        assertThat(word & 1).as("frozen bit").isZero();
     }
 
     @Test
@@ -39,8 +39,21 @@ class AtomicWordTest {
         word = AtomicWord.withNewVersion(word, max);
         assertThat(AtomicWord.current(word)).isEqualTo(max);
         assertThat(AtomicWord.previous(word)).isEqualTo(max - 1);
-        assertThat(word & 1).as("reserved bit").isZero();
+        assertThat(word & 1).as("frozen bit").isZero();
         assertThat(AtomicWord.newTag(word)).isTrue();
+    }
+
+    @Test
+    void freezingKeepsTheVersionsAndUnfreezingRestoresTheWord() {
+        long word = AtomicWord.withNewVersion(AtomicWord.initial(7), 9);
+        long frozen = AtomicWord.frozen(word);
+        assertThat(frozen).isNotEqualTo(word);
+        assertThat(AtomicWord.isFrozen(frozen)).isTrue();
+        assertThat(AtomicWord.isFrozen(word)).isFalse();
+        assertThat(AtomicWord.current(frozen)).isEqualTo(9);
+        assertThat(AtomicWord.previous(frozen)).isEqualTo(7);
+        assertThat(AtomicWord.unfrozen(frozen)).isEqualTo(word);
+        assertThat(AtomicWord.toString(frozen)).contains("frozen");
     }
 
     @Test

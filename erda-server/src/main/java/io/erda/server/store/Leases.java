@@ -392,8 +392,10 @@ final class Leases {
     }
 
     /**
-     * Checks the key's current object; if it is incomplete, rolls the entry back with one atomic word store to the
-     * last complete version, or removes the entry if there is none. Drops the key's records either way.
+     * Checks the key's current object; if it is incomplete, rolls the entry back with one CAS of the atomic word to
+     * the last complete version, or removes the entry if there is none. A CAS lost to a client's one-sided update
+     * decides again from the word that update left (whose current the client wrote complete). Drops the key's records
+     * either way.
      */
     private Outcome settle(Key key) {
         try {
@@ -401,22 +403,25 @@ final class Leases {
             if (position < 0) {
                 return Outcome.NOT_FOUND;
             }
-            long word = table.atomicWord(position);
             int head = key.head(directory.heads().size());
-            long current = AtomicWord.current(word);
-            if (objects.isComplete(head, current, key.bytes())) {
-                return Outcome.COMPLETE;
+            for (;;) {
+                long word = table.atomicWord(position);
+                long current = AtomicWord.current(word);
+                if (objects.isComplete(head, current, key.bytes())) {
+                    return Outcome.COMPLETE;
+                }
+                long target = entries.newestComplete(head, key, word, current, true);
+                if (target == AtomicWord.NONE) {
+                    if (table.remove(position, word)) {
+                        stats.removedEntries.increment();
+                        return Outcome.REMOVED;
+                    }
+                } else if (table.compareAndSetAtomicWord(position, word, AtomicWord.withCurrent(word, target))) {
+                    rollbacksByHead[head]++;
+                    stats.rollbacks.increment();
+                    return Outcome.ROLLED_BACK;
+                }
             }
-            long target = entries.newestComplete(head, key, word, current, true);
-            if (target == AtomicWord.NONE) {
-                table.remove(position);
-                stats.removedEntries.increment();
-                return Outcome.REMOVED;
-            }
-            table.updateAtomicWord(position, AtomicWord.withCurrent(word, target));
-            rollbacksByHead[head]++;
-            stats.rollbacks.increment();
-            return Outcome.ROLLED_BACK;
         } finally {
             reservations.drop(key);
         }

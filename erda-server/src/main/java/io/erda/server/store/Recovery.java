@@ -52,21 +52,37 @@ public final class Recovery {
         long rolledBack = 0;
         long removed = 0;
         for (Entry e : entries) {
-            long current = AtomicWord.current(e.word());
-            if (ownsCompleteObject(e, current)) {
-                continue;
-            }
-            long target = ownsCompleteObject(e, AtomicWord.previous(e.word())) ? AtomicWord.previous(e.word())
-                    : newestOrphanVersion(e, current);
-            if (target == AtomicWord.NONE) {
-                table.remove(e.position());
-                removed++;
-            } else {
-                table.updateAtomicWord(e.position(), AtomicWord.withCurrent(e.word(), target));
-                rolledBack++;
+            switch (repair(e)) {
+                case ROLLED_BACK -> rolledBack++;
+                case REMOVED -> removed++;
+                case COMPLETE -> { }
             }
         }
         return new Summary(entries.size(), rolledBack, removed);
+    }
+
+    private enum Repair { COMPLETE, ROLLED_BACK, REMOVED }
+
+    /**
+     * Rolls the entry back to its newest complete version, or removes it, by CAS from the word decided on; a lost CAS
+     * (a writer changed the word meanwhile) decides again from the word it left.
+     */
+    private Repair repair(Entry e) {
+        for (long word = e.word(); ; word = table.atomicWord(e.position())) {
+            long current = AtomicWord.current(word);
+            if (ownsCompleteObject(e, current)) {
+                return Repair.COMPLETE;
+            }
+            long target = ownsCompleteObject(e, AtomicWord.previous(word)) ? AtomicWord.previous(word)
+                    : newestOrphanVersion(e, current);
+            if (target == AtomicWord.NONE) {
+                if (table.remove(e.position(), word)) {
+                    return Repair.REMOVED;
+                }
+            } else if (table.compareAndSetAtomicWord(e.position(), word, AtomicWord.withCurrent(word, target))) {
+                return Repair.ROLLED_BACK;
+            }
+        }
     }
 
     /** Whether the object at {@code units} is complete and its key is one this entry can belong to. */

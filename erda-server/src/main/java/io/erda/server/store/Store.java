@@ -18,9 +18,10 @@ import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The store a server serves: the one place where the table and the logs change, under one lock (two cores; the
- * work under it is a few stores and a persist). Reservations are leases (docs/ARCHITECTURE.md, [leases]) kept and
- * settled by {@link Leases}; {@link KeyEntries} finds a key's entry.
+ * The store a server serves: the one place where the server changes the table and the logs, under one lock (two
+ * cores; the work under it is a few stores and a persist). Words change only by CAS (docs/one-sided-put.md,
+ * [word-cas]): the lock orders the server's writers, not clients' one-sided CASes. Reservations are leases
+ * (docs/ARCHITECTURE.md, [leases]) kept and settled by {@link Leases}; {@link KeyEntries} finds a key's entry.
  *
  * <p><b>Invariant.</b> While a key has pending reservations, its entry's current offset is the newest of them: every
  * flip adds a record, and a rollback settles (drops) all records of the key. So the records' words-before-flip
@@ -196,14 +197,18 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Points the key's entry at {@code units} (the old current becomes previous) with one persisted 8-byte store,
-     * or inserts an entry when {@code position} is negative; returns the word before (0 for an insert).
+     * Points the key's entry at {@code units} (the old current becomes previous) with one persisted 8-byte CAS,
+     * or inserts an entry when {@code position} is negative; returns the word before (0 for an insert). A CAS lost to
+     * a client's one-sided update is retried from the word that update left, so the client's version becomes previous.
      */
     private long flip(Key key, int position, int head, long units) {
         if (position >= 0) {
-            long before = table.atomicWord(position);
-            table.updateAtomicWord(position, AtomicWord.withNewVersion(before, units));
-            return before;
+            for (;;) {
+                long before = table.atomicWord(position);
+                if (table.compareAndSetAtomicWord(position, before, AtomicWord.withNewVersion(before, units))) {
+                    return before;
+                }
+            }
         }
         try {
             table.insert(key.hash(), head, AtomicWord.initial(units));

@@ -1,12 +1,10 @@
 package io.erda.server.store;
 
 import io.erda.cleaner.CleaningHook;
-import io.erda.cleaner.CleaningHost;
 import io.erda.cleaner.CleaningPoint;
 import io.erda.cleaner.LogCleaner;
 import io.erda.core.log.CleaningPhase;
 import io.erda.core.log.LogChain;
-import io.erda.core.pm.PmRegion;
 import io.erda.core.testing.ShmTempDirFactory;
 import io.erda.protocol.memory.AtomicWord;
 import io.erda.protocol.memory.Key;
@@ -19,8 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongPredicate;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,32 +48,14 @@ class CleaningRollbackTest {
      * the head's record says RETIRE, the process crashes right after that settlement, and what every entry of the
      * head named at that instant is kept.
      */
-    private static final class Host implements CleaningHost {
-        private final Store store;
+    private static final class Host extends BareStoreCleaningHost {
         final StoreStats stats;
         LogChain old;
         final List<Long> wordsAtCrash = new ArrayList<>();
 
         Host(Store store, StoreStats stats) {
-            this.store = store;
+            super(store);
             this.stats = stats;
-        }
-
-        @Override
-        public <T> T locked(Supplier<T> action) {
-            return store.locked(action);
-        }
-
-        @Override
-        public void headStateChanged(int headId, boolean cleaning) {
-        }
-
-        @Override
-        public void regionsAdded(int headId) {
-        }
-
-        @Override
-        public void retiring(int headId, List<PmRegion> regions) {
         }
 
         @Override
@@ -93,21 +71,6 @@ class CleaningRollbackTest {
                 });
                 throw new Crash("after the settlement that followed the commit point");
             }
-        }
-
-        @Override
-        public long rollbacks(int headId) {
-            return store.leases().rollbacks(headId);
-        }
-
-        @Override
-        public boolean rollbackMayRestore(int headId, LongPredicate word) {
-            return store.leases().rollbackMayRestore(headId, word);
-        }
-
-        @Override
-        public Duration maxRoundTrip() {
-            return Duration.ofMillis(1);
         }
     }
 

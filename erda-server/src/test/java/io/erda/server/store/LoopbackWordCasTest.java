@@ -1,0 +1,161 @@
+package io.erda.server.store;
+
+import io.erda.core.pm.WriteLatencyModel;
+import io.erda.core.table.HopscotchTable;
+import io.erda.core.testing.CasClient;
+import io.erda.core.testing.ShmTempDirFactory;
+import io.erda.core.testing.TableChurn;
+import io.erda.core.testing.WordHistory;
+import io.erda.fabric.Access;
+import io.erda.fabric.ConnectionRequest;
+import io.erda.fabric.Endpoint;
+import io.erda.fabric.EndpointOptions;
+import io.erda.fabric.Fabric;
+import io.erda.fabric.Listener;
+import io.erda.fabric.MemoryRegion;
+import io.erda.fabric.RegisterOptions;
+import io.erda.fabric.SyncEndpoint;
+import io.erda.protocol.memory.AtomicWord;
+import io.erda.protocol.memory.HashEntryLayout;
+import io.erda.protocol.memory.TableGeometry;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The table's word changes through the server's own device ({@link LoopbackWordCas}) against a client's remote CASes
+ * on the same words, over tcp: the path a server takes where the device's atomics are atomic only among its own.
+ */
+class LoopbackWordCasTest {
+    private static final URI ANY_PORT = URI.create("tcp://127.0.0.1:0");
+    private static final int KEY_SHIFT = 20;
+
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path dir;
+
+    private Fabric server;
+    private Fabric client;
+    private HopscotchTable table;
+    private LoopbackWordCas loopback;
+    private MemoryRegion clientView;
+    private Listener listener;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeEach
+    void open() throws Exception {
+        server = Fabric.open(ANY_PORT);
+        client = Fabric.open(ANY_PORT);
+        table = HopscotchTable.create(dir.resolve("table.pm"), TableGeometry.forCapacity(1024, 8), WriteLatencyModel.OFF);
+        loopback = LoopbackWordCas.open(server, table.region(), ANY_PORT);
+        table.useWordCas(loopback);
+        clientView = server.register(table.region().data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ,
+                Access.REMOTE_ATOMIC)));
+        listener = server.listen(ANY_PORT);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : toClose.reversed()) {
+            c.close();
+        }
+        listener.close();
+        clientView.close();
+        loopback.close();
+        table.close();
+        client.close();
+        server.close();
+    }
+
+    /** A client's connection to the server's fabric, for remote CASes on the table. */
+    private SyncEndpoint connectClient() throws Exception {
+        Endpoint endpoint = client.createEndpoint(EndpointOptions.defaults());
+        toClose.add(endpoint);
+        Thread connector = Thread.ofPlatform().start(() -> endpoint.connect(listener.uri(), new byte[0]));
+        ConnectionRequest request = listener.accept(10, TimeUnit.SECONDS);
+        assertThat(request).isNotNull();
+        Endpoint accepted = server.createEndpoint(EndpointOptions.defaults());
+        toClose.add(accepted);
+        request.accept(accepted, new byte[0]);
+        connector.join(10_000);
+        assertThat(endpoint.state()).isEqualTo(Endpoint.State.CONNECTED);
+        SyncEndpoint sync = new SyncEndpoint(endpoint);
+        toClose.add(sync);
+        return sync;
+    }
+
+    @Test
+    void theServersCasThroughItsDeviceWinsFromTheWordAndLosesFromAStaleOne() throws Exception {
+        long first = AtomicWord.initial(5);
+        int position = table.insert(77, 0, first);
+        SyncEndpoint remote = connectClient();
+        long clients = AtomicWord.withNewVersion(first, 6);
+        long offset = table.geometry().bucketOffset(position) + HashEntryLayout.ATOMIC_WORD_OFFSET;
+        assertThat(remote.compareAndSwap(clientView.address() + offset, clientView.rkey(), first, clients)).isEqualTo(first);
+
+        assertThat(table.compareAndSetAtomicWord(position, first, AtomicWord.withNewVersion(first, 7))).isFalse();
+        assertThat(table.remove(position, first)).isFalse();
+        long servers = AtomicWord.withNewVersion(clients, 8);
+        assertThat(table.compareAndSetAtomicWord(position, clients, servers)).isTrue();
+        assertThat(table.atomicWord(position)).isEqualTo(servers);
+        assertThat(table.remove(position, servers)).isTrue();
+        assertThat(table.atomicWord(position)).as("cleared through the device too").isZero();
+        assertThat(table.count()).isZero();
+    }
+
+    @Test
+    void remoteCasesAreNeverLostToInsertsAndRemovalsThroughTheDevice() throws Exception {
+        int keys = 64;
+        int updates = 1500;
+        Random random = new Random(3);
+        long[] hashes = new long[keys + 1];
+        WordHistory[] histories = new WordHistory[keys + 1];
+        for (int k = 1; k <= keys; k++) {
+            hashes[k] = random.nextLong();
+            long first = AtomicWord.initial((long) k << KEY_SHIFT | 1);
+            table.insert(hashes[k], 0, first);
+            histories[k] = new WordHistory(first);
+        }
+        SyncEndpoint remote = connectClient();
+        CasClient casClient = new CasClient(table, "remote client", (dataOffset, expected, replacement) ->
+                remote.compareAndSwap(clientView.address() + dataOffset, clientView.rkey(), expected, replacement) == expected);
+        TableChurn serverSide = new TableChurn(table, 4, 500, 700, 1L << 30);
+        long[] sequence = new long[keys + 1];
+        for (int i = 0; i < updates; i++) {
+            int k = 1 + random.nextInt(keys);
+            int key = k;
+            CasClient.Locator locator = () -> {
+                long[] found = new long[2];
+                int position = table.lookup(hashes[key], (p, word, h) -> {
+                    found[1] = word;
+                    return AtomicWord.current(word) >>> KEY_SHIFT == key;
+                });
+                found[0] = position;
+                return position < 0 ? null : found;
+            };
+            assertThat(casClient.update(locator, (long) k << KEY_SHIFT | (++sequence[k] + 1), histories[k])).isTrue();
+        }
+        long serverChanges = serverSide.stop();
+        assertThat(serverChanges).as("inserts and removals through the device").isPositive();
+        for (int k = 1; k <= keys; k++) {
+            int key = k;
+            long[] word = {0};
+            assertThat(table.lookup(hashes[k], (p, w, h) -> {
+                word[0] = w;
+                return AtomicWord.current(w) >>> KEY_SHIFT == key;
+            })).isNotNegative();
+            assertThat(histories[k].anomaly(word[0])).as("key %d", k).isNull();
+        }
+        System.out.println("loopback vs remote CAS: " + updates + " remote updates, " + casClient.lost()
+                + " lost and retried; " + serverChanges + " inserts and removals through the device");
+    }
+}
