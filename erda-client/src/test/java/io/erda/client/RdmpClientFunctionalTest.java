@@ -1,9 +1,7 @@
 package io.erda.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,20 +52,10 @@ class RdmpClientFunctionalTest {
     @ParameterizedTest
     @MethodSource("protocols")
     void putGetOverwriteAndDeleteBehaveLikeAStore(TestFabric fabric, ClientOptions.Protocol protocol) {
-        String key = "pgod-" + protocol;
         try (KeyValueClient client = KeyValueClient.connect(ClientOptions.of(servers.get(fabric).uri())
                 .withProtocol(protocol))) {
             assertThat(client).isInstanceOf(RdmpClient.class);
-            assertThat(client.get(b(key))).isNull();
-            client.put(b(key), b("first"));
-            assertThat(client.get(b(key))).isEqualTo(b("first"));
-            client.put(b(key), b("second, longer than the first"));
-            assertThat(client.get(b(key))).isEqualTo(b("second, longer than the first"));
-            client.delete(b(key));
-            assertThat(client.get(b(key))).isNull();
-            client.delete(b("never-" + key)); // deleting a missing key is not an error
-            client.put(b(key), b("revived"));
-            assertThat(client.get(b(key))).isEqualTo(b("revived"));
+            BaselineClientFunctionalTest.behavesLikeAStore(client, "pgod-" + protocol);
         }
     }
 
@@ -95,13 +83,7 @@ class RdmpClientFunctionalTest {
     @MethodSource("protocols")
     void aValueOverTheProtocolLimitIsRefusedNamingValueAndLimit(TestFabric fabric, ClientOptions.Protocol protocol) {
         try (RdmpClient client = client(fabric, protocol)) {
-            MemorySegment huge = MemorySegment.ofArray(new byte[600 << 10]);
-            assertThatThrownBy(() -> client.put(MemorySegment.ofArray(b("k")), huge))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("value length " + (600 << 10) + " exceeds the limit")
-                    .hasMessageContaining(protocol.name());
-            client.put(b("after-huge"), b("ok"));
-            assertThat(client.get(b("after-huge"))).isEqualTo(b("ok"));
+            BaselineClientFunctionalTest.refusesOverTheLimit(client, 600 << 10, protocol.name());
         }
     }
 

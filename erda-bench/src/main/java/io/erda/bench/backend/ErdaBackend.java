@@ -6,6 +6,7 @@ import io.erda.client.KeyValueClient;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
+import io.erda.server.rdmp.RdmpConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -24,10 +25,15 @@ import java.util.Set;
  * <p>Binding properties: {@code erda.operation-timeout-ms} (client's wait for one completion or reply).
  */
 public final class ErdaBackend implements StoreBackend {
+    /**
+     * The PM pool of RDMP-KV's protocols (herd, rdmp-sa, rdmp-cc): a 256 KiB value takes a 512 KiB slot and a key may
+     * have two versions live, so 4 GiB hold a few thousand such records (a sparse file: only slots written take memory).
+     */
+    static final long RDMP_POOL_BYTES = 4L << 30;
 
     @Override
     public Set<String> protocols() {
-        return Set.of("erda", "redo-log", "read-after-write");
+        return Set.of("erda", "redo-log", "read-after-write", "herd", "rdmp-sa", "rdmp-cc");
     }
 
     @Override
@@ -45,7 +51,8 @@ public final class ErdaBackend implements StoreBackend {
         }
         ServerConfig config = ServerConfig.builder(s.pmDir().resolve("store"), listenUri(s))
             .regionSize(s.regionSize() > 0 ? s.regionSize() : null)
-            .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs()).build();
+            .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs())
+            .rdmp(RdmpConfig.DEFAULTS.withPoolBytes(RDMP_POOL_BYTES)).build();
         RequestServer server;
         try {
             server = RequestServer.start(config);
@@ -80,6 +87,7 @@ public final class ErdaBackend implements StoreBackend {
         if (s.regionSize() > 0) {
             args.addAll(List.of("--region-size", Long.toString(s.regionSize())));
         }
+        args.addAll(List.of("--rdmp-pool-size", Long.toString(RDMP_POOL_BYTES)));
         // always given: 0 must mean no cleaning here, where erda-server's own default is auto
         args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
         ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),

@@ -25,7 +25,7 @@ import picocli.CommandLine;
 
 /**
  * The paper's Table 1 (§5.6) by measurement: NVM bytes written per create, update and delete for Erda, Redo Logging
- * and Read After Write. Per protocol a fresh embedded server on shm (no write-latency model: bytes, not time); per
+ * and Read After Write, and RDMP-KV's three protocols beside them (which the table has no formula for). Per protocol a fresh embedded server on shm (no write-latency model: bytes, not time); per
  * value size K keys of {@link StoreBench#KEY_LENGTH} bytes are created, updated and deleted through the protocol's
  * client, and each phase's bytes are the server's {@code nvm_bytes_written} delta once every baseline write has been
  * applied, divided by K. Printed next to what our layouts should write and the paper's formula.
@@ -42,6 +42,10 @@ public final class NvmTable implements Callable<Integer> {
     @Option(names = "--dir", description = "directory for the stores (default /dev/shm)")
     Path dir;
 
+    @Option(names = "--protocols", split = ",", defaultValue = "erda,redo-log,read-after-write,herd,rdmp-sa,rdmp-cc",
+            description = "protocols measured (default: ${DEFAULT-VALUE})")
+    List<String> protocols;
+
     record Row(String protocol, int size, String op, double measured, long layout, long paper) { }
 
     public static void main(String[] args) {
@@ -52,7 +56,8 @@ public final class NvmTable implements Callable<Integer> {
     public Integer call() throws Exception {
         Path base = dir != null ? dir : Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
         List<Row> rows = new ArrayList<>();
-        for (ClientOptions.Protocol protocol : ClientOptions.Protocol.values()) {
+        List<ClientOptions.Protocol> chosen = protocols.stream().map(ClientOptions.Protocol::fromOption).toList();
+        for (ClientOptions.Protocol protocol : chosen) {
             Path work = Files.createTempDirectory(base, "erda-nvm-table-");
             try {
                 rows.addAll(run(protocol, work));
@@ -114,8 +119,11 @@ public final class NvmTable implements Callable<Integer> {
         }
     }
 
-    /** Paper Table 1, N = key + value bytes. */
+    /** Paper Table 1, N = key + value bytes; 0 for RDMP-KV's protocols, which the table has no row for. */
     static long paperBytes(String protocol, String op, int size) {
+        if (!protocol.equals("erda") && !protocol.equals("redo-log") && !protocol.equals("read-after-write")) {
+            return 0;
+        }
         if (protocol.equals("erda")) {
             return StoreBench.paperBytes(op, size);
         }
@@ -155,14 +163,17 @@ public final class NvmTable implements Callable<Integer> {
         System.out.println("| protocol | value B | op | measured B/op | our layout B | paper Table 1 B | measured / paper |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (Row r : rows) {
-            System.out.printf(Locale.ROOT, "| %s | %d | %s | %.1f | %d | %d | %.2f |%n", r.protocol(), r.size(), r.op(),
-                    r.measured(), r.layout(), r.paper(), r.measured() / r.paper());
+            System.out.printf(Locale.ROOT, "| %s | %d | %s | %.1f | %s | %s | %s |%n", r.protocol(), r.size(), r.op(),
+                    r.measured(), r.layout() == 0 ? "-" : Long.toString(r.layout()),
+                    r.paper() == 0 ? "-" : Long.toString(r.paper()),
+                    r.paper() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", r.measured() / r.paper()));
         }
         System.out.println();
         System.out.println("| value B | op | Erda / Redo Logging (measured) | Erda / Read After Write (measured) | Erda / baseline (paper) |");
         System.out.println("|---|---|---|---|---|");
         for (Row e : rows) {
-            if (!e.protocol().equals("erda")) {
+            if (!e.protocol().equals("erda") || rows.stream().noneMatch(r -> r.protocol().equals("redo-log"))
+                    || rows.stream().noneMatch(r -> r.protocol().equals("read-after-write"))) {
                 continue;
             }
             Row redo = find(rows, "redo-log", e);

@@ -256,7 +256,9 @@ final class RdmpPool implements AutoCloseable {
      * its sequence number; the reply names it. The client WRITEs the value at {@link RdmpObjectLayout#valueOffset}.
      */
     synchronized RawReserveReply allocate(MemorySegment key, int valueLength) {
-        Version v = place(Key.copyOf(key), valueLength, false, null, System.nanoTime() + 2 * leaseNanos);
+        Key k = Key.copyOf(key);
+        sweep(k); // the index look-up of the metadata phase: an RDMP-CC version committed since is noticed, older freed
+        Version v = place(k, valueLength, false, null, System.nanoTime() + 2 * leaseNanos);
         pendingBySequence.put(v.sequence, v);
         handedOut += valueLength + RdmpObjectLayout.FLAGS_LENGTH;
         return reply(v);
