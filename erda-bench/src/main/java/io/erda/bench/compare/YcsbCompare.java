@@ -419,6 +419,7 @@ public final class YcsbCompare implements Callable<Integer> {
         if (valueSizes != null) {
             table += ValueSizeTable.markdown(runs);
         }
+        table += ValueSizeTable.acceptance(runs);
         Path md = Files.writeString(report.resolve("results.md"), table, StandardCharsets.UTF_8);
         Path json = Files.writeString(report.resolve("summary.json"), SummaryJson.write(runs), StandardCharsets.UTF_8);
         int base = baseValueSize();
