@@ -153,6 +153,30 @@ public final class NvmTable implements Callable<Integer> {
             case "erda" -> destination;
             case "redo-log" -> destination + 16 + 24 + key + value + 8 + 8;
             case "read-after-write" -> destination + ((12 + key + value + 7) & -8L) + 8 + 8;
+            case "herd", "rdmp-sa", "rdmp-cc" -> rdmpLayoutBytes(protocol, op, key, value);
+            default -> 0;
+        };
+    }
+
+    /**
+     * RDMP-KV's pool ({@code RdmpPool}) per operation of one pass over fresh keys. A PUT the server stages (herd; rdmp-sa
+     * below its 16 KiB threshold) writes the object but its 4-byte slot length ({@code 20 + key + value + 2} with the
+     * flags) and its 8-byte sequence number; a create also carves its slot (a 24-byte header); an update frees the old
+     * version (8: its sequence zeroed) and the next key's update reuses that slot. rdmp-cc's metadata phase writes
+     * {@code 20 + key}, the zeroed flags (2) and the sequence (8), the client the value and the two flags again; its old
+     * version is freed only at the key's next write, so each update of one pass carves. A DELETE is a tombstone
+     * ({@code 20 + key + 2}, sequence 8) that frees the versions before it and then itself (8 each). rdmp-sa from its
+     * threshold: metadata phase and client value as rdmp-cc, the server's two flags, the old version freed at commit.
+     */
+    static long rdmpLayoutBytes(String protocol, String op, int key, int value) {
+        boolean staged = protocol.equals("herd") || protocol.equals("rdmp-sa") && value < 16 << 10;
+        long carve = 24;
+        // one-sided: the server zeroes the flags and the client writes them again (2 more)
+        long object = 20 + key + value + 2 + 8 + (staged ? 0 : 2);
+        return switch (op) {
+            case "create" -> carve + object;
+            case "update" -> protocol.equals("rdmp-cc") ? carve + object : object + 8;
+            case "delete" -> (20 + key + 2 + 8) + 8 + 8 + (protocol.equals("rdmp-cc") ? 8 : 0);
             default -> 0;
         };
     }
