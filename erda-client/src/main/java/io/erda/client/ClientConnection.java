@@ -277,6 +277,14 @@ final class ClientConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Makes the request buffer hold a message of {@code bytes} (RDMP-KV's HERD_PUT carries the value); only between
+     * requests, as {@link LocalBuffer#ensure} requires.
+     */
+    void ensureRequestCapacity(long bytes) {
+        send.ensure(bytes);
+    }
+
     /** Largest request body the server's receive buffers take. */
     int maxRequestBody() {
         return Math.min(SEND_BUFFER, view.info().maxMessageLength()) - MessageHeader.LENGTH;

@@ -31,7 +31,13 @@ public record ClientOptions(URI uri, Protocol protocol, int poolSize, Function<E
         /** {@link RedoLogClient}. */
         REDO_LOG(ConnectData.PROTOCOL_REDO_LOG),
         /** {@link ReadAfterWriteClient}. */
-        READ_AFTER_WRITE(ConnectData.PROTOCOL_READ_AFTER_WRITE);
+        READ_AFTER_WRITE(ConnectData.PROTOCOL_READ_AFTER_WRITE),
+        /** {@link RdmpClient}: RDMP-KV's RDMA-HERD. */
+        HERD(ConnectData.PROTOCOL_HERD),
+        /** {@link RdmpClient}: RDMP-KV's RDMP-SA. */
+        RDMP_SA(ConnectData.PROTOCOL_RDMP_SA),
+        /** {@link RdmpClient}: RDMP-KV's RDMP-CC. */
+        RDMP_CC(ConnectData.PROTOCOL_RDMP_CC);
 
         private final int code;
 
@@ -44,7 +50,10 @@ public record ClientOptions(URI uri, Protocol protocol, int poolSize, Function<E
             return code;
         }
 
-        /** The name tools use for it: {@code erda}, {@code redo-log}, {@code read-after-write}. */
+        /**
+         * The name tools use for it: {@code erda}, {@code redo-log}, {@code read-after-write}, {@code herd},
+         * {@code rdmp-sa}, {@code rdmp-cc}.
+         */
         public String option() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }

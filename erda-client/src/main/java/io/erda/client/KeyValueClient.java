@@ -34,6 +34,7 @@ public interface KeyValueClient extends AutoCloseable {
             case ERDA -> ErdaClient.connect(options);
             case REDO_LOG -> RedoLogClient.connect(options);
             case READ_AFTER_WRITE -> ReadAfterWriteClient.connect(options);
+            case HERD, RDMP_SA, RDMP_CC -> RdmpClient.connect(options);
         };
     }
 

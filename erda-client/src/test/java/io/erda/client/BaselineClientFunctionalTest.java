@@ -45,19 +45,23 @@ class BaselineClientFunctionalTest {
     @ParameterizedTest
     @MethodSource("baselines")
     void putGetOverwriteAndDeleteBehaveLikeAStore(TestFabric fabric, ClientOptions.Protocol protocol) {
-        String key = "pgod-" + protocol;
         try (KeyValueClient client = client(fabric, protocol)) {
-            assertThat(client.get(b(key))).isNull();
-            client.put(b(key), b("first"));
-            assertThat(client.get(b(key))).isEqualTo(b("first"));
-            client.put(b(key), b("second, longer than the first"));
-            assertThat(client.get(b(key))).isEqualTo(b("second, longer than the first"));
-            client.delete(b(key));
-            assertThat(client.get(b(key))).isNull();
-            client.delete(b("never-" + key)); // deleting a missing key is not an error
-            client.put(b(key), b("revived"));
-            assertThat(client.get(b(key))).isEqualTo(b("revived"));
+            behavesLikeAStore(client, "pgod-" + protocol);
         }
+    }
+
+    /** PUT, GET, overwrite, DELETE (also of a missing key) and a PUT after it, on {@code key}: what any client does. */
+    static void behavesLikeAStore(KeyValueClient client, String key) {
+        assertThat(client.get(b(key))).isNull();
+        client.put(b(key), b("first"));
+        assertThat(client.get(b(key))).isEqualTo(b("first"));
+        client.put(b(key), b("second, longer than the first"));
+        assertThat(client.get(b(key))).isEqualTo(b("second, longer than the first"));
+        client.delete(b(key));
+        assertThat(client.get(b(key))).isNull();
+        client.delete(b("never-" + key)); // deleting a missing key is not an error
+        client.put(b(key), b("revived"));
+        assertThat(client.get(b(key))).isEqualTo(b("revived"));
     }
 
     @ParameterizedTest
@@ -82,13 +86,22 @@ class BaselineClientFunctionalTest {
     @MethodSource("baselines")
     void aValueOverTheProtocolLimitIsRefusedLocallyNamingValueAndLimit(TestFabric fabric, ClientOptions.Protocol protocol) {
         try (KeyValueClient client = client(fabric, protocol)) {
-            MemorySegment huge = MemorySegment.ofArray(new byte[200 << 10]);
-            assertThatThrownBy(() -> client.put(MemorySegment.ofArray(b("k")), huge))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("value length " + (200 << 10) + " exceeds the limit");
-            client.put(b("after-huge"), b("ok"));
-            assertThat(client.get(b("after-huge"))).isEqualTo(b("ok"));
+            refusesOverTheLimit(client, 200 << 10, "");
         }
+    }
+
+    /**
+     * A PUT of {@code size} bytes is refused before anything is sent, naming value, limit and {@code protocolName}; the
+     * client works on after it.
+     */
+    static void refusesOverTheLimit(KeyValueClient client, int size, String protocolName) {
+        MemorySegment huge = MemorySegment.ofArray(new byte[size]);
+        assertThatThrownBy(() -> client.put(MemorySegment.ofArray(b("k")), huge))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("value length " + size + " exceeds the limit")
+                .hasMessageContaining(protocolName);
+        client.put(b("after-huge"), b("ok"));
+        assertThat(client.get(b("after-huge"))).isEqualTo(b("ok"));
     }
 
     @ParameterizedTest

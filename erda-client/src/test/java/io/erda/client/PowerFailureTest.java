@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * or torn), and a restart on the same directory must read back every PUT the client reported durable, and for a
  * PUT in flight either its value or an earlier whole one, never a torn one. Several rounds (seeds, policies) per
  * store, with the cleaner compacting heads under the load, for each persistence method with Erda, and for both
- * baselines under server-flush (where the log regions are not durable on placement, so the baselines' own persists
- * are what counts).
+ * baselines and RDMP-KV's three protocols under server-flush (where the log regions are not durable on placement, so
+ * the baselines' own persists are what counts; RDMP-SA with a 256-byte threshold, so its PUTs take both ways).
  */
 class PowerFailureTest {
     private static final int WRITERS = 4;
@@ -34,7 +34,10 @@ class PowerFailureTest {
                         Arguments.of(f, ClientOptions.Protocol.ERDA, "read-after-write"),
                         Arguments.of(f, ClientOptions.Protocol.ERDA, "server-flush"),
                         Arguments.of(f, ClientOptions.Protocol.REDO_LOG, "server-flush"),
-                        Arguments.of(f, ClientOptions.Protocol.READ_AFTER_WRITE, "server-flush")));
+                        Arguments.of(f, ClientOptions.Protocol.READ_AFTER_WRITE, "server-flush"),
+                        Arguments.of(f, ClientOptions.Protocol.HERD, "server-flush"),
+                        Arguments.of(f, ClientOptions.Protocol.RDMP_SA, "server-flush"),
+                        Arguments.of(f, ClientOptions.Protocol.RDMP_CC, "server-flush")));
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")
@@ -43,7 +46,7 @@ class PowerFailureTest {
             throws Exception {
         Path dir = ServerProcess.newStoreDir("power-" + fabric.name().toLowerCase() + "-" + protocol.code() + "-"
                 + method);
-        String[] args = ServerArgs.small().persistence(method).pmEmulation("power-failure")
+        String[] args = ServerArgs.small().rdmpSaThreshold(256).persistence(method).pmEmulation("power-failure")
                 .cleanThreshold(96 << 10).toArray();
         PutsUnderKill puts = new PutsUnderKill("power-", WRITERS, KEYS_PER_WRITER, 700);
         try {
@@ -59,7 +62,7 @@ class PowerFailureTest {
                 }
 
                 try (ServerProcess restarted = ServerProcess.start(dir, fabric, args);
-                     ErdaClient client = ErdaClient.connect(ClientOptions.of(restarted.uri()))) {
+                     KeyValueClient client = PutsUnderKill.reader(restarted.uri(), protocol)) {
                     puts.checkReadBack(client, "after\n" + collapse.output());
                 }
             }

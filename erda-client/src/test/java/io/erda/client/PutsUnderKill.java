@@ -68,10 +68,19 @@ final class PutsUnderKill {
     }
 
     /**
+     * The client that reads the load back after a restart: Erda's, since every other protocol but RDMP-KV's applies into
+     * its store; RDMP-KV's own, whose keys live in the RDMP pool.
+     */
+    static KeyValueClient reader(java.net.URI uri, ClientOptions.Protocol protocol) {
+        return RdmpClientFunctionalTest.RDMP.contains(protocol)
+                ? RdmpClient.connect(ClientOptions.of(uri).withProtocol(protocol)) : ErdaClient.connect(ClientOptions.of(uri));
+    }
+
+    /**
      * Every acknowledged key reads back whole, as its acknowledged sequence or the one written after it; a key whose
      * only PUT was in flight is absent or whole. What survived counts as acknowledged for a later check.
      */
-    void checkReadBack(ErdaClient client, String context) {
+    void checkReadBack(KeyValueClient client, String context) {
         for (Map.Entry<String, Long> e : acked.entrySet()) {
             byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
             byte[] value = client.get(k);

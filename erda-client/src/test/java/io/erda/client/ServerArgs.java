@@ -55,6 +55,15 @@ final class ServerArgs {
         return add("--pm-emulation", mode);
     }
 
+    /** RDMP-SA sends values shorter than {@code bytes} in the request. */
+    ServerArgs rdmpSaThreshold(long bytes) {
+        return add("--rdmp-sa-threshold", Long.toString(bytes));
+    }
+
+    ServerArgs rdmpPoolSize(long bytes) {
+        return add("--rdmp-pool-size", Long.toString(bytes));
+    }
+
     private ServerArgs add(String option, String value) {
         int at = args.indexOf(option);
         if (at >= 0) {

@@ -26,12 +26,12 @@ class ServerRestartTest {
     @MethodSource("fabricsAndProtocols")
     void everyDurablePutSurvivesKillMinusNine(TestFabric fabric, ClientOptions.Protocol protocol) throws Exception {
         Path dir = ServerProcess.newStoreDir("restart-" + fabric.name().toLowerCase() + "-" + protocol.code());
-        String[] args = ServerArgs.small().persistence("read-after-write").toArray();
+        String[] args = ServerArgs.small().rdmpSaThreshold(256).persistence("read-after-write").toArray();
         PutsUnderKill puts = new PutsUnderKill("restart-", WRITERS, KEYS_PER_WRITER, 500);
         try {
             puts.loadThenKill(ServerProcess.start(dir, fabric, args), protocol, ACKED_BEFORE_KILL);
             try (ServerProcess restarted = ServerProcess.start(dir, fabric, args);
-                 ErdaClient client = ErdaClient.connect(ClientOptions.of(restarted.uri()))) {
+                 KeyValueClient client = PutsUnderKill.reader(restarted.uri(), protocol)) {
                 puts.checkReadBack(client, "after the restart");
             }
             ServerProcess.Result verify = ServerProcess.runTool("verify", dir);

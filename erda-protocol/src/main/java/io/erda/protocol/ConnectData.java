@@ -22,6 +22,12 @@ public record ConnectData(int protocol) {
     public static final int PROTOCOL_ERDA = 0;
     public static final int PROTOCOL_REDO_LOG = 1;
     public static final int PROTOCOL_READ_AFTER_WRITE = 2;
+    /** RDMP-KV's PMEM-oblivious baseline: the value travels in the request and the server stages it into PM. */
+    public static final int PROTOCOL_HERD = 3;
+    /** RDMP-KV's server-assisted protocol: metadata reply, client WRITE, server flush and flags. */
+    public static final int PROTOCOL_RDMP_SA = 4;
+    /** RDMP-KV's client-centric protocol: metadata reply, client WRITE, one-sided flush and flags. */
+    public static final int PROTOCOL_RDMP_CC = 5;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -48,8 +54,9 @@ public record ConnectData(int protocol) {
             throw new WireFormatException("client protocol version " + version + " is not " + MessageHeader.VERSION);
         }
         int protocol = s.get(ValueLayout.JAVA_BYTE, 5);
-        if (protocol < PROTOCOL_ERDA || protocol > PROTOCOL_READ_AFTER_WRITE) {
-            throw new WireFormatException("protocol " + protocol + " is not 0 (erda), 1 (redo-log) or 2 (read-after-write)");
+        if (protocol < PROTOCOL_ERDA || protocol > PROTOCOL_RDMP_CC) {
+            throw new WireFormatException("protocol " + protocol + " is not 0 (erda), 1 (redo-log), 2 (read-after-write),"
+                    + " 3 (herd), 4 (rdmp-sa) or 5 (rdmp-cc)");
         }
         return new ConnectData(protocol);
     }

@@ -41,6 +41,24 @@ public enum MessageType {
     RAW_RESERVE(23),
     RAW_RESERVE_REPLY(24),
     /**
+     * RDMA-HERD and RDMP-SA below its threshold (RDMP-KV): a {@link PutRequest} followed by the value ({@link HerdPut});
+     * the server stages it into PM and replies once it is persistent. A DELETE of all three RDMP-KV protocols.
+     */
+    HERD_PUT(33),
+    HERD_PUT_REPLY(34),
+    /**
+     * RDMP-SA and RDMP-CC (RDMP-KV): the server-reply metadata phase of a PUT, a {@link PutRequest}; the reply, a
+     * {@link RawReserveReply}, names the object the client WRITEs the value into (position: its sequence number).
+     */
+    RDMP_ALLOC(35),
+    RDMP_ALLOC_REPLY(36),
+    /** RDMP-SA: the server flushes the value the client wrote and sets the two flags ({@link RdmpCommitRequest}). */
+    RDMP_COMMIT(37),
+    RDMP_COMMIT_REPLY(38),
+    /** RDMP-SA and RDMP-CC GET: a {@link KeyRequest}; the reply, a {@link RawReserveReply}, locates the newest object. */
+    RDMP_LOOKUP(39),
+    RDMP_LOOKUP_REPLY(40),
+    /**
      * Server to client, unsolicited (request id 0): a head's state changed (cleaning started, ended, or its old chain
      * was retired); body: the whole {@link HeadArray}. Flow-controlled by {@link HeadStateCredits}.
      */

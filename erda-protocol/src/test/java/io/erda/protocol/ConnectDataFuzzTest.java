@@ -17,7 +17,7 @@ class ConnectDataFuzzTest {
     void connectData(byte[] data) {
         try {
             ConnectData c = ConnectData.decode(data);
-            assertThat(c.protocol()).isBetween(ConnectData.PROTOCOL_ERDA, ConnectData.PROTOCOL_READ_AFTER_WRITE);
+            assertThat(c.protocol()).isBetween(ConnectData.PROTOCOL_ERDA, ConnectData.PROTOCOL_RDMP_CC);
             assertThat(ConnectData.decode(c.encode())).isEqualTo(c);
             assertThat(Arrays.copyOf(c.encode(), 6)).isEqualTo(Arrays.copyOf(data, 6));
         } catch (WireFormatException e) {

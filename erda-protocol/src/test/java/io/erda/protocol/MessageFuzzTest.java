@@ -37,7 +37,7 @@ class MessageFuzzTest {
     private static void decodeBody(MessageType type, MemorySegment s, long at, int body) {
         switch (type) {
             case HELLO_REPLY -> roundTrips(StoreInfo.decode(s, at, body), StoreInfo::encode, StoreInfo::decode);
-            case PUT, RAW_RESERVE -> {
+            case PUT, RAW_RESERVE, RDMP_ALLOC -> {
                 PutRequest p = PutRequest.decode(s, at, body, MAX_KEY, MAX_VALUE);
                 assertThat(p.key().byteSize()).isLessThanOrEqualTo(Math.min(MAX_KEY, body - PutRequest.KEY_OFFSET));
                 PutRequest again = reencoded(p::encode, (b, o, n) -> PutRequest.decode(b, o, n, MAX_KEY, MAX_VALUE));
@@ -47,7 +47,7 @@ class MessageFuzzTest {
                 PutRequest.decode(s, at, body, MAX_KEY, Integer.MAX_VALUE); // Read After Write's limit
             }
             case PUT_REPLY -> roundTrips(PutReply.decode(s, at, body), PutReply::encode, PutReply::decode);
-            case GET, REPAIR_HINT -> {
+            case GET, REPAIR_HINT, RDMP_LOOKUP -> {
                 KeyRequest k = KeyRequest.decode(s, at, body, MAX_KEY);
                 assertSameBytes(reencoded(k::encode, (b, o, n) -> KeyRequest.decode(b, o, n, MAX_KEY)).key(), k.key());
             }
@@ -68,11 +68,22 @@ class MessageFuzzTest {
                 assertSameBytes(again.key(), r.key());
                 assertSameBytes(again.value(), r.value());
             }
-            case RAW_RESERVE_REPLY -> roundTrips(RawReserveReply.decode(s, at, body), RawReserveReply::encode,
+            case HERD_PUT -> {
+                HerdPut h = HerdPut.decode(s, at, body, MAX_KEY, MAX_VALUE);
+                HerdPut again = reencoded((b, o) -> HerdPut.encode(b, o, h.put().key(), h.put().delete() ? null : h.value()),
+                        (b, o, n) -> HerdPut.decode(b, o, n, MAX_KEY, MAX_VALUE));
+                assertThat(again.put().delete()).isEqualTo(h.put().delete());
+                assertSameBytes(again.put().key(), h.put().key());
+                assertSameBytes(again.value(), h.value());
+            }
+            case RDMP_COMMIT -> roundTrips(RdmpCommitRequest.decode(s, at, body), RdmpCommitRequest::encode,
+                    RdmpCommitRequest::decode);
+            case RAW_RESERVE_REPLY, RDMP_ALLOC_REPLY, RDMP_LOOKUP_REPLY -> roundTrips(RawReserveReply.decode(s, at, body), RawReserveReply::encode,
                     RawReserveReply::decode);
             case ERROR -> assertThat(ErrorReply.decode(s, at, body).getBytes(StandardCharsets.UTF_8).length)
                     .isLessThanOrEqualTo(3 * ErrorReply.MAX_LENGTH);
-            case HELLO, HEADS, STATS, STATS_REPLY, CLEAN_REPLY, FLUSH_REPLY, REDO_PUT_REPLY -> {
+            case HELLO, HEADS, STATS, STATS_REPLY, CLEAN_REPLY, FLUSH_REPLY, REDO_PUT_REPLY, HERD_PUT_REPLY,
+                 RDMP_COMMIT_REPLY -> {
                 // no body decoder: empty, or text the client shows as it is
             }
         }
@@ -133,6 +144,13 @@ class MessageFuzzTest {
         seeds.put("raw-reserve", message(MessageType.RAW_RESERVE, new PutRequest(false, 7, key)::encode));
         seeds.put("raw-reserve-reply", message(MessageType.RAW_RESERVE_REPLY,
                 new RawReserveReply(3, 0x7000, 11, 48, 1_000_000_000L)::encode));
+        seeds.put("herd-put", message(MessageType.HERD_PUT, (s, o) -> HerdPut.encode(s, o, key, value)));
+        seeds.put("herd-delete", message(MessageType.HERD_PUT, (s, o) -> HerdPut.encode(s, o, key, null)));
+        seeds.put("rdmp-alloc", message(MessageType.RDMP_ALLOC, new PutRequest(false, 70_000, key)::encode));
+        seeds.put("rdmp-alloc-reply", message(MessageType.RDMP_ALLOC_REPLY,
+                new RawReserveReply(9, 0x8000, 12, 70_032, 1_000_000_000L)::encode));
+        seeds.put("rdmp-commit", message(MessageType.RDMP_COMMIT, new RdmpCommitRequest(9, 0x8000)::encode));
+        seeds.put("rdmp-lookup", message(MessageType.RDMP_LOOKUP, new KeyRequest(key)::encode));
         seeds.put("error", message(MessageType.ERROR, (s, o) -> ErrorReply.encode(s, o, "key length 70000 exceeds 65535")));
         return seeds;
     }

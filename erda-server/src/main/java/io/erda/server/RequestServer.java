@@ -6,6 +6,7 @@ import io.erda.fabric.Fabric;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.HeadArray;
 import io.erda.server.baseline.Baselines;
+import io.erda.server.rdmp.Rdmp;
 import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.Protocol;
 import io.erda.server.request.Protocols;
@@ -44,6 +45,7 @@ public final class RequestServer implements AutoCloseable {
     private final RequestPath requestPath;
     private final LeaseValidator validator;
     private final Baselines baselines;
+    private final Rdmp rdmp;
     private final CleaningControl cleaning;
     private final StatsReport statsReport;
     private final DaemonThreads daemons;
@@ -64,15 +66,20 @@ public final class RequestServer implements AutoCloseable {
         this.validator = new LeaseValidator(store, stats);
         this.baselines = Baselines.open(config.directory(), new WriteLatencyModel(config.pmWriteLatencyNanos()), fabric,
                 store, stats);
+        this.rdmp = Rdmp.open(config.directory(), config.rdmp(), new WriteLatencyModel(config.pmWriteLatencyNanos()),
+                fabric, config.lease().toNanos());
         this.daemons = new DaemonThreads(hooks.threads());
         this.cleaning = new CleaningControl(store, registry, stats, requestPath::notifyHeadState, daemons);
-        this.statsReport = new StatsReport(store, stats, registry, fabric, baselines, cleaning);
+        this.statsReport = new StatsReport(store, stats, registry, fabric, baselines, rdmp, cleaning);
         // the admin CLEAN lives in the Erda handler; the baselines delegate only HELLO's description and STATS to it
         ErdaProtocolHandler erda = new ErdaProtocolHandler(store, registry, config.persistence(),
                 Request.MAX_MESSAGE_LENGTH, statsReport::text, cleaning::clean, replication);
         protocols.add(ConnectData.PROTOCOL_ERDA, Protocol.inDram(fabric, true, (connection, buffers) -> erda))
                 .add(ConnectData.PROTOCOL_REDO_LOG, baselines.redoLog(erda))
-                .add(ConnectData.PROTOCOL_READ_AFTER_WRITE, baselines.readAfterWrite(erda));
+                .add(ConnectData.PROTOCOL_READ_AFTER_WRITE, baselines.readAfterWrite(erda))
+                .add(ConnectData.PROTOCOL_HERD, rdmp.herd(erda))
+                .add(ConnectData.PROTOCOL_RDMP_SA, rdmp.serverAssisted(erda))
+                .add(ConnectData.PROTOCOL_RDMP_CC, rdmp.clientCentric(erda));
     }
 
     /** Opens (or creates) the store, recovers it, registers it and starts serving. */
@@ -182,6 +189,7 @@ public final class RequestServer implements AutoCloseable {
         requestPath.close();
         registry.close();
         baselines.close();
+        rdmp.close();
         fabric.close();
         store.close();
     }

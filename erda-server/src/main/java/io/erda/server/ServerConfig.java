@@ -10,6 +10,7 @@ import io.erda.protocol.memory.LogGeometry;
 import io.erda.protocol.memory.TableGeometry;
 import io.erda.server.platform.HugePages;
 import io.erda.server.platform.PmEmulation;
+import io.erda.server.rdmp.RdmpConfig;
 import io.erda.server.store.CleanThreshold;
 import io.erda.server.store.Store;
 import io.erda.server.store.StoreStats;
@@ -39,11 +40,12 @@ import java.util.Objects;
  * @param cleanThreshold      when the log cleaner cleans a head ({@link CleanThreshold}); applied by
  *                            {@link RequestServer#startCleaning()}
  * @param regionPool          retired log regions kept zeroed for reuse, or null: {@link CleanThreshold#defaultPool}
+ * @param rdmp                RDMP-KV's protocols: their PM pool's size and RDMP-SA's threshold ({@link RdmpConfig})
  */
 public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
                            Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
                            int workers, String group, PmEmulation pmEmulation, HugePages hugePages,
-                           CleanThreshold cleanThreshold, Integer regionPool) {
+                           CleanThreshold cleanThreshold, Integer regionPool, RdmpConfig rdmp) {
     public static final int DEFAULT_HEADS = 4;
     public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
@@ -56,6 +58,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         Objects.requireNonNull(pmEmulation, "pmEmulation");
         Objects.requireNonNull(hugePages, "hugePages");
         Objects.requireNonNull(cleanThreshold, "cleanThreshold");
+        Objects.requireNonNull(rdmp, "rdmp");
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("lease " + lease.toMillis() + " ms is not positive");
         }
@@ -89,7 +92,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         return new Builder(directory, listen).heads(heads).tableCapacity(tableCapacity).regionSize(regionSize)
                 .segmentSize(segmentSize).persistence(persistence).lease(lease).pmWriteLatencyNanos(pmWriteLatencyNanos)
                 .workers(workers).group(group).pmEmulation(pmEmulation).hugePages(hugePages)
-                .cleanThreshold(cleanThreshold).regionPool(regionPool);
+                .cleanThreshold(cleanThreshold).regionPool(regionPool).rdmp(rdmp);
     }
 
     public ServerConfig withGroup(String newGroup) {
@@ -150,6 +153,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         private HugePages hugePages = HugePages.OFF;
         private CleanThreshold cleanThreshold = CleanThreshold.OFF;
         private Integer regionPool;
+        private RdmpConfig rdmp = RdmpConfig.DEFAULTS;
 
         private Builder(Path directory, URI listen) {
             this.directory = directory;
@@ -233,9 +237,14 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         }
 
         /** The config, checked (a bad value throws naming it). */
+        public Builder rdmp(RdmpConfig value) {
+            rdmp = value;
+            return this;
+        }
+
         public ServerConfig build() {
             return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                    pmWriteLatencyNanos, workers, group, pmEmulation, hugePages, cleanThreshold, regionPool);
+                    pmWriteLatencyNanos, workers, group, pmEmulation, hugePages, cleanThreshold, regionPool, rdmp);
         }
     }
 

@@ -4,6 +4,7 @@ import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.PmConfiguration;
 import io.erda.server.platform.HugePages;
 import io.erda.server.platform.PmEmulation;
+import io.erda.server.rdmp.RdmpConfig;
 import io.erda.server.store.CleanThreshold;
 import java.net.URI;
 import java.nio.file.Path;
@@ -99,11 +100,36 @@ public final class ServerOptions {
                     + " per head with auto), one per head at least.")
     Integer regionPool;
 
+    @Option(names = "--rdmp-pool-size", paramLabel = "BYTES", converter = ErdaServerMain.SizeConverter.class,
+            description = "PM object pool of RDMP-KV's protocols (herd, rdmp-sa, rdmp-cc), suffixes k, m, g (default "
+                    + "64m; slots of up to 512 KiB, so it holds 256 KiB values); an existing pool keeps its size.")
+    Long rdmpPoolSize;
+
+    @Option(names = "--rdmp-sa-threshold", paramLabel = "BYTES", converter = ErdaServerMain.SizeConverter.class,
+            description = "RDMP-SA sends values shorter than this in the request, the RDMA-HERD way (default 16k, the "
+                    + "RDMP-KV paper's; 0: every value one-sided).")
+    Long rdmpSaThreshold;
+
     @Option(names = "--group", paramLabel = "NAME", description = "Share the store's files with this group: 0660 "
             + "(the store directory 2770, the shm fabric's files and directories 0660/0770), so shm clients of other "
             + "users in it can map them. Default: the server's user only (0600, 0700). A store another user could "
             + "write (group-writable without --group, world-writable, or owned by another user) is refused.")
     String group;
+
+    private RdmpConfig rdmpConfig() {
+        RdmpConfig rdmp = RdmpConfig.DEFAULTS;
+        if (rdmpPoolSize != null) {
+            rdmp = rdmp.withPoolBytes(rdmpPoolSize);
+        }
+        if (rdmpSaThreshold != null) {
+            if (rdmpSaThreshold > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("--rdmp-sa-threshold " + rdmpSaThreshold + " exceeds "
+                        + Integer.MAX_VALUE);
+            }
+            rdmp = rdmp.withSaThreshold(rdmpSaThreshold.intValue());
+        }
+        return rdmp;
+    }
 
     /**
      * The configuration these options give for a store in {@code directory} listening on {@code listen} with
@@ -114,8 +140,9 @@ public final class ServerOptions {
                 .regionSize(regionSize).segmentSize(segmentSize).persistence(PersistenceMethod.fromOption(persistence))
                 .lease(Duration.ofMillis(leaseMillis)).pmWriteLatencyNanos(pmWriteLatencyNanos).workers(workers)
                 .group(group).pmEmulation(PmEmulation.fromOption(pmEmulation)
-                        .withConfiguration(pmConfig == null ? null : PmConfiguration.parse(pmConfig))).hugePages(HugePages.fromOption(hugePages))
-                .cleanThreshold(cleanThreshold).regionPool(regionPool).build();
+                        .withConfiguration(pmConfig == null ? null : PmConfiguration.parse(pmConfig)))
+                .hugePages(HugePages.fromOption(hugePages)).cleanThreshold(cleanThreshold).regionPool(regionPool)
+                .rdmp(rdmpConfig()).build();
         config.geometry(null); // the geometry options, checked as a new store would take them
         return config;
     }

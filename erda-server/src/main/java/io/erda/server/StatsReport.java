@@ -2,6 +2,7 @@ package io.erda.server;
 
 import io.erda.fabric.Fabric;
 import io.erda.server.baseline.Baselines;
+import io.erda.server.rdmp.Rdmp;
 import io.erda.server.store.CleanThreshold;
 import io.erda.server.store.CleaningControl;
 import io.erda.server.store.RegionRegistry;
@@ -20,12 +21,14 @@ final class StatsReport {
     private final RegionRegistry registry;
     private final Fabric fabric;
     private final Baselines baselines;
+    private final Rdmp rdmp;
     /** The cleaner's thresholds (while it is not started: {@link CleanThreshold#OFF}, no head cleaned). */
     private final CleaningControl cleaning;
     private final long startNanos = System.nanoTime();
 
-    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, Baselines baselines,
+    StatsReport(Store store, StoreStats stats, RegionRegistry registry, Fabric fabric, Baselines baselines, Rdmp rdmp,
                 CleaningControl cleaning) {
+        this.rdmp = rdmp;
         this.store = store;
         this.stats = stats;
         this.registry = registry;
@@ -36,11 +39,13 @@ final class StatsReport {
 
     String text() {
         long baselineLogs = baselines.bytesWritten();
-        long local = store.directory().localBytesWritten() + baselineLogs - baselines.remoteBytesWritten();
+        long rdmpPool = rdmp.bytesWritten();
+        long local = store.directory().localBytesWritten() + baselineLogs - baselines.remoteBytesWritten() + rdmpPool
+                - rdmp.remoteBytesWritten();
         // an RNIC places clients' WRITEs unseen: then the object bytes handed out by reservations stand in for them
         long objects = fabric.capabilities().remoteWritesCounted() ? registry.remoteBytesWritten()
                 : stats.bytesReserved.sum();
-        long remote = objects + baselines.remoteBytesWritten();
+        long remote = objects + baselines.remoteBytesWritten() + rdmp.remoteBytesWritten();
         StringBuilder b = new StringBuilder();
         line(b, "puts", stats.puts.sum());
         line(b, "deletes", stats.deletes.sum());
@@ -56,7 +61,9 @@ final class StatsReport {
         line(b, "nvm_bytes_baseline_logs", baselineLogs);
         // part of nvm_bytes_written: what keeping the log costs (copies of live objects, zeroing of retired regions)
         line(b, "nvm_bytes_cleaner", stats.cleanerBytesCopied.sum() + store.directory().retiredZeroedBytes());
+        line(b, "nvm_bytes_rdmp_pool", rdmpPool);
         baselines.stats((name, value) -> line(b, name, value));
+        rdmp.stats((name, value) -> line(b, name, value));
         line(b, "server_cpu_ns", stats.serverCpuNanos.sum());
         line(b, "requests_served_directly", stats.requestsServedDirectly.sum());
         for (io.erda.protocol.MessageType t : StoreStats.REQUEST_TYPES) {

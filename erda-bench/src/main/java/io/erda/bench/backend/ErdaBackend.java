@@ -6,6 +6,7 @@ import io.erda.client.KeyValueClient;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
+import io.erda.server.rdmp.RdmpConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -24,10 +25,15 @@ import java.util.Set;
  * <p>Binding properties: {@code erda.operation-timeout-ms} (client's wait for one completion or reply).
  */
 public final class ErdaBackend implements StoreBackend {
+    /**
+     * The PM pool of RDMP-KV's protocols (herd, rdmp-sa, rdmp-cc): a 256 KiB value takes a 512 KiB slot and a key may
+     * have two versions live, so 4 GiB hold a few thousand such records (a sparse file: only slots written take memory).
+     */
+    static final long RDMP_POOL_BYTES = 4L << 30;
 
     @Override
     public Set<String> protocols() {
-        return Set.of("erda", "redo-log", "read-after-write");
+        return Set.of("erda", "redo-log", "read-after-write", "herd", "rdmp-sa", "rdmp-cc");
     }
 
     @Override
@@ -40,12 +46,14 @@ public final class ErdaBackend implements StoreBackend {
 
     @Override
     public StoreServer start(String protocol, ServerSettings s) throws IOException {
+        long rdmpPool = rdmpPoolBytes(protocol);
         if (s.separateProcess() || !s.fabric().equals("shm")) {
-            return startProcess(s);
+            return startProcess(s, rdmpPool);
         }
         ServerConfig config = ServerConfig.builder(s.pmDir().resolve("store"), listenUri(s))
             .regionSize(s.regionSize() > 0 ? s.regionSize() : null)
-            .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs()).build();
+            .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs())
+            .rdmp(RdmpConfig.DEFAULTS.withPoolBytes(rdmpPool)).build();
         RequestServer server;
         try {
             server = RequestServer.start(config);
@@ -73,13 +81,19 @@ public final class ErdaBackend implements StoreBackend {
         };
     }
 
-    private static StoreServer startProcess(ServerSettings s) throws IOException {
+    /** {@link #RDMP_POOL_BYTES} for RDMP-KV's protocols; the server's default for the others, which never use it. */
+    private static long rdmpPoolBytes(String protocol) {
+        return Set.of("herd", "rdmp-sa", "rdmp-cc").contains(protocol) ? RDMP_POOL_BYTES : RdmpConfig.DEFAULT_POOL_BYTES;
+    }
+
+    private static StoreServer startProcess(ServerSettings s, long rdmpPool) throws IOException {
         List<String> args = new java.util.ArrayList<>(List.of("--dir", s.pmDir().resolve("store").toString(),
                 "--listen", listenUri(s).toString(), "--pm-write-latency-ns", Long.toString(s.pmWriteLatencyNs()),
                 "--persistence", s.persistence()));
         if (s.regionSize() > 0) {
             args.addAll(List.of("--region-size", Long.toString(s.regionSize())));
         }
+        args.addAll(List.of("--rdmp-pool-size", Long.toString(rdmpPool)));
         // always given: 0 must mean no cleaning here, where erda-server's own default is auto
         args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
         ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),

@@ -18,7 +18,8 @@ import org.knowm.xchart.style.Styler;
 /**
  * The report's PNG plots (XChart, headless): per workload and protocol at the base setting (the run's value size,
  * thread count and client processes) throughput, mean latency, NVM bytes per operation and server CPU per operation;
- * with more than one value size, mean latency against value size per workload (paper Figs. 14–17); with more than
+ * with more than one value size, mean latency and server CPU per operation against value size per workload (paper
+ * Figs. 14–17), and for update-only the server-side PUT throughput (RDMP-KV's Fig. 7); with more than
  * one thread count, throughput against threads per workload (Figs. 18–21); with more than one process count,
  * throughput against client processes. Titles carry the units; tick labels read {@code 550k}, not {@code 5.5E5}
  * ({@link AxisLabels}).
@@ -49,6 +50,16 @@ final class ReportPlots {
                 files.add(lines(sweep, "Mean latency of " + w + " against value size, µs (" + setting(0, baseThreads, baseClients) + ")",
                     "value size (B)", "µs", RunRecord::valueSize, RunRecord::meanUs, true,
                     dir.resolve("latency-vs-value-size-" + w + ".png")));
+                files.add(lines(sweep, "Server CPU per operation of " + w + " against value size, µs ("
+                    + setting(0, baseThreads, baseClients) + ")", "value size (B)", "µs", RunRecord::valueSize,
+                    RunRecord::serverCpuUsPerOp, true, dir.resolve("server-cpu-vs-value-size-" + w + ".png")));
+                if (w.equals("update-only")) {
+                    // RDMP-KV's Fig. 7: the PUT throughput a server core allows
+                    files.add(lines(sweep, "Server PUT throughput against value size, PUTs per server core-second ("
+                        + setting(0, baseThreads, baseClients) + ")", "value size (B)", "PUT/s", RunRecord::valueSize,
+                        r -> r.serverCpuUsPerOp() == null || r.serverCpuUsPerOp() <= 0 ? null : 1e6 / r.serverCpuUsPerOp(),
+                        true, dir.resolve("server-put-throughput-vs-value-size.png")));
+                }
             }
         }
         List<RunRecord> threadSweep = runs.stream().filter(r -> r.valueSize() == baseValueSize && r.clients() == baseClients).toList();

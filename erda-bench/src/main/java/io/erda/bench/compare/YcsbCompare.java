@@ -41,6 +41,8 @@ public final class YcsbCompare implements Callable<Integer> {
     static final List<Integer> FULL_VALUE_SIZES = List.of(16, 64, 256, 1024, 4096);
     /** Longest wait for a server to settle owed work between runs: the default lease plus the validator's slack. */
     static final long SETTLE_MILLIS = 10_000;
+    /** Largest value of a --value-sizes sweep: the largest RDMP-KV object slot takes a 256 KiB value with room to spare. */
+    static final long MAX_SWEEP_VALUE = 256L << 10;
 
     @Option(names = "--fabric", defaultValue = "shm", description = "shm (default; same host), tcp (loopback, each server"
         + " a process) or verbs (an RDMA device, e.g. SoftRoCE's rxe0 in scripts/softroce-vm; each server a process)")
@@ -81,6 +83,12 @@ public final class YcsbCompare implements Callable<Integer> {
 
     @Option(names = "--value-size", defaultValue = "1024", description = "value size in bytes, 16 to 4096 (default: ${DEFAULT-VALUE})")
     int valueSize;
+
+    @Option(names = "--value-sizes", split = ",", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
+        description = "a value-size sweep instead of --value-size: sizes in bytes or with k (RDMP-KV's Figs. 7 and 8:"
+        + " 64,1k,4k,16k,64k,256k); reports server CPU per operation and server-side PUT throughput per protocol and"
+        + " size, plotted against value size. A protocol whose server refuses a size (its limit) skips it, saying so")
+    List<Long> valueSizes;
 
     @Option(names = "--threads", defaultValue = "1", description = "YCSB client threads (default: ${DEFAULT-VALUE})")
     int threads;
@@ -164,7 +172,7 @@ public final class YcsbCompare implements Callable<Integer> {
             progress.println("ycsb-compare: no protocol left to run");
             return 1;
         }
-        this.skipped = skipped;
+        this.skipped = new ArrayList<>(skipped);
         List<Workload> ws = workloads.stream().map(Workload::of).toList();
         List<Group> plan = plan(ws);
         Path report = out != null ? out : Path.of("results", "ycsb-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -216,6 +224,18 @@ public final class YcsbCompare implements Callable<Integer> {
                 + ", --records " + records + ", --duration " + durationSeconds + " and --clients " + clients
                 + " must all be at least 1");
         }
+        if (valueSizes != null) {
+            for (long size : valueSizes) {
+                if (size < 1 || size > MAX_SWEEP_VALUE) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--value-sizes: " + size
+                        + " is outside [1, " + MAX_SWEEP_VALUE + "]");
+                }
+            }
+            if (full) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--value-sizes and --full both choose the"
+                    + " value sizes: give one");
+            }
+        }
         if (!(warmupSeconds >= 0 && warmupSeconds <= 3600)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--warmup " + warmupSeconds
                 + " is not between 0 and 3600 seconds");
@@ -245,7 +265,8 @@ public final class YcsbCompare implements Callable<Integer> {
     }
 
     List<Group> plan(List<Workload> ws) {
-        List<Integer> sizes = full ? FULL_VALUE_SIZES : List.of(valueSize);
+        List<Integer> sizes = valueSizes != null ? valueSizes.stream().map(Long::intValue).toList()
+            : full ? FULL_VALUE_SIZES : List.of(valueSize);
         int most = maxThreads != null ? maxThreads : 2 * Runtime.getRuntime().availableProcessors();
         List<Group> groups = new ArrayList<>();
         for (String protocol : protocols) {
@@ -290,6 +311,12 @@ public final class YcsbCompare implements Callable<Integer> {
             throw new ServerStartFailed(e.getMessage());
         }
         try (server) {
+            String refused = ValueLimit.refusal(g.protocol(), server.uri(), g.valueSize());
+            if (refused != null) {
+                progress.println("ycsb-compare: skipping " + g.protocol() + " at " + g.valueSize() + " B: " + refused);
+                skipped.add(g.protocol() + " at " + g.valueSize() + " B: " + refused);
+                return results;
+            }
             int loadThreads = g.steps().stream().mapToInt(s -> s.threads() * s.clients()).max().orElse(1);
             Map<String, String> props = properties(g, server.uri());
             progress.printf(Locale.ROOT, "loading %d records of %d B into %s at %s%n", records, g.valueSize(), g.protocol(), server.uri());
@@ -389,10 +416,15 @@ public final class YcsbCompare implements Callable<Integer> {
         if (!skipped.isEmpty()) {
             table += "\n## Not run\n\n" + skipped.stream().map(s -> "- " + s + "\n").reduce("", String::concat);
         }
+        if (valueSizes != null) {
+            table += ValueSizeTable.markdown(runs);
+        }
+        table += ValueSizeTable.acceptance(runs);
         Path md = Files.writeString(report.resolve("results.md"), table, StandardCharsets.UTF_8);
         Path json = Files.writeString(report.resolve("summary.json"), SummaryJson.write(runs), StandardCharsets.UTF_8);
-        List<Path> plots = new ArrayList<>(ReportPlots.write(runs, full ? 1024 : valueSize, threads, clients, report));
-        plots.addAll(PercentilePlots.write(runs, histograms, full ? 1024 : valueSize, threads, clients, report));
+        int base = baseValueSize();
+        List<Path> plots = new ArrayList<>(ReportPlots.write(runs, base, threads, clients, report));
+        plots.addAll(PercentilePlots.write(runs, histograms, base, threads, clients, report));
         progress.println();
         progress.print(table);
         progress.println();
@@ -401,6 +433,11 @@ public final class YcsbCompare implements Callable<Integer> {
         progress.println("  " + json);
         plots.forEach(p -> progress.println("  " + p));
         progress.println("  " + report.resolve("raw") + "/ (YCSB stdout/stderr and HdrHistogram logs *.hdr per run, server logs)");
+    }
+
+    /** The value size of the report's per-workload figures: the sweep's first, 1 KiB under --full, else --value-size. */
+    private int baseValueSize() {
+        return valueSizes != null ? valueSizes.getFirst().intValue() : full ? 1024 : valueSize;
     }
 
     /**
@@ -437,7 +474,7 @@ public final class YcsbCompare implements Callable<Integer> {
                 + " thread waits for its next intended start spinning where threads × processes is below the cores ("
                 + CORES + " here), else parked, which wakes it tens of µs late and counts that too."
             : "Closed loop: each thread issues its next operation when the previous one returns.";
-        long threshold = cleanThresholdFor(full ? 1024 : valueSize);
+        long threshold = cleanThresholdFor(baseValueSize());
         String cleaning = threshold > 0
             ? " Servers: " + sizeText(regionSize) + " log regions, log cleaner on at " + sizeText(threshold) + " per head"
                 + " (every protocol applies into the same log; retired regions are reused, zeroed; the cleaner's CPU and"

@@ -75,7 +75,8 @@ public final class FaultCampaign implements Callable<Integer> {
     @Option(names = "--keys", defaultValue = "64", description = "Keys each client writes. Default: ${DEFAULT-VALUE}.")
     int keys;
     @Option(names = "--protocol", defaultValue = "all",
-            description = "erda, redo-log, read-after-write, or all (clients take them in turn). Default: ${DEFAULT-VALUE}.")
+            description = "erda, redo-log, read-after-write, herd, rdmp-sa, rdmp-cc, or all (erda, redo-log and"
+                    + " read-after-write; clients take them in turn). Default: ${DEFAULT-VALUE}.")
     String protocol;
     @Option(names = "--persistence", defaultValue = "all",
             description = "wsp, read-after-write, server-flush, or all (each server start takes the next). Default: ${DEFAULT-VALUE}.")

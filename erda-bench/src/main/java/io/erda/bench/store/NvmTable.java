@@ -25,7 +25,7 @@ import picocli.CommandLine;
 
 /**
  * The paper's Table 1 (§5.6) by measurement: NVM bytes written per create, update and delete for Erda, Redo Logging
- * and Read After Write. Per protocol a fresh embedded server on shm (no write-latency model: bytes, not time); per
+ * and Read After Write, and RDMP-KV's three protocols beside them (which the table has no formula for). Per protocol a fresh embedded server on shm (no write-latency model: bytes, not time); per
  * value size K keys of {@link StoreBench#KEY_LENGTH} bytes are created, updated and deleted through the protocol's
  * client, and each phase's bytes are the server's {@code nvm_bytes_written} delta once every baseline write has been
  * applied, divided by K. Printed next to what our layouts should write and the paper's formula.
@@ -42,6 +42,10 @@ public final class NvmTable implements Callable<Integer> {
     @Option(names = "--dir", description = "directory for the stores (default /dev/shm)")
     Path dir;
 
+    @Option(names = "--protocols", split = ",", defaultValue = "erda,redo-log,read-after-write,herd,rdmp-sa,rdmp-cc",
+            description = "protocols measured (default: ${DEFAULT-VALUE})")
+    List<String> protocols;
+
     record Row(String protocol, int size, String op, double measured, long layout, long paper) { }
 
     public static void main(String[] args) {
@@ -52,7 +56,8 @@ public final class NvmTable implements Callable<Integer> {
     public Integer call() throws Exception {
         Path base = dir != null ? dir : Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
         List<Row> rows = new ArrayList<>();
-        for (ClientOptions.Protocol protocol : ClientOptions.Protocol.values()) {
+        List<ClientOptions.Protocol> chosen = protocols.stream().map(ClientOptions.Protocol::fromOption).toList();
+        for (ClientOptions.Protocol protocol : chosen) {
             Path work = Files.createTempDirectory(base, "erda-nvm-table-");
             try {
                 rows.addAll(run(protocol, work));
@@ -114,8 +119,11 @@ public final class NvmTable implements Callable<Integer> {
         }
     }
 
-    /** Paper Table 1, N = key + value bytes. */
+    /** Paper Table 1, N = key + value bytes; 0 for RDMP-KV's protocols, which the table has no row for. */
     static long paperBytes(String protocol, String op, int size) {
+        if (!protocol.equals("erda") && !protocol.equals("redo-log") && !protocol.equals("read-after-write")) {
+            return 0;
+        }
         if (protocol.equals("erda")) {
             return StoreBench.paperBytes(op, size);
         }
@@ -145,6 +153,30 @@ public final class NvmTable implements Callable<Integer> {
             case "erda" -> destination;
             case "redo-log" -> destination + 16 + 24 + key + value + 8 + 8;
             case "read-after-write" -> destination + ((12 + key + value + 7) & -8L) + 8 + 8;
+            case "herd", "rdmp-sa", "rdmp-cc" -> rdmpLayoutBytes(protocol, op, key, value);
+            default -> 0;
+        };
+    }
+
+    /**
+     * RDMP-KV's pool ({@code RdmpPool}) per operation of one pass over fresh keys. A PUT the server stages (herd; rdmp-sa
+     * below its 16 KiB threshold) writes the object but its 4-byte slot length ({@code 20 + key + value + 2} with the
+     * flags) and its 8-byte sequence number; a create also carves its slot (a 24-byte header); an update frees the old
+     * version (8: its sequence zeroed) and the next key's update reuses that slot. rdmp-cc's metadata phase writes
+     * {@code 20 + key}, the zeroed flags (2) and the sequence (8), the client the value and the two flags again; its old
+     * version is freed only at the key's next write, so each update of one pass carves. A DELETE is a tombstone
+     * ({@code 20 + key + 2}, sequence 8) that frees the versions before it and then itself (8 each). rdmp-sa from its
+     * threshold: metadata phase and client value as rdmp-cc, the server's two flags, the old version freed at commit.
+     */
+    static long rdmpLayoutBytes(String protocol, String op, int key, int value) {
+        boolean staged = protocol.equals("herd") || protocol.equals("rdmp-sa") && value < 16 << 10;
+        long carve = 24;
+        // one-sided: the server zeroes the flags and the client writes them again (2 more)
+        long object = 20 + key + value + 2 + 8 + (staged ? 0 : 2);
+        return switch (op) {
+            case "create" -> carve + object;
+            case "update" -> protocol.equals("rdmp-cc") ? carve + object : object + 8;
+            case "delete" -> (20 + key + 2 + 8) + 8 + 8 + (protocol.equals("rdmp-cc") ? 8 : 0);
             default -> 0;
         };
     }
@@ -155,14 +187,17 @@ public final class NvmTable implements Callable<Integer> {
         System.out.println("| protocol | value B | op | measured B/op | our layout B | paper Table 1 B | measured / paper |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (Row r : rows) {
-            System.out.printf(Locale.ROOT, "| %s | %d | %s | %.1f | %d | %d | %.2f |%n", r.protocol(), r.size(), r.op(),
-                    r.measured(), r.layout(), r.paper(), r.measured() / r.paper());
+            System.out.printf(Locale.ROOT, "| %s | %d | %s | %.1f | %s | %s | %s |%n", r.protocol(), r.size(), r.op(),
+                    r.measured(), r.layout() == 0 ? "-" : Long.toString(r.layout()),
+                    r.paper() == 0 ? "-" : Long.toString(r.paper()),
+                    r.paper() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", r.measured() / r.paper()));
         }
         System.out.println();
         System.out.println("| value B | op | Erda / Redo Logging (measured) | Erda / Read After Write (measured) | Erda / baseline (paper) |");
         System.out.println("|---|---|---|---|---|");
         for (Row e : rows) {
-            if (!e.protocol().equals("erda")) {
+            if (!e.protocol().equals("erda") || rows.stream().noneMatch(r -> r.protocol().equals("redo-log"))
+                    || rows.stream().noneMatch(r -> r.protocol().equals("read-after-write"))) {
                 continue;
             }
             Row redo = find(rows, "redo-log", e);

@@ -2,10 +2,12 @@ package io.erda.bench.store;
 
 import io.erda.bench.backend.ScratchDirectory;
 import io.erda.client.ClientOptions;
-import io.erda.client.ErdaClient;
+import io.erda.client.KeyValueClient;
+import io.erda.client.PooledClient;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
+import io.erda.server.rdmp.RdmpConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -23,11 +25,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
 /**
- * Single-thread Erda store benchmark, fabrics side by side in one run: per fabric a server (in this process, its
- * own threads and fabric instance) and one client connection. Per value size: CREATE N keys, UPDATE them, GET
- * random ones for a while, DELETE them. Reports PUT and GET latency (p50/p99, HdrHistogram) and rate; NVM bytes
- * written per create, update and delete from the server's STATS deltas next to the paper's Table 1; server CPU
- * (server threads) and NIC-engine CPU per GET from STATS deltas.
+ * Single-thread store benchmark, fabrics and protocols side by side in one run: per fabric and protocol a server (in
+ * this process, its own threads and fabric instance) and one client connection. Per value size: CREATE N keys,
+ * UPDATE them (twice, the first pass unmeasured), GET random ones for a while, DELETE them. Reports PUT and GET latency (p50/p99, HdrHistogram) and rate;
+ * NVM bytes written per create, update and delete from the server's STATS deltas next to the paper's Table 1 (Erda);
+ * server CPU (server threads) and NIC-engine CPU per operation from STATS deltas. With more than one value size or
+ * protocol, the value-size sweep of RDMP-KV's Figs. 7 and 8 follows ({@link ValueSizeSweep}): server CPU per PUT and
+ * server-side PUT throughput against value size, a plot of both, and the paper's findings as ratios of this run.
  */
 @Command(name = "store-bench", mixinStandardHelpOptions = true, description = "Erda GET/PUT latency, NVM bytes and server CPU per op")
 public final class StoreBench implements Callable<Integer> {
@@ -37,8 +41,27 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--fabrics", split = ",", defaultValue = "shm,tcp", description = "providers side by side (default shm,tcp)")
     List<String> fabrics;
 
-    @Option(names = "--sizes", split = ",", defaultValue = "16,1024,4096", description = "value sizes in bytes")
-    List<Integer> sizes;
+    @Option(names = {"--sizes", "--value-sizes"}, split = ",", defaultValue = "16,1024,4096",
+            converter = io.erda.server.ErdaServerMain.SizeConverter.class,
+            description = "value sizes, bytes or with k/m (default: ${DEFAULT-VALUE}); the sweep: 64,1k,4k,16k,64k,256k")
+    List<Long> sizeOptions;
+    private List<Integer> sizes;
+
+    @Option(names = "--protocols", split = ",", defaultValue = "erda", description = "client protocols side by side:"
+            + " erda, redo-log, read-after-write, herd, rdmp-sa, rdmp-cc (default: ${DEFAULT-VALUE})")
+    List<String> protocols;
+
+    @Option(names = "--rdmp-pool-size", defaultValue = "4g", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
+            description = "PM pool of the RDMP-KV protocols' servers (default: ${DEFAULT-VALUE}; a 256 KiB value takes a"
+            + " 512 KiB slot, and up to two versions of a key are live at once)")
+    long rdmpPoolSize;
+
+    @Option(names = "--rdmp-sa-threshold", defaultValue = "16k", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
+            description = "RDMP-SA sends values shorter than this in the request (default: ${DEFAULT-VALUE}, the paper's)")
+    long rdmpSaThreshold;
+
+    @Option(names = "--out", description = "sweep report directory (default: a fresh results/store-bench-TIMESTAMP)")
+    Path out;
 
     @Option(names = "--keys", defaultValue = "20000", description = "keys created, updated and deleted per size")
     int keys;
@@ -73,7 +96,7 @@ public final class StoreBench implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    record Row(String fabric, int size, String op, long count, double opsPerSecond, double p50Micros, double p99Micros,
+    record Row(String protocol, String fabric, int size, String op, long count, double opsPerSecond, double p50Micros, double p99Micros,
                double nvmBytesPerOp, double serverCpuNsPerOp, double engineCpuNsPerOp) { }
 
     public static void main(String[] args) {
@@ -83,20 +106,45 @@ public final class StoreBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path base = dir != null ? dir : Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        checkSizes();
         if (latencyCheck) {
             return latencyCheck(base);
         }
+        protocols.forEach(ClientOptions.Protocol::fromOption); // an unknown name fails before any store is made
         List<Row> rows = new ArrayList<>();
+        int runs = fabrics.size() * protocols.size();
+        int done = 0;
         for (String fabric : fabrics) {
-            Path work = Files.createTempDirectory(base, "store-bench-" + fabric + "-");
-            try {
-                rows.addAll(runFabric(fabric, work));
-            } finally {
-                ScratchDirectory.delete(work);
+            for (String protocol : protocols) {
+                System.out.printf(Locale.ROOT, "store-bench: [%d/%d] %s on %s, value sizes %s, %d keys each%n", ++done,
+                        runs, protocol, fabric, sizes, keys);
+                Path work = Files.createTempDirectory(base, "store-bench-" + fabric + "-" + protocol + "-");
+                try {
+                    rows.addAll(runFabric(fabric, ClientOptions.Protocol.fromOption(protocol), work));
+                } finally {
+                    ScratchDirectory.delete(work);
+                }
             }
         }
         print(rows);
+        if (sizes.size() > 1 || protocols.size() > 1) {
+            Path report = out != null ? out : Path.of("results", "store-bench-" + java.time.LocalDateTime.now()
+                    .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+            ValueSizeSweep.report(rows, rdmpSaThreshold, report, System.out);
+        }
         return 0;
+    }
+
+    /** {@code --sizes} as ints, each from 1 to 1 GiB; else a ParameterException naming the value and the limit. */
+    private void checkSizes() {
+        sizes = new ArrayList<>();
+        for (long size : sizeOptions) {
+            if (size < 1 || size > 1 << 30) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "value size " + size
+                        + " is outside [1, " + (1 << 30) + "]");
+            }
+            sizes.add((int) size);
+        }
     }
 
     private int latencyCheck(Path base) throws Exception {
@@ -115,7 +163,7 @@ public final class StoreBench implements Callable<Integer> {
         return 0;
     }
 
-    private List<Row> runFabric(String fabric, Path work) {
+    private List<Row> runFabric(String fabric, ClientOptions.Protocol protocol, Path work) {
         URI listen = switch (fabric) {
             case "tcp" -> URI.create("tcp://127.0.0.1:0");
             case "shm" -> URI.create("shm://" + work.resolve("fabric"));
@@ -123,19 +171,29 @@ public final class StoreBench implements Callable<Integer> {
         };
         ServerConfig config = ServerConfig.builder(work.resolve("store"), listen)
                 .persistence(PersistenceMethod.fromOption(persistence))
-                .pmWriteLatencyNanos(pmWriteLatencyNs != null ? pmWriteLatencyNs : 0).build();
+                .pmWriteLatencyNanos(pmWriteLatencyNs != null ? pmWriteLatencyNs : 0)
+                .rdmp(new RdmpConfig(rdmpPoolSize, Math.toIntExact(rdmpSaThreshold))).build();
         List<Row> rows = new ArrayList<>();
         try (RequestServer server = RequestServer.start(config);
-             ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()).withPoolSize(1))) {
-            runSize(fabric, 1000, client, warmupKeys); // unmeasured: JIT, page faults of fresh PM files
+             PooledClient client = (PooledClient) KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1)
+                     .withProtocol(protocol))) {
+            runSize(protocol.option(), fabric, 1000, client, warmupKeys); // unmeasured: JIT, page faults of fresh PM files
+            long limit = (long) client.storeInfo().maxValueLength() + 1 - KEY_LENGTH;
             for (int size : sizes) {
-                rows.addAll(runSize(fabric, size, client, keys));
+                if (size > limit) {
+                    // Redo Logging and Read After Write stop below 128 KiB: said, not failed
+                    System.out.printf(Locale.ROOT, "store-bench: skipping %s at %d B: value size %d exceeds the %s"
+                            + " server's limit of %d B for a %d-byte key%n", protocol.option(), size, size,
+                            protocol.option(), limit, KEY_LENGTH);
+                    continue;
+                }
+                rows.addAll(runSize(protocol.option(), fabric, size, client, keys));
             }
         }
         return rows;
     }
 
-    private List<Row> runSize(String fabric, int size, ErdaClient client, int keys) {
+    private List<Row> runSize(String protocol, String fabric, int size, PooledClient client, int keys) {
         byte[][] keyBytes = new byte[keys][];
         for (int i = 0; i < keys; i++) {
             keyBytes[i] = String.format(Locale.ROOT, "key-%05d-%06d", size % 100_000, i).getBytes(StandardCharsets.US_ASCII);
@@ -143,24 +201,27 @@ public final class StoreBench implements Callable<Integer> {
         byte[] value = new byte[size];
         new SplittableRandom(size).nextBytes(value);
         List<Row> rows = new ArrayList<>();
-        rows.add(measure(fabric, size, "create", client, keys, i -> client.put(keyBytes[i], value)));
-        rows.add(measure(fabric, size, "update", client, keys, i -> client.put(keyBytes[i], value)));
+        rows.add(measure(protocol, fabric, size, "create", client, keys, i -> client.put(keyBytes[i], value)));
+        // unmeasured: every key overwritten once first, so the measured pass is a steady-state overwrite (RDMP-KV's
+        // pool frees a client-committed version at the key's next write; the first overwrites carve fresh slots)
+        measure(protocol, fabric, size, "update-warmup", client, keys, i -> client.put(keyBytes[i], value));
+        rows.add(measure(protocol, fabric, size, "update", client, keys, i -> client.put(keyBytes[i], value)));
         SplittableRandom random = new SplittableRandom(42);
-        measure(fabric, size, "get-warmup", client, Math.min(keys, 20_000), i -> client.get(keyBytes[random.nextInt(keys)]));
+        measure(protocol, fabric, size, "get-warmup", client, Math.min(keys, 20_000), i -> client.get(keyBytes[random.nextInt(keys)]));
         int gets = estimateGets(client, keyBytes);
         // let the lease validator settle the update phase's reservations first: that is PUT work, not GET work
         sleep(client.storeInfo().leaseNanos() / 1_000_000 + 200);
-        rows.add(measure(fabric, size, "get", client, gets, i -> {
+        rows.add(measure(protocol, fabric, size, "get", client, gets, i -> {
             if (client.get(keyBytes[random.nextInt(keys)]) == null) {
                 throw new IllegalStateException("a created key reads as not found");
             }
         }));
-        rows.add(measure(fabric, size, "delete", client, keys, i -> client.delete(keyBytes[i])));
+        rows.add(measure(protocol, fabric, size, "delete", client, keys, i -> client.delete(keyBytes[i])));
         return rows;
     }
 
     /** GETs that fill about --get-seconds, from a short timed sample. */
-    private int estimateGets(ErdaClient client, byte[][] keyBytes) {
+    private int estimateGets(PooledClient client, byte[][] keyBytes) {
         long start = System.nanoTime();
         int n = 2000;
         for (int i = 0; i < n; i++) {
@@ -182,7 +243,8 @@ public final class StoreBench implements Callable<Integer> {
         }
     }
 
-    private static Row measure(String fabric, int size, String name, ErdaClient client, int count, Op op) {
+    private static Row measure(String protocol, String fabric, int size, String name, PooledClient client, int count,
+                               Op op) {
         Histogram h = new Histogram(60_000_000_000L, 3);
         // the STATS requests themselves cost server CPU: measure one empty interval and subtract it
         Map<String, String> empty = client.serverStats();
@@ -197,7 +259,7 @@ public final class StoreBench implements Callable<Integer> {
         }
         long elapsed = System.nanoTime() - start;
         Map<String, String> after = client.serverStats();
-        return new Row(fabric, size, name, count, count * 1e9 / elapsed, h.getValueAtPercentile(50) / 1000.0,
+        return new Row(protocol, fabric, size, name, count, count * 1e9 / elapsed, h.getValueAtPercentile(50) / 1000.0,
                 h.getValueAtPercentile(99) / 1000.0, delta(before, after, "nvm_bytes_written") / (double) count,
                 Math.max(0, delta(before, after, "server_cpu_ns") - statsCpu) / (double) count,
                 Math.max(0, delta(before, after, "engine_cpu_ns") - statsEngine) / (double) count);
@@ -238,12 +300,12 @@ public final class StoreBench implements Callable<Integer> {
     }
 
     private static void print(List<Row> rows) {
-        System.out.println("| fabric | value B | op | ops | ops/s | p50 us | p99 us | NVM B/op | our layout B | paper Table 1 B | server CPU ns/op | NIC engine CPU ns/op |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        System.out.println("| protocol | fabric | value B | op | ops | ops/s | p50 us | p99 us | NVM B/op | our layout B | paper Table 1 B | server CPU ns/op | NIC engine CPU ns/op |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Row r : rows) {
-            boolean write = !r.op().equals("get");
-            System.out.printf(Locale.ROOT, "| %s | %d | %s | %d | %.0f | %.1f | %.1f | %s | %s | %s | %.0f | %.0f |%n",
-                    r.fabric(), r.size(), r.op(), r.count(), r.opsPerSecond(), r.p50Micros(), r.p99Micros(),
+            boolean write = !r.op().equals("get") && r.protocol().equals("erda"); // Table 1 is Erda's
+            System.out.printf(Locale.ROOT, "| %s | %s | %d | %s | %d | %.0f | %.1f | %.1f | %s | %s | %s | %.0f | %.0f |%n",
+                    r.protocol(), r.fabric(), r.size(), r.op(), r.count(), r.opsPerSecond(), r.p50Micros(), r.p99Micros(),
                     String.format(Locale.ROOT, "%.1f", r.nvmBytesPerOp()),
                     write ? Long.toString(layoutBytes(r.op(), r.size())) : "-",
                     write ? Long.toString(paperBytes(r.op(), r.size())) : "-",

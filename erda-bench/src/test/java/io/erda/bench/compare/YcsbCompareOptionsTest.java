@@ -44,6 +44,21 @@ class YcsbCompareOptionsTest {
     }
 
     @Test
+    void theValueSizeSweepRunsEveryProtocolAtEverySizeWithSuffixes() {
+        YcsbCompare c = new YcsbCompare();
+        new CommandLine(c).parseArgs("--protocols", "herd,rdmp-cc", "--value-sizes", "64,1k,256k");
+        List<YcsbCompare.Group> plan = c.plan(List.of(Workload.UPDATE_ONLY));
+        assertThat(plan).extracting(g -> g.protocol() + "@" + g.valueSize())
+                .containsExactly("herd@64", "herd@1024", "herd@262144", "rdmp-cc@64", "rdmp-cc@1024", "rdmp-cc@262144");
+    }
+
+    @Test
+    void aSweepSizeOverTheLimitIsRefusedNamingIt() {
+        assertThat(refusal("--value-sizes", "64,512k")).contains("--value-sizes: 524288 is outside [1, 262144]");
+        assertThat(refusal("--value-sizes", "64", "--full")).contains("--value-sizes and --full both choose");
+    }
+
+    @Test
     void badMeasurementOptionsAreRefusedNamingTheValueAndTheLimit() {
         assertThat(refusal("--warmup", "-1")).contains("--warmup -1.0 is not between 0 and 3600");
         assertThat(refusal("--clients", "0")).contains("--clients 0 must all be at least 1");

@@ -62,6 +62,8 @@ public final class PmFileHeader {
     public static final int KIND_RAW_RING = 4;
     /** The Redo Logging baseline's log (erda-server); such files written before this kind existed say 3. */
     public static final int KIND_REDO_LOG = 5;
+    /** The object pool of RDMP-KV's protocols (erda-server). */
+    public static final int KIND_RDMP_POOL = 6;
 
     private PmFileHeader() {
     }

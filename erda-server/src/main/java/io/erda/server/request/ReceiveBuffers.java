@@ -30,8 +30,15 @@ public interface ReceiveBuffers extends AutoCloseable {
      * connection alone, freed on close.
      */
     static ReceiveBuffers dram(Fabric fabric) {
+        return dram(fabric, Request.MAX_MESSAGE_LENGTH);
+    }
+
+    /**
+     * {@link #DRAM_SLOTS} buffers of {@code size} bytes, as {@link #dram(Fabric)}: for a protocol whose requests carry
+     * values (RDMP-KV's HERD_PUT).
+     */
+    static ReceiveBuffers dram(Fabric fabric, int size) {
         int count = DRAM_SLOTS;
-        int size = Request.MAX_MESSAGE_LENGTH;
         Arena arena = Arena.ofShared();
         MemoryRegion region = fabric.registerLocal(arena.allocate((long) count * size, 64));
         return new ReceiveBuffers() {
