@@ -248,10 +248,10 @@ public final class FaultCampaign implements Callable<Integer> {
     /**
      * Random faults until the end: server kills, client kills and cleanings (and power failures, if on) in the
      * proportions 3 : 2 : 1 (: 3): a server's death is the fault that tests recovery, and each costs several seconds
-     * (a recovering start, the read-back, an offline verify, the public start), so it gets the most picks. The first few are every kind once, in an order the seed shuffles, so that a
-     * campaign of any length inflicts each kind: how many faults fit in a minute depends on the machine (a restart
-     * verifies the store offline and reads every key back), and with purely random picks the 24 s campaign of seed 7
-     * once ended without a server kill on a loaded machine.
+     * (a recovering start, the read-back, an offline verify, the public start), so it gets the most picks. The first
+     * few are every kind once, in an order the seed shuffles, so that a campaign of any length inflicts each kind: how
+     * many faults fit in a minute depends on the machine (a restart verifies the store offline and reads every key
+     * back), and with purely random picks a short campaign can end without a server kill on a loaded machine.
      */
     private void runSchedule(long end) throws Exception {
         List<Integer> kinds = new ArrayList<>(noPowerFailures ? List.of(0, 3, 5) : List.of(0, 3, 5, 6));

@@ -25,7 +25,7 @@ class FaultCampaignTest {
     @Test
     @Timeout(240)
     void aShortCampaignOnShmLosesNothingAndSaysSoInItsLastLine(@TempDir Path out) throws Exception {
-        Campaign run = campaign("--minutes", "0.4", "--seed", "7", "--fabric", "shm", "--out", out.toString());
+        Campaign run = campaign("--minutes", "0.6", "--seed", "7", "--fabric", "shm", "--out", out.toString());
         String printed = run.printed();
         Matcher m = run.last();
         long faults = Long.parseLong(m.group(1));
@@ -42,7 +42,7 @@ class FaultCampaignTest {
         // most GETs fail, but while the server is down; the campaign's exit status holds the rule for the others
         assertThat(Long.parseLong(m.group(10))).as("GETs that succeeded").isPositive();
         assertThat(m.group(12)).isEqualTo("yes");
-        assertThat(printed).containsPattern("fault-campaign: \\d+ s of 24, server kills"); // progress every few seconds
+        assertThat(printed).containsPattern("fault-campaign: \\d+ s of 36, server kills"); // progress every few seconds
         // the seed's schedule cleans on a server armed to halt in that cleaning: one of its kills is that halt
         assertThat(printed).containsPattern("cleanings done and [1-9]\\d* halted in their run");
         // --judge on what it left gives the same verdict and the fault counts the histories record
