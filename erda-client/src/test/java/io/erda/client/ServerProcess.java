@@ -37,12 +37,14 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /**
-     * A fresh directory on tmpfs for a store (PM emulated by DRAM, as docs/ARCHITECTURE.md, "Testing", says tests
-     * do).
+     * A fresh directory for a store: on tmpfs (PM emulated by DRAM, as docs/ARCHITECTURE.md, "Testing", says tests
+     * do), or under the directory the system property erda.test.pmDir names (erda-core's ShmTempDirFactory.PM_DIR:
+     * scripts/test-softroce's DAX groups point it at a DAX file system).
      */
     static Path newStoreDir(String name) {
         try {
-            Path base = Path.of("/dev/shm");
+            String configured = System.getProperty("erda.test.pmDir");
+            Path base = configured != null && !configured.isBlank() ? Path.of(configured) : Path.of("/dev/shm");
             return Files.createTempDirectory(Files.isDirectory(base) ? base : Path.of(System.getProperty("java.io.tmpdir")),
                     "erda-client-" + name + "-");
         } catch (IOException e) {

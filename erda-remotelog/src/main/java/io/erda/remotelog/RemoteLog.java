@@ -16,11 +16,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import jdk.nio.mapmode.ExtendedMapMode;
 
 /**
  * A remote log: a responder ({@link LogServer}) and a requester ({@link Appender}) in this process, each on its own
@@ -36,6 +38,8 @@ public final class RemoteLog implements AutoCloseable {
     private Fabric initiator;
     private Listener listener;
     private MemoryRegion log;
+    private boolean syncMapped;
+    private String logMapping = "log not mapped";
     private MemoryRegion receiveBuffers;
     private LogServer server;
     private Appender appender;
@@ -73,15 +77,38 @@ public final class RemoteLog implements AutoCloseable {
         }
     }
 
+    /**
+     * Maps the log as the store maps its PM files: MAP_SYNC where the kernel grants it (a DAX file system; the
+     * responder's write-back, {@code MemorySegment.force}, is then a cache-line write-back), else a shared mapping
+     * (msync; on tmpfs nothing to write back).
+     */
     private MemoryRegion mapLog(Path file) throws IOException {
         MemorySegment segment;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             ch.truncate(0);
             ch.truncate(layout.byteSize());
-            segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.byteSize(), arena);
+            try {
+                segment = ch.map(ExtendedMapMode.READ_WRITE_SYNC, 0, layout.byteSize(), arena);
+                syncMapped = true;
+            } catch (UnsupportedOperationException | IOException notDax) {
+                segment = ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.byteSize(), arena);
+            }
         }
+        String type;
+        try {
+            type = Files.getFileStore(file).type();
+        } catch (IOException e) {
+            type = "?";
+        }
+        logMapping = "log " + file + " on " + type + ", " + (syncMapped
+                ? "MAP_SYNC (DAX): a write-back is a cache-line write-back" : "a shared mapping: a write-back is msync");
         return target.register(segment, RegisterOptions.of(Access.all()).withBacking(new Backing(file, 0)));
+    }
+
+    /** Where the log is and what the responder's write-back does there. */
+    public String logMapping() {
+        return logMapping;
     }
 
     private void connect() throws InterruptedException {

@@ -103,6 +103,7 @@ public final class RemoteLogBench implements Callable<Integer> {
                     records, warm, failures, seed, carried == Transport.IWARP ? "iWARP's (sent)"
                             : "InfiniBand's (received)");
             out.println(log.operations());
+            out.println(log.logMapping());
             for (Method m : ms) {
                 Method runs = log.appender().substitute(m);
                 if (runs != m) {

@@ -432,6 +432,11 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
         }
     }
 
+    /** The QP's extended send API (ibv_qp_ex), null for a classic QP: which ops this endpoint posts natively. */
+    QueuePairEx extendedOps() {
+        return qp.extended();
+    }
+
     // ------------------------------------------------------------------ completions
 
     /** Translates entry {@code i} of a polled batch; null for a completion the caller did not ask for. */

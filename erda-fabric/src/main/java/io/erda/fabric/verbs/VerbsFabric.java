@@ -15,8 +15,8 @@ import io.erda.fabric.RegisterOptions;
 import io.erda.ffm.rdmacm.RdmaCmLibrary;
 import io.erda.ffm.verbs.ConnectionParameters;
 import io.erda.ffm.verbs.DeviceAttributes;
-import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.Errno;
+import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.IbvContext;
 import io.erda.ffm.verbs.MemoryRegistration;
 import io.erda.ffm.verbs.PortAttributes;
@@ -209,6 +209,21 @@ public final class VerbsFabric implements Fabric {
                 library.nativeFlush() && a.flushPersistent(), verbs.supportsWriteDelay(), false);
     }
 
+    /**
+     * Why a registration may have failed. EOPNOTSUPP for a file's memory is what the kernel answers when asked to pin
+     * pages of a file on a DAX file system (fsdax) for good, as registration does (FOLL_LONGTERM): it cannot, since the
+     * file system may move the blocks; only a device with on-demand paging registers such memory without pinning it.
+     * Otherwise the usual cause is the locked-memory limit.
+     */
+    private static String registrationHint(RuntimeException e, RegisterOptions options) {
+        if (e instanceof VerbsException v && v.errno() == Errno.EOPNOTSUPP && options.backing() != null) {
+            return " (" + options.backing().file() + ": the kernel does not pin memory of a file on a DAX file system"
+                    + " for RDMA unless the device pages on demand; put the file on tmpfs or map a device-DAX"
+                    + " namespace)";
+        }
+        return " (is the locked-memory limit, ulimit -l, large enough?)";
+    }
+
     @Override
     public FabricCapabilities capabilities() {
         return capabilities;
@@ -216,6 +231,11 @@ public final class VerbsFabric implements Fabric {
 
     DeviceAttributes deviceAttributes() {
         return attributes;
+    }
+
+    /** What the loaded libibverbs can post natively (its rdma-core release). */
+    NativeCapabilities libraryCapabilities() {
+        return verbs.capabilities();
     }
 
     private String deviceName() {
@@ -280,7 +300,7 @@ public final class VerbsFabric implements Fabric {
         } catch (VerbsException | IllegalArgumentException e) {
             throw new FabricException("registering " + segment.byteSize() + " bytes at 0x"
                     + Long.toHexString(segment.address()) + " with " + options.access() + " failed: " + e.getMessage()
-                    + " (is the locked-memory limit, ulimit -l, large enough?)", e);
+                    + registrationHint(e, options), e);
         }
         if (options.writeDelayNanosPerCacheLine() > 0) {
             if (verbs.supportsWriteDelay()) {
