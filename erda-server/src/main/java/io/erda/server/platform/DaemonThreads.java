@@ -8,9 +8,6 @@ import java.util.concurrent.ThreadFactory;
  * threads): each is named and made a daemon before it starts.
  */
 public final class DaemonThreads {
-    /** Platform threads. */
-    public static final DaemonThreads PLATFORM = new DaemonThreads(Thread.ofPlatform().factory());
-
     private final ThreadFactory factory;
 
     public DaemonThreads(ThreadFactory factory) {
