@@ -18,7 +18,7 @@ import java.util.Locale;
  * {@link FaultCampaign} the checker cannot see: most GETs between faults succeed, and no client write invoked after a
  * server's death is acknowledged before the read-back after it is done. The driver (process {@link #DRIVER}) notes
  * when the public server is up, when it is about to go down (the end of a stretch between faults), when it is dead,
- * and when a read-back is done; clients note the faults they inject.
+ * when a read-back is done and when a client died; clients note the faults they inject.
  */
 final class CampaignVerdict {
     /** The campaign driver's process number: its read-backs and notes. */
@@ -27,6 +27,8 @@ final class CampaignVerdict {
     static final String SERVER_DOWN = "server-down";
     static final String SERVER_DEAD = "server-dead";
     static final String READ_BACK_DONE = "read-back-done";
+    /** A client process died (killed by the driver, or by itself with 137) and is started again. */
+    static final String CLIENT_KILLED = "client-killed";
     static final String WRITE_FAULT = "write-fault";
     static final String BROKEN_CONNECTION = "broken-connection";
     static final String TORN = "torn";

@@ -405,6 +405,7 @@ public final class FaultCampaign implements Callable<Integer> {
                 continue;
             }
             clientKills++;
+            driver.note(CampaignVerdict.DRIVER, CampaignVerdict.CLIENT_KILLED + " " + c.id + " " + c.incarnation);
             c.killedByDriver = false;
             c.incarnation++;
             startClient(c);
@@ -504,8 +505,9 @@ public final class FaultCampaign implements Callable<Integer> {
 
     /**
      * {@code --judge}: the verdict on the histories in {@link #judge}. The fault counts come from what the histories
-     * record: server kills and power failures from the driver's notes, client kills from the client incarnations after
-     * the first (a killed client is started again as the next one); cleanings and offline verifies are not recorded.
+     * record: server kills, power failures and client kills from the driver's notes (not from the client incarnations'
+     * history files: an incarnation killed before it opened its history leaves none); cleanings and offline verifies
+     * are not recorded.
      */
     private int judgeOnly() throws IOException {
         out = judge;
@@ -520,11 +522,7 @@ public final class FaultCampaign implements Callable<Integer> {
                 powerFails++;
             } else if (line.startsWith("note ") && line.endsWith(CampaignVerdict.SERVER_UP)) {
                 serverStarts++;
-            }
-        }
-        for (Path p : historyFiles()) {
-            String name = p.getFileName().toString(); // client-ID-INCARNATION.history
-            if (name.matches("client-\\d+-\\d+\\.history") && !name.endsWith("-0.history")) {
+            } else if (line.startsWith("note ") && line.contains(" " + CampaignVerdict.CLIENT_KILLED + " ")) {
                 clientKills++;
             }
         }
