@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
@@ -112,17 +114,29 @@ class BaselineClientFunctionalTest {
         try (KeyValueClient client = KeyValueClient.connect(ClientOptions.of(servers.get(fabric).uri())
                 .withProtocol(protocol).withPoolSize(threads))) {
             List<Thread> writers = new ArrayList<>();
+            Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
             for (int t = 0; t < threads; t++) {
                 int w = t;
                 writers.add(Thread.ofPlatform().start(() -> {
                     for (int i = 0; i < perThread; i++) {
                         byte[] k = b("conc-" + protocol + "-" + w + "-" + (i % 20));
-                        client.put(k, CheckedValue.of(k, i, 100 + i));
+                        try {
+                            client.put(k, CheckedValue.of(k, i, 100 + i));
+                        } catch (RuntimeException | Error e) {
+                            failures.add(new AssertionError("writer " + w + ", PUT " + i + " of " + perThread, e));
+                            return;
+                        }
                     }
                 }));
             }
             for (Thread t : writers) {
                 t.join();
+            }
+            // a writer that died leaves its keys at an older value: say why, not only which value
+            if (!failures.isEmpty()) {
+                AssertionError failed = new AssertionError(failures.size() + " of " + threads + " writers failed");
+                failures.forEach(failed::addSuppressed);
+                throw failed;
             }
             for (int w = 0; w < threads; w++) {
                 for (int j = 0; j < 20; j++) {
