@@ -130,7 +130,7 @@ final class Acceptor {
             }
             budget.assign(endpoint, sendDepth, buffers.count());
             ReceiveBuffers taken = buffers;
-            connection = new ServerConnection(fabric, endpoint, c -> handlerSeam.apply(protocol.handlers().apply(c, taken)),
+            connection = new ServerConnection(fabric, endpoint, sendDepth, c -> handlerSeam.apply(protocol.handlers().apply(c, taken)),
                     protocol.headStates() ? headArray : null, buffers, protocol.replySize());
             connections.add(connection);
             connection.postReceives();

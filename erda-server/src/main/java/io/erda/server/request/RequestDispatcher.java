@@ -64,7 +64,7 @@ final class RequestDispatcher {
         Request request = new Request(slot, type, requestId, message, MessageHeader.bodyLength(message, 0));
         try {
             connection.handler().handle(request, (replyType, status, maxBody, body) -> {
-                awaitReplySlot(connection, slot);
+                awaitReplyRoom(connection, slot, maxBody);
                 if (cpu != null) {
                     cpu.beforeReply(type);
                 }
@@ -88,7 +88,7 @@ final class RequestDispatcher {
     /** An ERROR reply to a request of type {@code request}. */
     private void reply(ServerConnection connection, int slot, int requestId, MessageType request, RequestCpu cpu,
                        WireStatus status, String text) {
-        awaitReplySlot(connection, slot);
+        awaitReplyRoom(connection, slot, ErrorReply.MAX_LENGTH);
         if (cpu != null) {
             cpu.beforeReply(request);
         }
@@ -96,9 +96,9 @@ final class RequestDispatcher {
                 (s, o) -> ErrorReply.encode(s, o, text));
     }
 
-    private void awaitReplySlot(ServerConnection connection, int slot) {
-        if (!connection.replySlotFree(slot)) {
-            drain.until(connection, () -> connection.replySlotFree(slot));
+    private void awaitReplyRoom(ServerConnection connection, int slot, int maxBody) {
+        if (!connection.canReply(slot, maxBody)) {
+            drain.until(connection, () -> connection.canReply(slot, maxBody));
         }
     }
 

@@ -32,6 +32,13 @@ import java.util.function.Supplier;
  * send queue marks slots free). A reply larger than a slot (a big two-sided GET value) goes out of a buffer
  * registered for it alone and released on completion; so does an unsolicited HEAD_STATE.
  *
+ * <p><b>Send queue.</b> Posting more SENDs than the endpoint's send depth fails (as on verbs, where the post finds
+ * the queue full), and a SEND leaves the queue when its completion is made, not when the client has read it: a
+ * client can read a reply and send its next request before the server's completion of that reply exists (on tcp the
+ * acknowledgement travels on its own thread, which a loaded host may hold back). So every SEND is counted until its
+ * completion: a reply waits for room ({@link #canReply}, drained by the caller), and a notification that finds
+ * none is remembered and sent on the next completion or request.
+ *
  * <p><b>Head state notifications</b> (paper §4.4). Connections of the Erda protocol are told of every head state
  * change with a HEAD_STATE carrying the head array, within the credits of {@link HeadStateCredits}: requests
  * acknowledge what the client processed; a change that finds no credit is sent (as the then-current array) once a
@@ -46,6 +53,10 @@ public final class ServerConnection implements AutoCloseable {
     private final Supplier<HeadArray> headStates;
     private final int slots;
     private final int slotSize;
+    /** SENDs this connection may have posted and not yet seen complete: the endpoint's send depth. */
+    private final int sendDepth;
+    /** SENDs posted and not yet completed (reply slots and own buffers). */
+    private int sendsOutstanding;
     private final Arena arena = Arena.ofShared();
     private final ReceiveBuffers receives;
     private final MemoryRegion replies;
@@ -68,9 +79,14 @@ public final class ServerConnection implements AutoCloseable {
      * its receive slots); {@code headStates} is the head array to notify, null for protocols that take no
      * HEAD_STATE (the baselines: their clients post no receives for it).
      */
-    ServerConnection(Fabric fabric, Endpoint endpoint, Function<ServerConnection, ProtocolHandler> handler,
+    ServerConnection(Fabric fabric, Endpoint endpoint, int sendDepth, Function<ServerConnection, ProtocolHandler> handler,
                Supplier<HeadArray> headStates, ReceiveBuffers receives, int replySize) {
+        if (sendDepth <= receives.count()) {
+            throw new IllegalArgumentException("send depth " + sendDepth + " must exceed the " + receives.count()
+                    + " receive slots (a reply for each, and room for own-buffer replies and notifications)");
+        }
         this.endpoint = endpoint;
+        this.sendDepth = sendDepth;
         this.headStates = headStates;
         this.slots = receives.count();
         this.slotSize = replySize;
@@ -133,13 +149,21 @@ public final class ServerConnection implements AutoCloseable {
         endpoint.postRecv(receiveRequests[slot]);
     }
 
-    synchronized boolean replySlotFree(int slot) {
-        return !replyBusy[slot];
+    /**
+     * Whether a reply of at most {@code maxBodyLength} bytes to the request in {@code slot} can be posted now: its
+     * reply slot is free (a reply that fits one) and the send queue has room.
+     */
+    synchronized boolean canReply(int slot, int maxBodyLength) {
+        return sendsOutstanding < sendDepth && (ownBuffer(maxBodyLength) || !replyBusy[slot]);
     }
 
-    /** Sends a reply from reply slot {@code slot} (the caller waited for it to be free). */
+    private boolean ownBuffer(int maxBodyLength) {
+        return MessageHeader.LENGTH + (long) maxBodyLength > slotSize;
+    }
+
+    /** Sends a reply from reply slot {@code slot} (the caller waited until {@link #canReply}). */
     void reply(int slot, int requestId, MessageType type, WireStatus status, int maxBodyLength, BodyEncoder body) {
-        if (MessageHeader.LENGTH + (long) maxBodyLength > slotSize) {
+        if (ownBuffer(maxBodyLength)) {
             sendOwnBuffer(requestId, type, status, maxBodyLength, body);
             return;
         }
@@ -152,6 +176,7 @@ public final class ServerConnection implements AutoCloseable {
                 return;
             }
             replyBusy[slot] = true;
+            sendsOutstanding++;
             // posted under the monitor: the tcp provider copies out of the buffer on the posting thread, and close()
             // must not free the buffers mid-copy (a cleaner thread notifying races a worker closing)
             endpoint.post(WorkRequest.send(slot, replies, offset, MessageHeader.LENGTH + length));
@@ -173,7 +198,8 @@ public final class ServerConnection implements AutoCloseable {
             // sent nothing yet, so the HELLO it sends once connected is answered with the array as changed
             return headStatesAcknowledged;
         }
-        if (HeadStateCredits.outstanding(headStatesSent, headStatesAcknowledged) >= HeadStateCredits.CREDITS) {
+        if (HeadStateCredits.outstanding(headStatesSent, headStatesAcknowledged) >= HeadStateCredits.CREDITS
+                || sendsOutstanding >= sendDepth) {
             headStatePending = true;
             return headStatesSent + 1;
         }
@@ -221,11 +247,15 @@ public final class ServerConnection implements AutoCloseable {
             long wrId = nextOversized++;
             oversized.put(wrId, own);
             oversizedRegions.put(wrId, region);
+            sendsOutstanding++;
             endpoint.post(WorkRequest.send(wrId, region, 0, MessageHeader.LENGTH + length)); // under the monitor: see reply
         }
     }
 
-    /** A send completion of this connection: frees its reply buffer. Returns false if it reports an error. */
+    /**
+     * A send completion of this connection: frees its reply buffer, and sends a notification that waited for room.
+     * Returns false if it reports an error.
+     */
     synchronized boolean sendCompleted(Completion c) {
         if (c.wrId() >= OVERSIZED_WR_BASE) {
             MemoryRegion region = oversizedRegions.remove(c.wrId());
@@ -233,9 +263,14 @@ public final class ServerConnection implements AutoCloseable {
             if (region != null) {
                 region.close();
                 own.close();
+                sendsOutstanding--;
             }
-        } else if (c.wrId() >= 0 && c.wrId() < slots) {
+        } else if (c.wrId() >= 0 && c.wrId() < slots && replyBusy[(int) c.wrId()]) {
             replyBusy[(int) c.wrId()] = false;
+            sendsOutstanding--;
+        }
+        if (headStatePending && c.isSuccess()) {
+            notifyHeadState();
         }
         return c.isSuccess();
     }
