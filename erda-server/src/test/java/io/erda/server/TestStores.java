@@ -52,14 +52,19 @@ public final class TestStores {
      * port 0 of {@code erda.softroce.address}).
      */
     public static ServerConfig config(Path dir, String scheme, Duration lease) {
-        URI listen = switch (scheme) {
-            case "tcp" -> URI.create("tcp://127.0.0.1:0");
-            case "shm" -> URI.create("shm://" + dir.resolve("fabric").toAbsolutePath().toUri().getRawPath());
-            case "verbs" -> URI.create("verbs://" + System.getProperty("erda.softroce.address", "192.0.2.1") + ":0");
-            default -> throw new IllegalArgumentException(scheme);
-        };
+        URI listen = scheme.equals("shm") ? URI.create("shm://" + dir.resolve("fabric").toAbsolutePath().toUri().getRawPath())
+                : anyPort(scheme);
         return ServerConfig.defaults(dir.resolve("store"), listen).withGeometry(HEADS, CAPACITY, REGION, SEGMENT)
                 .withLease(lease);
+    }
+
+    /** Port 0 of a network fabric: tcp on the loopback address, verbs on {@code erda.softroce.address}. */
+    public static URI anyPort(String scheme) {
+        return switch (scheme) {
+            case "tcp" -> URI.create("tcp://127.0.0.1:0");
+            case "verbs" -> URI.create("verbs://" + System.getProperty("erda.softroce.address", "192.0.2.1") + ":0");
+            default -> throw new IllegalArgumentException("no port of fabric " + scheme);
+        };
     }
 
     public static byte[] bytes(String s) {

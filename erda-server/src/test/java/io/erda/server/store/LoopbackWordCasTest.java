@@ -26,18 +26,20 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import io.erda.server.TestStores;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The table's word changes through the server's own device ({@link LoopbackWordCas}) against a client's remote CASes
- * on the same words, over tcp: the path a server takes where the device's atomics are atomic only among its own.
+ * on the same words: the path a server takes where the device's atomics are atomic only among its own (verbs on rxe0,
+ * {@code IBV_ATOMIC_HCA}, in scripts/test-softroce's store-server-protocol group), and over tcp on the host.
  */
 class LoopbackWordCasTest {
-    private static final URI ANY_PORT = URI.create("tcp://127.0.0.1:0");
     private static final int KEY_SHIFT = 20;
 
     @TempDir(factory = ShmTempDirFactory.class)
@@ -51,20 +53,28 @@ class LoopbackWordCasTest {
     private Listener listener;
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
-    @BeforeEach
-    void open() throws Exception {
-        server = Fabric.open(ANY_PORT);
-        client = Fabric.open(ANY_PORT);
+    /** The network fabrics selected (erda.test.fabrics): a loopback connection needs one. */
+    static Stream<String> networkFabrics() {
+        return TestStores.schemes().stream().filter(s -> !s.equals("shm"));
+    }
+
+    private void open(String scheme) throws Exception {
+        URI anyPort = TestStores.anyPort(scheme);
+        server = Fabric.open(anyPort);
+        client = Fabric.open(anyPort);
         table = HopscotchTable.create(dir.resolve("table.pm"), TableGeometry.forCapacity(1024, 8), WriteLatencyModel.OFF);
-        loopback = LoopbackWordCas.open(server, table.region(), ANY_PORT);
+        loopback = LoopbackWordCas.open(server, table.region(), anyPort);
         table.useWordCas(loopback);
         clientView = server.register(table.region().data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ,
                 Access.REMOTE_ATOMIC)));
-        listener = server.listen(ANY_PORT);
+        listener = server.listen(anyPort);
     }
 
     @AfterEach
     void close() throws Exception {
+        if (server == null) {
+            return;
+        }
         for (AutoCloseable c : toClose.reversed()) {
             c.close();
         }
@@ -93,8 +103,10 @@ class LoopbackWordCasTest {
         return sync;
     }
 
-    @Test
-    void theServersCasThroughItsDeviceWinsFromTheWordAndLosesFromAStaleOne() throws Exception {
+    @ParameterizedTest
+    @MethodSource("networkFabrics")
+    void theServersCasThroughItsDeviceWinsFromTheWordAndLosesFromAStaleOne(String scheme) throws Exception {
+        open(scheme);
         long first = AtomicWord.initial(5);
         int position = table.insert(77, 0, first);
         SyncEndpoint remote = connectClient();
@@ -112,8 +124,10 @@ class LoopbackWordCasTest {
         assertThat(table.count()).isZero();
     }
 
-    @Test
-    void remoteCasesAreNeverLostToInsertsAndRemovalsThroughTheDevice() throws Exception {
+    @ParameterizedTest
+    @MethodSource("networkFabrics")
+    void remoteCasesAreNeverLostToInsertsAndRemovalsThroughTheDevice(String scheme) throws Exception {
+        open(scheme);
         int keys = 64;
         int updates = 1500;
         Random random = new Random(3);
@@ -155,7 +169,8 @@ class LoopbackWordCasTest {
             })).isNotNegative();
             assertThat(histories[k].anomaly(word[0])).as("key %d", k).isNull();
         }
-        System.out.println("loopback vs remote CAS: " + updates + " remote updates, " + casClient.lost()
+        System.out.println("loopback vs remote CAS on " + server.capabilities().device() + " (atomicity "
+                + server.capabilities().atomicity() + "): " + updates + " remote updates, " + casClient.lost()
                 + " lost and retried; " + serverChanges + " inserts and removals through the device");
     }
 }
