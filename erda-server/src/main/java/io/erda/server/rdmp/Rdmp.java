@@ -48,7 +48,7 @@ public final class Rdmp implements AutoCloseable {
 
     private Protocol protocol(ErdaProtocolHandler common, RdmpProtocol protocol) {
         int size = protocol.maxMessageLength();
-        return new Protocol(() -> ReceiveBuffers.dram(fabric, size), Request.MAX_MESSAGE_LENGTH, false,
+        return new Protocol(() -> ReceiveBuffers.dram(fabric, size), protocol.replySize(), false,
                 (connection, buffers) -> new RdmpProtocolHandler(common, pool, protocol));
     }
 

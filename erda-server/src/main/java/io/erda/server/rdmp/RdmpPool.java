@@ -395,20 +395,28 @@ final class RdmpPool implements AutoCloseable {
         return newest.tombstone ? null : reply(newest);
     }
 
-    /** RDMA-HERD's GET: a copy of the newest committed value of {@code key}, or null. */
-    synchronized byte[] value(MemorySegment key) {
+    /**
+     * RDMA-HERD's GET: copies the newest committed value of {@code key} into {@code into} (at least {@link #MAX_VALUE_LENGTH} bytes) and returns
+     * its length, or -1 if the key has none. The caller's buffer is reused across GETs: a value is copied once here
+     * and once into the reply, with no array allocated per GET (a large one would take G1's humongous path).
+     */
+    synchronized int value(MemorySegment key, MemorySegment into) {
         List<Version> versions = sweep(Key.copyOf(key));
         if (versions == null) {
-            return null;
+            return -1;
         }
         for (int i = versions.size() - 1; i >= 0; i--) {
             Version v = versions.get(i);
             if (v.committed) {
-                return v.tombstone ? null : file.data().asSlice(v.offset + RdmpObjectLayout.valueOffset(v.key.length()),
-                        v.valueLength).toArray(ValueLayout.JAVA_BYTE);
+                if (v.tombstone) {
+                    return -1;
+                }
+                MemorySegment.copy(file.data(), v.offset + RdmpObjectLayout.valueOffset(v.key.length()), into, 0,
+                        v.valueLength);
+                return v.valueLength;
             }
         }
-        return null;
+        return -1;
     }
 
     private RawReserveReply reply(Version v) {

@@ -35,6 +35,15 @@ enum RdmpProtocol {
         return option;
     }
 
+    /**
+     * Bytes of each reply slot of a connection: HERD's GET replies carry the value, from reply buffers registered with
+     * the connection as its receive buffers are (HERD's own responses come from registered memory, not a registration
+     * per reply); the others reply with metadata only.
+     */
+    int replySize() {
+        return this == HERD ? VALUE_MESSAGE_LENGTH : Request.MAX_MESSAGE_LENGTH;
+    }
+
     /** Whether its requests carry values (HERD_PUT of any size): HERD, and SA below its threshold. */
     boolean carriesValues() {
         return this != CC;

@@ -13,6 +13,7 @@ import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.ProtocolHandler;
 import io.erda.server.request.Request;
 import io.erda.server.store.RequestException;
+import java.lang.foreign.MemorySegment;
 
 /**
  * One connection of an RDMP-KV protocol ({@link RdmpProtocol}) over the {@link RdmpPool}. Every one takes HERD_PUT
@@ -31,6 +32,10 @@ final class RdmpProtocolHandler implements ProtocolHandler {
         this.protocol = protocol;
     }
 
+    /** Each worker thread's buffer for a GET's value, between the pool and the reply. */
+    private static final ThreadLocal<MemorySegment> VALUE = ThreadLocal.withInitial(() ->
+            MemorySegment.ofArray(new byte[RdmpPool.MAX_VALUE_LENGTH]));
+
     @Override
     public void handle(Request request, Replies replies) {
         long body = Request.BODY_OFFSET;
@@ -41,7 +46,11 @@ final class RdmpProtocolHandler implements ProtocolHandler {
                 replies.reply(MessageType.HELLO_REPLY, WireStatus.OK, info.encodedLength(), info::encode);
             }
             case STATS -> common.handle(request, replies);
-            case GET -> ErdaProtocolHandler.replyValue(replies, pool.value(ErdaProtocolHandler.key(request)));
+            case GET -> {
+                MemorySegment value = VALUE.get();
+                int length = pool.value(ErdaProtocolHandler.key(request), value);
+                ErdaProtocolHandler.replyValue(replies, length < 0 ? null : value.asSlice(0, length));
+            }
             case HERD_PUT -> {
                 ErdaProtocolHandler.requireKeyLength(request.message(), body + PutRequest.KEY_LENGTH_OFFSET,
                         request.bodyLength(), PutRequest.KEY_OFFSET);

@@ -201,11 +201,17 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
 
     /** GET_REPLY with the value, or NOT_FOUND and no body for null. */
     public static void replyValue(Replies replies, byte[] value) {
+        replyValue(replies, value == null ? null : MemorySegment.ofArray(value));
+    }
+
+    /** A GET_REPLY carrying {@code value}, or NOT_FOUND for null. */
+    public static void replyValue(Replies replies, MemorySegment value) {
         if (value == null) {
             replies.reply(MessageType.GET_REPLY, WireStatus.NOT_FOUND, 0, BodyEncoder.EMPTY);
         } else {
-            GetReply reply = new GetReply(MemorySegment.ofArray(value));
-            replies.reply(MessageType.GET_REPLY, WireStatus.OK, GetReply.VALUE_OFFSET + value.length, reply::encode);
+            GetReply reply = new GetReply(value);
+            replies.reply(MessageType.GET_REPLY, WireStatus.OK, GetReply.VALUE_OFFSET + (int) value.byteSize(),
+                    reply::encode);
         }
     }
 
