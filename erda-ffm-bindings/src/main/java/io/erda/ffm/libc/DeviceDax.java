@@ -1,6 +1,5 @@
 package io.erda.ffm.libc;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -35,7 +34,6 @@ import java.nio.file.Path;
  */
 public final class DeviceDax implements AutoCloseable {
     private static final int O_RDWR = 2;
-    private static final int O_CLOEXEC = 0x80000;
     private static final int PROT_READ = 1;
     private static final int PROT_WRITE = 2;
     private static final int MAP_SHARED = 0x01;
@@ -46,15 +44,11 @@ public final class DeviceDax implements AutoCloseable {
     private static final int S_IFCHR = 0020000;
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle OPEN = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("open"),
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.firstVariadicArg(2), Errno.CAPTURE);
     private static final MethodHandle MMAP = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("mmap"),
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
             Errno.CAPTURE);
     private static final MethodHandle MUNMAP = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("munmap"),
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), Errno.CAPTURE);
-    private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("close"),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
     private final Path device;
     private final long alignment;
@@ -126,7 +120,8 @@ public final class DeviceDax implements AutoCloseable {
         checkLength(device, length, geometry);
         try (Arena call = Arena.ofConfined()) {
             MemorySegment errno = call.allocate(Errno.CAPTURE_LAYOUT);
-            int fd = (int) OPEN.invokeExact(errno, call.allocateFrom(device.toString()), O_RDWR | O_CLOEXEC);
+            int fd = (int) LibcCall.OPEN.invokeExact(errno, call.allocateFrom(device.toString()),
+                    O_RDWR | LibcCall.O_CLOEXEC);
             if (fd < 0) {
                 throw LibcCall.refused("open(" + device + ", O_RDWR)", Errno.read(errno), "");
             }
@@ -144,7 +139,7 @@ public final class DeviceDax implements AutoCloseable {
                 }
                 return new DeviceDax(device, geometry.alignment(), address, length, sync);
             } finally {
-                int unused = (int) CLOSE.invokeExact(fd); // the mapping keeps the device open
+                int unused = (int) LibcCall.CLOSE.invokeExact(fd); // the mapping keeps the device open
             }
         } catch (RuntimeException | Error e) {
             throw e;
