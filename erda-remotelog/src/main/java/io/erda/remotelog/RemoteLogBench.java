@@ -69,6 +69,9 @@ public final class RemoteLogBench implements Callable<Integer> {
         try {
             return RemoteLog.open(fabric, dir, layout, Map.of(), logDevice);
         } catch (IllegalArgumentException e) {
+            if (logDevice == null) {
+                throw e;
+            }
             throw new ParameterException(spec.commandLine(), "--log-device " + logDevice + ": " + e.getMessage());
         }
     }
