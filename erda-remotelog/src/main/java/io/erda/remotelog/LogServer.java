@@ -11,6 +11,7 @@ import io.erda.fabric.SyncEndpoint;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -30,8 +31,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * receive buffers still hold; a power failure can then find a message received but not yet applied.
  *
  * <p>A write-back is {@code MemorySegment.force} of the range (msync of the mapped file; a cache-line write-back on a
- * DAX mapping), so its cost is real where the log is. Receive buffers are reposted in the order they were consumed,
- * so the k-th message lands in buffer k mod {@link #RECEIVE_BUFFERS}, as the requester predicts.
+ * DAX mapping), so its cost is real where the log is; on a device-DAX log, which FileChannel did not map, a fence.
+ * Receive buffers are reposted in the order they were consumed, so the k-th message lands in buffer k mod
+ * {@link #RECEIVE_BUFFERS}, as the requester predicts.
  */
 public final class LogServer implements AutoCloseable {
     /** Receive buffers posted at once: what a requester that sends without waiting for an answer may run ahead. */
@@ -236,6 +238,8 @@ public final class LogServer implements AutoCloseable {
     private void writeBack(ResponderMemory m, long offset, long length) {
         if (log.segment().isMapped()) {
             log.segment().asSlice(offset, length).force();
+        } else {
+            VarHandle.fullFence(); // a device-DAX log: no write-back the JDK offers reaches it (RemoteLog#mapDevice)
         }
         if (m != null) {
             m.flushed(offset, length);

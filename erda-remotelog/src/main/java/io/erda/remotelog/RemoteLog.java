@@ -10,6 +10,7 @@ import io.erda.fabric.FabricStats;
 import io.erda.fabric.Listener;
 import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
+import io.erda.ffm.libc.DeviceDax;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -29,7 +30,9 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * instance of one fabric provider, connected over the provider's real transport (tcp: sockets and the software RNIC's
  * engine thread; shm: shared files and rings; verbs: the device). The log is a file in the work directory, mapped
  * and registered for remote reads, writes and atomics; on tmpfs it is DRAM standing in for PM, as in the paper's
- * evaluation (§4.2).
+ * evaluation (§4.2). Or the log is the start of a device-DAX device ({@code /dev/daxN.M}, {@link DeviceDax}): PM with
+ * no file system, which an RNIC that must pin what it registers (rxe) can register, unlike a file on a DAX file
+ * system.
  */
 public final class RemoteLog implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
@@ -41,6 +44,7 @@ public final class RemoteLog implements AutoCloseable {
     private boolean syncMapped;
     private String logMapping = "log not mapped";
     private MemoryRegion receiveBuffers;
+    private DeviceDax device;
     private LogServer server;
     private Appender appender;
     private Endpoint requesterEndpoint;
@@ -58,6 +62,23 @@ public final class RemoteLog implements AutoCloseable {
     /** As {@link #open(String, Path, LogLayout)}, with provider properties (verbs: {@code verbs.device}). */
     public static RemoteLog open(String scheme, Path work, LogLayout layout, Map<String, String> properties)
             throws IOException, InterruptedException {
+        return open(scheme, work, layout, properties, null);
+    }
+
+    /**
+     * As {@link #open(String, Path, LogLayout, Map)}, with the log at the start of the device-DAX device
+     * {@code logDevice} (null: a file in {@code work}), zeroed first. Not on shm, which shares the log by its file.
+     *
+     * @throws IllegalArgumentException if {@code logDevice} is given on shm, or is no device-DAX device, or is
+     *                                  smaller than the log, naming the value and the limit
+     */
+    public static RemoteLog open(String scheme, Path work, LogLayout layout, Map<String, String> properties,
+                                 Path logDevice) throws IOException, InterruptedException {
+        if (logDevice != null && scheme.equals("shm")) {
+            throw new IllegalArgumentException("a log on the device-DAX device " + logDevice + " needs a network"
+                    + " fabric (tcp, verbs): shm maps the log in the peer by its file, which FileChannel cannot do for"
+                    + " a character device");
+        }
         RemoteLog r = new RemoteLog(layout);
         try {
             URI uri = switch (scheme) {
@@ -67,7 +88,7 @@ public final class RemoteLog implements AutoCloseable {
             r.target = Fabric.open(uri, properties);
             r.initiator = Fabric.open(uri, properties);
             r.listener = r.target.listen(uri);
-            r.log = r.mapLog(work.resolve("remotelog.pm"));
+            r.log = logDevice == null ? r.mapLog(work.resolve("remotelog.pm")) : r.mapDevice(logDevice);
             r.receiveBuffers = LogServer.receiveBuffers(r.target, layout.recordSize(), r.arena);
             r.connect();
             return r;
@@ -104,6 +125,25 @@ public final class RemoteLog implements AutoCloseable {
         logMapping = "log " + file + " on " + type + ", " + (syncMapped
                 ? "MAP_SYNC (DAX): a write-back is a cache-line write-back" : "a shared mapping: a write-back is msync");
         return target.register(segment, RegisterOptions.of(Access.all()).withBacking(new Backing(file, 0)));
+    }
+
+    /**
+     * Maps the log at the start of the device-DAX device {@code path}, in whole multiples of its alignment, zeroes it
+     * (the device keeps what an earlier run left) and registers it. The responder's write-back there is a fence only
+     * ({@link LogServer}): the cache-line write-back the JDK has, {@code MemorySegment.force} of a MAP_SYNC
+     * mapping, applies to FileChannel's mappings only, and msync is refused on device-DAX (it has no fsync).
+     */
+    private MemoryRegion mapDevice(Path path) {
+        long alignment = DeviceDax.geometry(path).alignment();
+        long length = (layout.byteSize() + alignment - 1) / alignment * alignment;
+        device = DeviceDax.map(path, length);
+        MemorySegment segment = device.segment().asSlice(0, layout.byteSize());
+        segment.fill((byte) 0);
+        syncMapped = device.syncMapped();
+        logMapping = "log " + path + " (device-DAX, " + length + " bytes mapped in " + alignment + "-byte alignment, "
+                + (syncMapped ? "MAP_SYNC" : "a shared mapping") + "): a write-back is a fence only, no cache-line"
+                + " write-back (the JDK's, MemorySegment.force, is for FileChannel's mappings; msync is EINVAL here)";
+        return target.register(segment, RegisterOptions.of(Access.all()));
     }
 
     /** Where the log is and what the responder's write-back does there. */
@@ -184,5 +224,8 @@ public final class RemoteLog implements AutoCloseable {
             }
         }
         arena.close();
+        if (device != null) {
+            device.close(); // after the fabrics deregistered it
+        }
     }
 }

@@ -58,9 +58,23 @@ public final class RemoteLogBench implements Callable<Integer> {
     List<String> methods;
     @Option(names = "--work", description = "directory for the log file (default: a new one under /dev/shm)")
     Path work;
+    @Option(names = "--log-device", description = "put the log on this device-DAX device, e.g. /dev/dax0.0 "
+            + "($ERDA_VM_DEVDAX in scripts/softroce-vm --pmem-mode devdax); tcp and verbs only (default: a file in --work)")
+    Path logDevice;
 
     private final PrintStream out = System.out;
     private long lastProgress = System.nanoTime();
+
+    private RemoteLog openLog(Path dir, LogLayout layout) throws IOException, InterruptedException {
+        try {
+            return RemoteLog.open(fabric, dir, layout, Map.of(), logDevice);
+        } catch (IllegalArgumentException e) {
+            if (logDevice == null) {
+                throw e;
+            }
+            throw new ParameterException(spec.commandLine(), "--log-device " + logDevice + ": " + e.getMessage());
+        }
+    }
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new RemoteLogBench()).execute(args));
@@ -97,7 +111,7 @@ public final class RemoteLogBench implements Callable<Integer> {
                 "remotelog");
         Map<Method, AppendTiming.Result> timing = new EnumMap<>(Method.class);
         List<Cell> cells = new ArrayList<>();
-        try (RemoteLog log = RemoteLog.open(fabric, dir, layout)) {
+        try (RemoteLog log = openLog(dir, layout)) {
             out.printf("remotelog on %s: %d-byte records, %d timed appends per method after %d warm-up, "
                     + "%d power failures per cell, seed %d, completions read as %s%n", log.device(), recordSize,
                     records, warm, failures, seed, carried == Transport.IWARP ? "iWARP's (sent)"

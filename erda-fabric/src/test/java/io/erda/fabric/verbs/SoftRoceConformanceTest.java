@@ -12,6 +12,7 @@ import io.erda.fabric.MemoryRegion;
 import io.erda.fabric.RegisterOptions;
 import io.erda.fabric.SyncEndpoint;
 import io.erda.fabric.conformance.FabricConformanceTest;
+import io.erda.ffm.libc.DeviceDax;
 import io.erda.ffm.verbs.DeviceAttributes;
 import io.erda.ffm.verbs.NativeCapabilities;
 import io.erda.ffm.verbs.QueuePairEx;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * The conformance suite on rxe0 (scripts/softroce-vm), plus what only a real kernel device shows: which path
  * ATOMIC_WRITE and FLUSH take, read per capability from the device (the kernel: rxe executes both from Linux 6.2 on)
  * and from the loaded libibverbs (rdma-core: wr_atomic_write from release 44, wr_flush from 45), and what the kernel
- * does with memory of a file on a DAX file system. scripts/test-softroce runs one subclass under Linux 6.1 and one
+ * does with memory of a file on a DAX file system and of a device-DAX device. scripts/test-softroce runs one subclass under Linux 6.1 and one
  * under 6.12, so both paths are asserted in one run.
  */
 abstract class SoftRoceConformanceTest extends FabricConformanceTest {
@@ -136,6 +137,44 @@ abstract class SoftRoceConformanceTest extends FabricConformanceTest {
             assertThat(mapped.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(77L);
         } finally {
             Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * Memory of a device-DAX device (scripts/softroce-vm --pmem-mode devdax makes one, named by erda.test.devdax),
+     * mapped by {@link DeviceDax}: unlike a file on a DAX file system, the kernel pins it for good (FOLL_LONGTERM is
+     * refused for fsdax only), so rxe registers it. A remote WRITE lands in the device, read back through the mapping
+     * and through a second mapping of the device; a remote READ returns what the mapping holds.
+     */
+    @Test
+    void deviceDaxMemoryIsRegisteredAndARemoteWriteAndReadReachIt() throws Exception {
+        String name = System.getProperty("erda.test.devdax");
+        Assumptions.assumeTrue(name != null && !name.isEmpty(),
+                "no device-DAX device in this VM (scripts/softroce-vm without --pmem-mode devdax)");
+        Path device = Path.of(name);
+        long length = DeviceDax.geometry(device).alignment();
+        long written = 0x5EED_DA7A_0000_0000L | (System.nanoTime() & 0xFFFF_FFFFL);
+        long held = ~written;
+        long at = length - 4096; // far from the start: the whole mapping is registered, not just its first page
+        try (DeviceDax mapping = DeviceDax.map(device, length)) {
+            assertThat(mapping.syncMapped()).as("MAP_SYNC on %s", device).isTrue();
+            mapping.segment().set(ValueLayout.JAVA_LONG, at + 8, held);
+            try (MemoryRegion region = target.register(mapping.segment(), RegisterOptions.of(Access.all()))) {
+                Endpoint[] pair = connectPair();
+                MemoryRegion local = initiatorBuffer(64);
+                local.segment().set(ValueLayout.JAVA_LONG, 0, written);
+                try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+                    sync.write(local, 0, 8, region.address() + at, region.rkey());
+                    assertThat(mapping.segment().get(ValueLayout.JAVA_LONG, at)).as("the WRITE in the mapping")
+                            .isEqualTo(written);
+                    sync.read(local, 16, 8, region.address() + at + 8, region.rkey());
+                    assertThat(local.segment().get(ValueLayout.JAVA_LONG, 16)).as("what a READ returns")
+                            .isEqualTo(held);
+                }
+            }
+        }
+        try (DeviceDax again = DeviceDax.map(device, length)) {
+            assertThat(again.segment().get(ValueLayout.JAVA_LONG, at)).as("the WRITE in the device").isEqualTo(written);
         }
     }
 }

@@ -4,12 +4,28 @@ import io.erda.ffm.verbs.Errno;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 /** One libc call of this package: its errno captured right after it, a refusal thrown naming call and errno. */
 final class LibcCall {
+    /** {@code open(2)}'s flag: the descriptor does not survive an exec. */
+    static final int O_CLOEXEC = 0x80000;
+    /** {@code int open(const char *path, int flags, ...)}, errno captured (its first argument). */
+    static final MethodHandle OPEN = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().findOrThrow("open"),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
+            Linker.Option.firstVariadicArg(2), Errno.CAPTURE);
+    /** {@code int close(int fd)}. */
+    static final MethodHandle CLOSE = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().findOrThrow("close"),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+
     /** The downcall, given the errno capture segment; returns libc's result (0: done). */
     @FunctionalInterface
     interface Downcall {

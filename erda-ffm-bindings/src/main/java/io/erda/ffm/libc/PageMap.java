@@ -42,16 +42,11 @@ public final class PageMap {
     private static final int REGIONS_PER_CALL = 64;
     private static final long PAGE = 4096;
     private static final int O_RDONLY = 0;
-    private static final int O_CLOEXEC = 0x80000;
     private static final int ENOTTY = 25;
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle OPEN = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("open"),
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.firstVariadicArg(2), Errno.CAPTURE);
     private static final MethodHandle IOCTL = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("ioctl"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(2), Errno.CAPTURE);
-    private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("close"),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
     private PageMap() {}
 
@@ -71,14 +66,15 @@ public final class PageMap {
         long end = (range.address() + range.byteSize() + PAGE - 1) & -PAGE;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment errno = arena.allocate(Errno.CAPTURE_LAYOUT);
-            int fd = (int) OPEN.invokeExact(errno, arena.allocateFrom("/proc/self/pagemap"), O_RDONLY | O_CLOEXEC);
+            int fd = (int) LibcCall.OPEN.invokeExact(errno, arena.allocateFrom("/proc/self/pagemap"),
+                    O_RDONLY | LibcCall.O_CLOEXEC);
             if (fd < 0) {
                 throw LibcCall.refused("open(/proc/self/pagemap)", Errno.read(errno), "");
             }
             try {
                 return scan(arena, errno, fd, start, end);
             } finally {
-                int unused = (int) CLOSE.invokeExact(fd);
+                int unused = (int) LibcCall.CLOSE.invokeExact(fd);
             }
         } catch (RuntimeException | Error e) {
             throw e;

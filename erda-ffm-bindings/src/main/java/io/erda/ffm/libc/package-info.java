@@ -4,7 +4,8 @@
  * into the real-time class; {@code sched_setaffinity(2)}: a thread pinned to a CPU; both for scale-bench's hiccup
  * probe; {@code setpriority(2)}: a thread's nice value, for the server's lease checker) and {@link PageMap} (the
  * {@code PAGEMAP_SCAN} ioctl: which pages of a range are present, and which huge pages map, for the server's huge-page
- * check).
+ * check) and {@link DeviceDax} ({@code open(2)} and {@code mmap(2)} of a device-DAX character device, which
+ * {@code FileChannel} cannot map).
  * Errors are an {@link java.io.UncheckedIOException} naming the call, its arguments and the errno captured right after
  * it ({@code io.erda.ffm.verbs.Errno}), made in one place ({@code LibcCall}).
  *
