@@ -25,6 +25,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import io.erda.server.TestStores;
 import java.util.stream.Stream;
@@ -122,6 +123,76 @@ class LoopbackWordCasTest {
         assertThat(table.remove(position, servers)).isTrue();
         assertThat(table.atomicWord(position)).as("cleared through the device too").isZero();
         assertThat(table.count()).isZero();
+    }
+
+    /**
+     * The server flips the words of the keys a client updates at the same time (as a PUT's flip would), both by CAS
+     * from the word they read, the server's through its device: no change either wins is lost, and the CASes did
+     * race (a loser retried), or the test would show nothing.
+     */
+    @ParameterizedTest
+    @MethodSource("networkFabrics")
+    void serverAndClientUpdatesOfTheSameWordsLoseNone(String scheme) throws Exception {
+        open(scheme);
+        int keys = 4;
+        int updates = 600;
+        long[] hashes = new long[keys + 1];
+        WordHistory[] histories = new WordHistory[keys + 1];
+        Random random = new Random(5);
+        for (int k = 1; k <= keys; k++) {
+            hashes[k] = random.nextLong();
+            long first = AtomicWord.initial((long) k << KEY_SHIFT);
+            table.insert(hashes[k], 0, first);
+            histories[k] = new WordHistory(first);
+        }
+        SyncEndpoint remote = connectClient();
+        CasClient client = new CasClient(table, "client", (dataOffset, expected, replacement) ->
+                remote.compareAndSwap(clientView.address() + dataOffset, clientView.rkey(), expected, replacement) == expected);
+        CasClient serverSide = new CasClient(table, "server", loopback);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread flips = Thread.ofPlatform().name("server-flips").start(() -> {
+            try {
+                updateRandomKeys(serverSide, hashes, histories, keys, updates, new Random(6), 2);
+            } catch (Throwable t) {
+                failed.set(t);
+            }
+        });
+        updateRandomKeys(client, hashes, histories, keys, updates, new Random(7), 1);
+        flips.join();
+        assertThat(failed.get()).as("the server's updates").isNull();
+        for (int k = 1; k <= keys; k++) {
+            int key = k;
+            long[] word = {0};
+            assertThat(table.lookup(hashes[k], (p, w, h) -> {
+                word[0] = w;
+                return AtomicWord.current(w) >>> KEY_SHIFT == key;
+            })).isNotNegative();
+            assertThat(histories[k].anomaly(word[0])).as("key %d", k).isNull();
+        }
+        System.out.println("server flips vs remote CAS on " + server.capabilities().device() + ": " + updates
+                + " updates each; the client lost and retried " + client.lost() + ", the server " + serverSide.lost());
+        assertThat(client.lost() + serverSide.lost()).as("CASes lost and retried (the two raced)").isPositive();
+    }
+
+    /**
+     * {@code updates} updates of random keys; the n-th names offset {@code 2n + parity} of its key, so the two writers'
+     * words never repeat.
+     */
+    private void updateRandomKeys(CasClient writer, long[] hashes, WordHistory[] histories, int keys, int updates,
+                                  Random random, int parity) {
+        for (int i = 0; i < updates; i++) {
+            int key = 1 + random.nextInt(keys);
+            CasClient.Locator locator = () -> {
+                long[] found = new long[2];
+                int position = table.lookup(hashes[key], (p, word, h) -> {
+                    found[1] = word;
+                    return AtomicWord.current(word) >>> KEY_SHIFT == key;
+                });
+                found[0] = position;
+                return position < 0 ? null : found;
+            };
+            assertThat(writer.update(locator, (long) key << KEY_SHIFT | (2L * i + parity), histories[key])).isTrue();
+        }
     }
 
     @ParameterizedTest
