@@ -160,15 +160,7 @@ class LoopbackWordCasTest {
         updateRandomKeys(client, hashes, histories, keys, updates, new Random(7), 1);
         flips.join();
         assertThat(failed.get()).as("the server's updates").isNull();
-        for (int k = 1; k <= keys; k++) {
-            int key = k;
-            long[] word = {0};
-            assertThat(table.lookup(hashes[k], (p, w, h) -> {
-                word[0] = w;
-                return AtomicWord.current(w) >>> KEY_SHIFT == key;
-            })).isNotNegative();
-            assertThat(histories[k].anomaly(word[0])).as("key %d", k).isNull();
-        }
+        assertEveryHistoryIsOneChain(hashes, histories, keys);
         System.out.println("server flips vs remote CAS on " + server.capabilities().device() + ": " + updates
                 + " updates each; the client lost and retried " + client.lost() + ", the server " + serverSide.lost());
         assertThat(client.lost() + serverSide.lost()).as("CASes lost and retried (the two raced)").isPositive();
@@ -182,15 +174,7 @@ class LoopbackWordCasTest {
                                   Random random, int parity) {
         for (int i = 0; i < updates; i++) {
             int key = 1 + random.nextInt(keys);
-            CasClient.Locator locator = () -> {
-                long[] found = new long[2];
-                int position = table.lookup(hashes[key], (p, word, h) -> {
-                    found[1] = word;
-                    return AtomicWord.current(word) >>> KEY_SHIFT == key;
-                });
-                found[0] = position;
-                return position < 0 ? null : found;
-            };
+            CasClient.Locator locator = locator(hashes[key], key);
             assertThat(writer.update(locator, (long) key << KEY_SHIFT | (2L * i + parity), histories[key])).isTrue();
         }
     }
@@ -218,30 +202,36 @@ class LoopbackWordCasTest {
         for (int i = 0; i < updates; i++) {
             int k = 1 + random.nextInt(keys);
             int key = k;
-            CasClient.Locator locator = () -> {
-                long[] found = new long[2];
-                int position = table.lookup(hashes[key], (p, word, h) -> {
-                    found[1] = word;
-                    return AtomicWord.current(word) >>> KEY_SHIFT == key;
-                });
-                found[0] = position;
-                return position < 0 ? null : found;
-            };
+            CasClient.Locator locator = locator(hashes[key], key);
             assertThat(casClient.update(locator, (long) k << KEY_SHIFT | (++sequence[k] + 1), histories[k])).isTrue();
         }
         long serverChanges = serverSide.stop();
         assertThat(serverChanges).as("inserts and removals through the device").isPositive();
-        for (int k = 1; k <= keys; k++) {
-            int key = k;
-            long[] word = {0};
-            assertThat(table.lookup(hashes[k], (p, w, h) -> {
-                word[0] = w;
-                return AtomicWord.current(w) >>> KEY_SHIFT == key;
-            })).isNotNegative();
-            assertThat(histories[k].anomaly(word[0])).as("key %d", k).isNull();
-        }
+        assertEveryHistoryIsOneChain(hashes, histories, keys);
         System.out.println("loopback vs remote CAS on " + server.capabilities().device() + " (atomicity "
                 + server.capabilities().atomicity() + "): " + updates + " remote updates, " + casClient.lost()
                 + " lost and retried; " + serverChanges + " inserts and removals through the device");
+    }
+
+    /** Finds key {@code key}'s entry (its words name offsets {@code key << KEY_SHIFT | n}): position and word. */
+    private CasClient.Locator locator(long hash, int key) {
+        return () -> {
+            long[] found = new long[2];
+            int position = table.lookup(hash, (p, word, h) -> {
+                found[1] = word;
+                return AtomicWord.current(word) >>> KEY_SHIFT == key;
+            });
+            found[0] = position;
+            return position < 0 ? null : found;
+        };
+    }
+
+    /** Each key's changes form one chain from its first word to the word its entry holds now: none was lost. */
+    private void assertEveryHistoryIsOneChain(long[] hashes, WordHistory[] histories, int keys) {
+        for (int k = 1; k <= keys; k++) {
+            long[] found = locator(hashes[k], k).locate();
+            assertThat(found).as("key %d's entry", k).isNotNull();
+            assertThat(histories[k].anomaly(found[1])).as("key %d", k).isNull();
+        }
     }
 }
