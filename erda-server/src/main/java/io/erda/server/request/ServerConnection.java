@@ -37,7 +37,9 @@ import java.util.function.Supplier;
  * client can read a reply and send its next request before the server's completion of that reply exists (on tcp the
  * acknowledgement travels on its own thread, which a loaded host may hold back). So every SEND is counted until its
  * completion: a reply waits for room ({@link #canReply}, drained by the caller), and a notification that finds
- * none is remembered and sent on the next completion or request.
+ * none is remembered and sent on the next completion or request. Notifications leave room for a reply to every
+ * receive slot, so one never takes the room a reply found between the dispatcher's check and its post (a client
+ * has one request outstanding on a connection: one dispatcher replies at a time).
  *
  * <p><b>Head state notifications</b> (paper §4.4). Connections of the Erda protocol are told of every head state
  * change with a HEAD_STATE carrying the head array, within the credits of {@link HeadStateCredits}: requests
@@ -199,7 +201,7 @@ public final class ServerConnection implements AutoCloseable {
             return headStatesAcknowledged;
         }
         if (HeadStateCredits.outstanding(headStatesSent, headStatesAcknowledged) >= HeadStateCredits.CREDITS
-                || sendsOutstanding >= sendDepth) {
+                || sendsOutstanding >= sendDepth - slots) {
             headStatePending = true;
             return headStatesSent + 1;
         }
