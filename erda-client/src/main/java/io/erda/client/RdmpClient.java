@@ -40,8 +40,6 @@ public final class RdmpClient extends PooledClient {
     /** RDMP-SA: values shorter than this go the HERD way; -1 for the other two. */
     private int saThreshold = -1;
     private boolean nativeFlush;
-    /** Test hook: run by an RDMP-SA or RDMP-CC PUT once its value is written (RDMP-CC: flushed), before the commit. */
-    volatile Runnable beforeCommit = () -> { };
 
     private RdmpClient(ClientOptions options) {
         super(options);
@@ -146,9 +144,6 @@ public final class RdmpClient extends PooledClient {
             if (valueLength > 0) {
                 c.sync().write(c.writes.region(), 0, valueLength, valueAddress, object.rkey());
             }
-            if (protocol == ClientOptions.Protocol.RDMP_SA) {
-                beforeCommit.run();
-            }
             if (protocol == ClientOptions.Protocol.RDMP_SA ? commitByServer(c, object) : commitOneSided(c, key, object,
                     valueLength, valueAddress, start)) {
                 return;
@@ -183,7 +178,6 @@ public final class RdmpClient extends PooledClient {
         if (valueLength > 0) {
             c.sync().flush(valueAddress, valueLength, object.rkey());
         }
-        beforeCommit.run();
         if (System.nanoTime() - start > object.leaseNanos()) {
             return false;
         }

@@ -111,21 +111,23 @@ class RdmpClientFunctionalTest {
     @MethodSource("fabrics")
     void aGetThatReadsAZeroValidFlagAsksAgainUntilThePutCompletes(TestFabric fabric) throws Exception {
         byte[] k = b("valid-flag");
-        try (RdmpClient writer = client(fabric, ClientOptions.Protocol.RDMP_CC);
+        CommitHold hold = new CommitHold();
+        try (RdmpClient writer = RdmpClient.connect(hold.decorate(ClientOptions.of(servers.get(fabric).uri())
+                .withProtocol(ClientOptions.Protocol.RDMP_CC)));
              RdmpClient reader = client(fabric, ClientOptions.Protocol.RDMP_CC)) {
             writer.put(k, b("old"));
-            CountDownLatch valueDurable = new CountDownLatch(1);
+            CountDownLatch valueWritten = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            writer.beforeCommit = () -> {
-                valueDurable.countDown();
+            hold.next(() -> {
+                valueWritten.countDown();
                 try {
                     release.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            };
+            });
             Thread put = Thread.ofPlatform().start(() -> writer.put(k, b("new")));
-            assertThat(valueDurable.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(valueWritten.await(10, TimeUnit.SECONDS)).isTrue();
             byte[][] got = new byte[1][];
             Thread get = Thread.ofPlatform().start(() -> got[0] = reader.get(k));
             // the lookup names the new object; its valid flag is zero while the writer holds: the GET keeps asking

@@ -57,19 +57,24 @@ class RdmpRecoveryTest {
         byte[] other = b("untouched");
         try {
             ServerProcess server = ServerProcess.start(dir, fabric, args);
-            try (RdmpClient client = RdmpClient.connect(options(server, protocol))) {
+            CommitHold hold = new CommitHold();
+            try (RdmpClient client = RdmpClient.connect(hold.decorate(options(server, protocol)))) {
                 client.put(k, b("durable value"));
                 client.put(other, CheckedValue.of(other, 1, 3000));
                 CountDownLatch written = new CountDownLatch(1);
                 CountDownLatch killed = new CountDownLatch(1);
-                client.beforeCommit = () -> {
+                // held at its commit until the server is dead, then stopped there: whatever the fabric, no flag of
+                // the object is written (on shm a client's one-sided WRITE would still land in the dead server's
+                // file, and a commit finished after the kill is a PUT that completed, not one that was interrupted)
+                hold.next(() -> {
                     written.countDown();
                     try {
                         killed.await();
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                };
+                    throw new IllegalStateException("the server was killed before this PUT's commit");
+                });
                 Thread put = Thread.ofPlatform().start(() -> {
                     try {
                         client.put(k, b("written, never flagged"));
@@ -79,7 +84,6 @@ class RdmpRecoveryTest {
                 });
                 assertThat(written.await(10, TimeUnit.SECONDS)).isTrue();
                 server.kill();
-                client.beforeCommit = () -> { };
                 killed.countDown();
                 put.join(30_000);
                 assertThat(put.isAlive()).isFalse();
@@ -108,20 +112,18 @@ class RdmpRecoveryTest {
         Duration lease = Duration.ofMillis(500);
         String[] args = ServerArgs.small().lease(lease).rdmpSaThreshold(0).toArray();
         byte[] k = b("stalled");
+        CommitHold hold = new CommitHold();
         try (ServerProcess server = ServerProcess.start(dir, fabric, args);
-             RdmpClient client = RdmpClient.connect(options(server, protocol));
+             RdmpClient client = RdmpClient.connect(hold.decorate(options(server, protocol)));
              RdmpClient reader = RdmpClient.connect(options(server, protocol))) {
             client.put(k, b("before"));
-            int[] stalls = {1};
-            client.beforeCommit = () -> {
-                if (stalls[0]-- > 0) {
-                    try {
-                        Thread.sleep(lease.toMillis() * 3); // past the server's two leases
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
+            hold.next(() -> {
+                try {
+                    Thread.sleep(lease.toMillis() * 3); // past the server's two leases
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
-            };
+            });
             client.put(k, b("after the stall"));
             // at least the stalled try was given up (a loaded host may make a later one outlive the lease too)
             long retries = client.stats().get("put_retries");

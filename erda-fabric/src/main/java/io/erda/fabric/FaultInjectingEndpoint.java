@@ -20,12 +20,16 @@ import java.util.function.Predicate;
  *       (N = 0: killed between whatever came before, such as a PUT's reservation, and its WRITE; N &gt; 0: killed in
  *       the middle of the WRITE). Fault campaigns use it to kill a client at a precise point, which a kill from
  *       outside reaches only by luck.</li>
+ *   <li>before: an action runs on the posting thread just before the next matching request of any opcode is
+ *       posted: it can hold the poster at a precise step of a protocol (a client stalled between two of its
+ *       operations), or throw, and then the request is not posted and the poster gets the exception (a client that
+ *       stopped there).</li>
  * </ul>
- * Each armed fault applies to the next matching WRITE (or WRITE_WITH_IMM) and is then used up.
+ * Each armed fault applies to the next matching WRITE (or WRITE_WITH_IMM; for "before", request) and is then used up.
  */
 public final class FaultInjectingEndpoint implements Endpoint {
 
-    private sealed interface Fault permits Drop, Truncate, Delay, Break, Kill {
+    private sealed interface Fault permits Drop, Truncate, Delay, Break, Kill, Before {
         Predicate<WorkRequest> matcher();
     }
 
@@ -38,6 +42,8 @@ public final class FaultInjectingEndpoint implements Endpoint {
     private record Break(Predicate<WorkRequest> matcher) implements Fault { }
 
     private record Kill(Predicate<WorkRequest> matcher, int keepBytes) implements Fault { }
+
+    private record Before(Predicate<WorkRequest> matcher, Runnable action) implements Fault { }
 
     /** How long a killed WRITE's first bytes get to be placed before the process kills itself. */
     private static final Duration KILL_GRACE = Duration.ofMillis(100);
@@ -111,6 +117,16 @@ public final class FaultInjectingEndpoint implements Endpoint {
         return breakConnectionAtNextWrite(wr -> true);
     }
 
+    /**
+     * Runs {@code action} on the posting thread just before the next request matching {@code matcher} (any opcode;
+     * the matcher sees every request posted until one matches) is posted; if it throws, the request is not posted and
+     * the exception reaches the poster.
+     */
+    public FaultInjectingEndpoint beforeNext(Predicate<WorkRequest> matcher, Runnable action) {
+        armed.add(new Before(matcher, action));
+        return this;
+    }
+
     /** Breaks the connection now. */
     public void breakConnection() {
         delegate.abort();
@@ -128,12 +144,10 @@ public final class FaultInjectingEndpoint implements Endpoint {
 
     @Override
     public void post(WorkRequest request) {
-        if (isWrite(request)) {
-            for (Fault fault : armed) {
-                if (fault.matcher().test(request) && armed.remove(fault)) {
-                    request = apply(fault, request);
-                    break;
-                }
+        for (Fault fault : armed) {
+            if ((fault instanceof Before || isWrite(request)) && fault.matcher().test(request) && armed.remove(fault)) {
+                request = apply(fault, request);
+                break;
             }
         }
         delegate.post(request);
@@ -146,6 +160,10 @@ public final class FaultInjectingEndpoint implements Endpoint {
             case Kill k -> throw killAt(request, k.keepBytes());
             case Break b -> {
                 delegate.abort();
+                yield request;
+            }
+            case Before b -> {
+                b.action().run();
                 yield request;
             }
             case Delay d -> {
