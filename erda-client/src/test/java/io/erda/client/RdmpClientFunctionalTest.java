@@ -127,17 +127,21 @@ class RdmpClientFunctionalTest {
                 }
             });
             Thread put = Thread.ofPlatform().start(() -> writer.put(k, b("new")));
-            assertThat(valueWritten.await(10, TimeUnit.SECONDS)).isTrue();
             byte[][] got = new byte[1][];
-            Thread get = Thread.ofPlatform().start(() -> got[0] = reader.get(k));
-            // the lookup names the new object; its valid flag is zero while the writer holds: the GET keeps asking
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (reader.stats().get("get_retries") < 3 && System.nanoTime() < deadline) {
-                Thread.sleep(1);
+            Thread get;
+            try {
+                assertThat(valueWritten.await(10, TimeUnit.SECONDS)).isTrue();
+                get = Thread.ofPlatform().start(() -> got[0] = reader.get(k));
+                // the lookup names the new object; its valid flag is zero while the writer holds: the GET keeps asking
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (reader.stats().get("get_retries") < 3 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(reader.stats().get("get_retries")).isGreaterThanOrEqualTo(3);
+                assertThat(get.isAlive()).isTrue();
+            } finally {
+                release.countDown(); // a failed check must not leave the writer held, and closing it waiting
             }
-            assertThat(reader.stats().get("get_retries")).isGreaterThanOrEqualTo(3);
-            assertThat(get.isAlive()).isTrue();
-            release.countDown();
             put.join(10_000);
             get.join(10_000);
             assertThat(got[0]).isEqualTo(b("new"));

@@ -82,9 +82,12 @@ class RdmpRecoveryTest {
                         // the server is gone
                     }
                 });
-                assertThat(written.await(10, TimeUnit.SECONDS)).isTrue();
-                server.kill();
-                killed.countDown();
+                try {
+                    assertThat(written.await(10, TimeUnit.SECONDS)).isTrue();
+                    server.kill();
+                } finally {
+                    killed.countDown(); // never leave the writer held: closing it would wait
+                }
                 put.join(30_000);
                 assertThat(put.isAlive()).isFalse();
             }
