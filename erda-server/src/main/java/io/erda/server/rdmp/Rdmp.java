@@ -5,7 +5,6 @@ import io.erda.fabric.Fabric;
 import io.erda.server.request.ErdaProtocolHandler;
 import io.erda.server.request.Protocol;
 import io.erda.server.request.ReceiveBuffers;
-import io.erda.server.request.Request;
 import java.nio.file.Path;
 import java.util.function.ObjLongConsumer;
 

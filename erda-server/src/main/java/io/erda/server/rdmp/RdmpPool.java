@@ -396,8 +396,8 @@ final class RdmpPool implements AutoCloseable {
     }
 
     /**
-     * RDMA-HERD's GET: copies the newest committed value of {@code key} into {@code into} (at least {@link #MAX_VALUE_LENGTH} bytes) and returns
-     * its length, or -1 if the key has none. The caller's buffer is reused across GETs: a value is copied once here
+     * RDMA-HERD's GET: copies the newest committed value of {@code key} into {@code into} (at least
+     * {@link #MAX_VALUE_LENGTH} bytes) and returns its length, or -1 if the key has none. The caller's buffer is reused across GETs: a value is copied once here
      * and once into the reply, with no array allocated per GET (a large one would take G1's humongous path).
      */
     synchronized int value(MemorySegment key, MemorySegment into) {

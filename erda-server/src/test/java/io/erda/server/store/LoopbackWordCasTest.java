@@ -134,33 +134,22 @@ class LoopbackWordCasTest {
     @MethodSource("networkFabrics")
     void serverAndClientUpdatesOfTheSameWordsLoseNone(String scheme) throws Exception {
         open(scheme);
-        int keys = 4;
         int updates = 600;
-        long[] hashes = new long[keys + 1];
-        WordHistory[] histories = new WordHistory[keys + 1];
-        Random random = new Random(5);
-        for (int k = 1; k <= keys; k++) {
-            hashes[k] = random.nextLong();
-            long first = AtomicWord.initial((long) k << KEY_SHIFT);
-            table.insert(hashes[k], 0, first);
-            histories[k] = new WordHistory(first);
-        }
-        SyncEndpoint remote = connectClient();
-        CasClient client = new CasClient(table, "client", (dataOffset, expected, replacement) ->
-                remote.compareAndSwap(clientView.address() + dataOffset, clientView.rkey(), expected, replacement) == expected);
+        Keys keys = insertKeys(4, new Random(5), 0);
+        CasClient client = remoteCasClient("client");
         CasClient serverSide = new CasClient(table, "server", loopback);
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread flips = Thread.ofPlatform().name("server-flips").start(() -> {
             try {
-                updateRandomKeys(serverSide, hashes, histories, keys, updates, new Random(6), 2);
+                updateRandomKeys(serverSide, keys, updates, new Random(6), 2);
             } catch (Throwable t) {
                 failed.set(t);
             }
         });
-        updateRandomKeys(client, hashes, histories, keys, updates, new Random(7), 1);
+        updateRandomKeys(client, keys, updates, new Random(7), 1);
         flips.join();
         assertThat(failed.get()).as("the server's updates").isNull();
-        assertEveryHistoryIsOneChain(hashes, histories, keys);
+        assertEveryHistoryIsOneChain(keys);
         System.out.println("server flips vs remote CAS on " + server.capabilities().device() + ": " + updates
                 + " updates each; the client lost and retried " + client.lost() + ", the server " + serverSide.lost());
         assertThat(client.lost() + serverSide.lost()).as("CASes lost and retried (the two raced)").isPositive();
@@ -170,12 +159,11 @@ class LoopbackWordCasTest {
      * {@code updates} updates of random keys; the n-th names offset {@code 2n + parity} of its key, so the two writers'
      * words never repeat.
      */
-    private void updateRandomKeys(CasClient writer, long[] hashes, WordHistory[] histories, int keys, int updates,
-                                  Random random, int parity) {
+    private void updateRandomKeys(CasClient writer, Keys keys, int updates, Random random, int parity) {
         for (int i = 0; i < updates; i++) {
-            int key = 1 + random.nextInt(keys);
-            CasClient.Locator locator = locator(hashes[key], key);
-            assertThat(writer.update(locator, (long) key << KEY_SHIFT | (2L * i + parity), histories[key])).isTrue();
+            int key = 1 + random.nextInt(keys.count());
+            CasClient.Locator locator = locator(keys.hashes()[key], key);
+            assertThat(writer.update(locator, (long) key << KEY_SHIFT | (2L * i + parity), keys.histories()[key])).isTrue();
         }
     }
 
@@ -183,31 +171,20 @@ class LoopbackWordCasTest {
     @MethodSource("networkFabrics")
     void remoteCasesAreNeverLostToInsertsAndRemovalsThroughTheDevice(String scheme) throws Exception {
         open(scheme);
-        int keys = 64;
         int updates = 1500;
         Random random = new Random(3);
-        long[] hashes = new long[keys + 1];
-        WordHistory[] histories = new WordHistory[keys + 1];
-        for (int k = 1; k <= keys; k++) {
-            hashes[k] = random.nextLong();
-            long first = AtomicWord.initial((long) k << KEY_SHIFT | 1);
-            table.insert(hashes[k], 0, first);
-            histories[k] = new WordHistory(first);
-        }
-        SyncEndpoint remote = connectClient();
-        CasClient casClient = new CasClient(table, "remote client", (dataOffset, expected, replacement) ->
-                remote.compareAndSwap(clientView.address() + dataOffset, clientView.rkey(), expected, replacement) == expected);
+        Keys keys = insertKeys(64, random, 1);
+        CasClient casClient = remoteCasClient("remote client");
         TableChurn serverSide = new TableChurn(table, 4, 500, 700, 1L << 30);
-        long[] sequence = new long[keys + 1];
+        long[] sequence = new long[keys.count() + 1];
         for (int i = 0; i < updates; i++) {
-            int k = 1 + random.nextInt(keys);
-            int key = k;
-            CasClient.Locator locator = locator(hashes[key], key);
-            assertThat(casClient.update(locator, (long) k << KEY_SHIFT | (++sequence[k] + 1), histories[k])).isTrue();
+            int k = 1 + random.nextInt(keys.count());
+            CasClient.Locator locator = locator(keys.hashes()[k], k);
+            assertThat(casClient.update(locator, (long) k << KEY_SHIFT | (++sequence[k] + 1), keys.histories()[k])).isTrue();
         }
         long serverChanges = serverSide.stop();
         assertThat(serverChanges).as("inserts and removals through the device").isPositive();
-        assertEveryHistoryIsOneChain(hashes, histories, keys);
+        assertEveryHistoryIsOneChain(keys);
         System.out.println("loopback vs remote CAS on " + server.capabilities().device() + " (atomicity "
                 + server.capabilities().atomicity() + "): " + updates + " remote updates, " + casClient.lost()
                 + " lost and retried; " + serverChanges + " inserts and removals through the device");
@@ -226,12 +203,38 @@ class LoopbackWordCasTest {
         };
     }
 
+    /** Keys 1 to {@code count()}: each one's hash and the history of its word (index 0 unused). */
+    private record Keys(long[] hashes, WordHistory[] histories) {
+        int count() {
+            return hashes.length - 1;
+        }
+    }
+
+    /** Inserts keys 1 to {@code count} with hashes from {@code random}, each word first naming {@code key | first}. */
+    private Keys insertKeys(int count, Random random, long first) {
+        Keys keys = new Keys(new long[count + 1], new WordHistory[count + 1]);
+        for (int k = 1; k <= count; k++) {
+            keys.hashes()[k] = random.nextLong();
+            long word = AtomicWord.initial((long) k << KEY_SHIFT | first);
+            table.insert(keys.hashes()[k], 0, word);
+            keys.histories()[k] = new WordHistory(word);
+        }
+        return keys;
+    }
+
+    /** A client connected to the server's fabric whose CASes on the table are remote ones. */
+    private CasClient remoteCasClient(String name) throws Exception {
+        SyncEndpoint remote = connectClient();
+        return new CasClient(table, name, (dataOffset, expected, replacement) ->
+                remote.compareAndSwap(clientView.address() + dataOffset, clientView.rkey(), expected, replacement) == expected);
+    }
+
     /** Each key's changes form one chain from its first word to the word its entry holds now: none was lost. */
-    private void assertEveryHistoryIsOneChain(long[] hashes, WordHistory[] histories, int keys) {
-        for (int k = 1; k <= keys; k++) {
-            long[] found = locator(hashes[k], k).locate();
+    private void assertEveryHistoryIsOneChain(Keys keys) {
+        for (int k = 1; k <= keys.count(); k++) {
+            long[] found = locator(keys.hashes()[k], k).locate();
             assertThat(found).as("key %d's entry", k).isNotNull();
-            assertThat(histories[k].anomaly(found[1])).as("key %d", k).isNull();
+            assertThat(keys.histories()[k].anomaly(found[1])).as("key %d", k).isNull();
         }
     }
 }
