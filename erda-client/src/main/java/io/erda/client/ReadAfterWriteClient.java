@@ -8,6 +8,8 @@ import io.erda.protocol.memory.Key;
 import io.erda.protocol.memory.ObjectLayout;
 import io.erda.protocol.memory.RingSlotLayout;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The Read After Write baseline (paper §5.1): a PUT asks for a slot of the server's PM ring (RAW_RESERVE, two-sided),
@@ -39,6 +41,8 @@ public final class ReadAfterWriteClient extends BaselineClient {
         ObjectLayout.encode(c.writes.segment(), RingSlotLayout.HEADER_LENGTH, key.bytes(),
                 delete ? MemorySegment.NULL : value, delete);
         PutRequest request = new PutRequest(delete, valueLength, key.bytes());
+        long[] tookMillis = new long[MAX_ATTEMPTS];
+        long leaseNanos = 0;
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             long start = System.nanoTime();
             RawReserveReply slot = c.call(MessageType.RAW_RESERVE, request::encode, r -> RawReserveReply.decode(
@@ -51,13 +55,18 @@ public final class ReadAfterWriteClient extends BaselineClient {
             c.sync().write(c.writes.region(), 0, slotLength, slot.address(), slot.rkey());
             // the scheme's forcing READ (a FLUSH, emulated by a READ where the provider has none)
             c.sync().flush(slot.address(), slotLength, slot.rkey());
-            if (System.nanoTime() - start <= slot.leaseNanos()) {
+            long took = System.nanoTime() - start;
+            if (took <= slot.leaseNanos()) {
                 return;
             }
+            tookMillis[attempt - 1] = TimeUnit.NANOSECONDS.toMillis(took);
+            leaseNanos = slot.leaseNanos();
             // slower than the lease: the poller may have recycled the slot unapplied, so write it again
             stats.putRetries.increment();
         }
         throw new ErdaException(WireStatus.INTERNAL, "PUT of a " + objectLength + "-byte object outlived its ring slot's"
-                + " lease " + MAX_ATTEMPTS + " times");
+                + " lease of " + TimeUnit.NANOSECONDS.toMillis(leaseNanos) + " ms " + MAX_ATTEMPTS + " times (from its"
+                + " reservation to its forcing READ: " + Arrays.toString(tookMillis) + " ms); the server's --lease-ms"
+                + " bounds how long a client may take");
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -19,7 +20,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** The baseline clients (Redo Logging, Read After Write) against a real server process, over every selected fabric (TestFabric). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BaselineClientFunctionalTest {
-    private final Servers servers = new Servers("baselines", ServerArgs.small());
+    /**
+     * No test here waits a lease out, so the lease is long: a Read After Write PUT must finish within it or write its
+     * slot again, and in scripts/test-softroce's VM (TCG) four attempts in a row took longer than ServerArgs.small()'s
+     * 500 ms, failing the PUT.
+     */
+    private final Servers servers = new Servers("baselines", ServerArgs.small().lease(Duration.ofSeconds(5)));
 
     @AfterAll
     void stopServers() {
