@@ -15,6 +15,7 @@ import io.erda.protocol.memory.KeyHash;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -96,8 +97,9 @@ class ClusterFailoverTest extends ClusterProcessTest {
 
     /**
      * "A backup that dies is replaced": kill -9 shard 0's backup under load, restart it at once on its old files (a
-     * returning server); every shard gets a full backup again (filled while the load runs); then kill -9 shard 0's
-     * primary: its filled backup takes over and no acknowledged PUT is lost. Keys deleted while the returning server
+     * returning server); every shard gets a full backup again (filled while the load runs) and the returning server
+     * serves; then kill -9 the primary of a shard it does not lead (one it backs up where there is one): the shard's
+     * filled backup takes over and no acknowledged PUT is lost. Keys deleted while the returning server
      * was down stay deleted on every copy, and every backup holds what its primary holds.
      */
     @Test
@@ -118,18 +120,25 @@ class ClusterFailoverTest extends ClusterProcessTest {
                     client.delete(key); // retried until the map no longer needs the dead server
                 }
                 members.set(members.indexOf(member(returning)), ClusterDemo.startMember(zk, returning, 3, SHARDS, root));
-                ShardMap refilled = client.awaitMap(m -> !m.names(returning, first.session(returning)) && !m.filling()
+                // the returning server back in the map (under its new session) and every shard with a full backup
+                ShardMap refilled = client.awaitMap(m -> !m.names(returning, first.session(returning))
+                        && m.servers().contains(returning) && !m.filling()
                         && IntStream.range(0, SHARDS).allMatch(s -> m.backup(s) != ShardMap.NONE), MAP_WAIT);
-                assertThat(refilled.backup(0)).as("shard 0's new backup").isNotEqualTo(refilled.primary(0));
+                // the shard whose primary dies next: not one the returning server leads (killing it would show
+                // nothing of its return, and it may lead a shard after rebalancing), one it backs up where it can
+                int shard = IntStream.range(0, SHARDS).filter(s -> refilled.primary(s) != returning).boxed()
+                        .min(Comparator.comparingInt(s -> refilled.backup(s) == returning ? 0 : 1))
+                        .orElseThrow(() -> new AssertionError("the returning server leads every shard: " + refilled));
+                assertThat(refilled.backup(shard)).as("shard %d's new backup", shard).isNotEqualTo(refilled.primary(shard));
 
-                int victim = refilled.primary(0);
+                int victim = refilled.primary(shard);
                 Set<Integer> killedShards = Set.copyOf(IntStream.range(0, SHARDS)
                         .filter(s -> refilled.primary(s) == victim).boxed().toList());
                 member(victim).kill();
                 load.watch(killedShards, System.nanoTime());
                 long failoverMillis = load.awaitWatched();
                 load.stop(); // later PUTs would overwrite, and so hide, a lost one
-                assertThat(client.shardMap().primary(0)).as("shard 0 served by another than its killed primary")
+                assertThat(client.shardMap().primary(shard)).as("shard %d served by another than its killed primary", shard)
                         .isNotEqualTo(victim);
                 assertThat(load.lost(client)).as("acknowledged PUTs lost").isZero();
 
