@@ -58,6 +58,17 @@ public final class ChildProcess implements AutoCloseable {
         this.ready = ready;
     }
 
+    /**
+     * JVM options every JVM child gets before its own ({@link Builder#jvmOptions}), from the system property
+     * {@value #EXTRA_JVM_OPTIONS_PROPERTY} (space-separated; none by default). scripts/test-softroce sets it in the
+     * VM, where a JVM's start under TCG takes about a minute and a collector and compiler chosen for that halve it.
+     */
+    public static final String EXTRA_JVM_OPTIONS_PROPERTY = "erda.child.jvmOptions";
+
+    private static final List<String> EXTRA_JVM_OPTIONS = List.of(
+            System.getProperty(EXTRA_JVM_OPTIONS_PROPERTY, "").trim().split("\\s+")).stream()
+            .filter(o -> !o.isEmpty()).toList();
+
     /** A JVM like this one (its java, its class path, native access enabled) running {@code mainClass}. */
     public static Builder java(String mainClass) {
         return new Builder(mainClass, List.of());
@@ -340,6 +351,7 @@ public final class ChildProcess implements AutoCloseable {
             if (mainClass != null) {
                 command.add(javaExecutable());
                 command.add("--enable-native-access=ALL-UNNAMED");
+                command.addAll(EXTRA_JVM_OPTIONS);
                 command.addAll(jvmOptions);
                 command.addAll(List.of("-cp", System.getProperty("java.class.path")));
                 shownFrom = command.size();
