@@ -18,14 +18,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Eight threads on a few hot keys mixing PUT, GET and DELETE for five seconds per selected fabric (TestFabric):
- * every GET returns whole some value that was PUT for that key, or not found.
+ * Eight threads on a few hot keys mixing PUT, GET and DELETE per selected fabric (TestFabric), for at least
+ * {@link #DURATION} and on until each kind of operation was done enough times: every GET returns whole some value
+ * that was PUT for that key, or not found.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConcurrentAccessTest {
     private static final int THREADS = 8;
     private static final int HOT_KEYS = 4;
-    private static final Duration DURATION = Duration.ofSeconds(5);
+    /**
+     * How long the stress runs at least ({@code -Derda.test.concurrent.seconds}, default 5): scripts/test-softroce
+     * gives rxe0 20 s, where 5 s make few operations.
+     */
+    private static final Duration DURATION = Duration.ofSeconds(Long.getLong("erda.test.concurrent.seconds", 5));
     private final Servers servers = new Servers("concurrent", ServerArgs.small());
 
     @AfterAll
