@@ -52,7 +52,10 @@ class RdmpRecoveryTest {
     void aPutInterruptedByKillMinusNineIsRolledBackAndTheKeyKeepsItsValue(TestFabric fabric,
                                                                           ClientOptions.Protocol protocol) throws Exception {
         Path dir = ServerProcess.newStoreDir("rdmp-kill-" + fabric.name().toLowerCase() + "-" + protocol.code());
-        String[] args = ServerArgs.small().rdmpSaThreshold(0).toArray();
+        // a lease this test never waits out: an RDMP-CC PUT slower than its lease writes again, leaving an unflagged
+        // object that recovery rolls back too (in scripts/test-softroce's VM, with 500 ms, it rolled back 2)
+        String[] args = ServerArgs.small().lease(Duration.ofSeconds(5)).rdmpSaThreshold(0).toArray();
+        long retried;
         byte[] k = b("rolled-back");
         byte[] other = b("untouched");
         try {
@@ -90,12 +93,16 @@ class RdmpRecoveryTest {
                 }
                 put.join(30_000);
                 assertThat(put.isAlive()).isFalse();
+                // PUTs written again (lease run out, connection replaced) before the kill: each left an object
+                retried = client.stats().get("put_retries") + client.stats().get("reconnects");
             }
             try (ServerProcess restarted = ServerProcess.start(dir, fabric, args);
                  RdmpClient client = RdmpClient.connect(options(restarted, protocol))) {
                 assertThat(client.get(k)).isEqualTo(b("durable value"));
                 assertThat(CheckedValue.sequence(other, client.get(other))).isEqualTo(1);
-                assertThat(stat(client, "rdmp_recovery_rolled_back")).isEqualTo(1);
+                assertThat(stat(client, "rdmp_recovery_rolled_back")).as("objects rolled back at recovery: the "
+                        + "interrupted PUT's, and at most one for each of the %d PUTs written again", retried)
+                        .isBetween(1L, 1L + retried);
                 assertThat(stat(client, "rdmp_recovered")).isEqualTo(2);
                 client.put(k, b("after the restart"));
                 assertThat(client.get(k)).isEqualTo(b("after the restart"));
