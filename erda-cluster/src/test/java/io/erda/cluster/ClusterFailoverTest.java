@@ -99,8 +99,8 @@ class ClusterFailoverTest extends ClusterProcessTest {
      * "A backup that dies is replaced": kill -9 shard 0's backup under load, restart it at once on its old files (a
      * returning server); every shard gets a full backup again (filled while the load runs) and the returning server
      * serves; then kill -9 the primary of a shard it does not lead (one it backs up where there is one): the shard's
-     * filled backup takes over and no acknowledged PUT is lost. Keys deleted while the returning server
-     * was down stay deleted on every copy, and every backup holds what its primary holds.
+     * filled backup takes over and no acknowledged PUT is lost. Keys deleted while the returning server was down stay
+     * deleted on every copy, and every backup holds what its primary holds.
      */
     @Test
     void aBackupThatDiesIsReplacedByAFilledOneAndNoAcknowledgedPutIsLost() throws Exception {
@@ -129,7 +129,8 @@ class ClusterFailoverTest extends ClusterProcessTest {
                 int shard = IntStream.range(0, SHARDS).filter(s -> refilled.primary(s) != returning).boxed()
                         .min(Comparator.comparingInt(s -> refilled.backup(s) == returning ? 0 : 1))
                         .orElseThrow(() -> new AssertionError("the returning server leads every shard: " + refilled));
-                assertThat(refilled.backup(shard)).as("shard %d's new backup", shard).isNotEqualTo(refilled.primary(shard));
+                assertThat(refilled.backup(shard)).as("shard %d's new backup", shard)
+                        .isNotEqualTo(refilled.primary(shard));
 
                 int victim = refilled.primary(shard);
                 Set<Integer> killedShards = Set.copyOf(IntStream.range(0, SHARDS)
@@ -138,8 +139,8 @@ class ClusterFailoverTest extends ClusterProcessTest {
                 load.watch(killedShards, System.nanoTime());
                 long failoverMillis = load.awaitWatched();
                 load.stop(); // later PUTs would overwrite, and so hide, a lost one
-                assertThat(client.shardMap().primary(shard)).as("shard %d served by another than its killed primary", shard)
-                        .isNotEqualTo(victim);
+                assertThat(client.shardMap().primary(shard))
+                        .as("shard %d served by another than its killed primary", shard).isNotEqualTo(victim);
                 assertThat(load.lost(client)).as("acknowledged PUTs lost").isZero();
 
                 ShardMap last = client.awaitMap(m -> !m.filling() && !m.servers().contains(victim)
