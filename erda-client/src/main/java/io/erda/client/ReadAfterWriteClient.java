@@ -41,8 +41,8 @@ public final class ReadAfterWriteClient extends BaselineClient {
         ObjectLayout.encode(c.writes.segment(), RingSlotLayout.HEADER_LENGTH, key.bytes(),
                 delete ? MemorySegment.NULL : value, delete);
         PutRequest request = new PutRequest(delete, valueLength, key.bytes());
-        long[] tookMillis = new long[MAX_ATTEMPTS];
-        long leaseNanos = 0;
+        long[] tookMillis = null; // only for the error: a PUT within its lease allocates nothing more
+        long leaseMillis = 0;
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             long start = System.nanoTime();
             RawReserveReply slot = c.call(MessageType.RAW_RESERVE, request::encode, r -> RawReserveReply.decode(
@@ -59,13 +59,16 @@ public final class ReadAfterWriteClient extends BaselineClient {
             if (took <= slot.leaseNanos()) {
                 return;
             }
+            if (tookMillis == null) {
+                tookMillis = new long[MAX_ATTEMPTS];
+            }
             tookMillis[attempt - 1] = TimeUnit.NANOSECONDS.toMillis(took);
-            leaseNanos = slot.leaseNanos();
+            leaseMillis = TimeUnit.NANOSECONDS.toMillis(slot.leaseNanos());
             // slower than the lease: the poller may have recycled the slot unapplied, so write it again
             stats.putRetries.increment();
         }
         throw new ErdaException(WireStatus.INTERNAL, "PUT of a " + objectLength + "-byte object outlived its ring slot's"
-                + " lease of " + TimeUnit.NANOSECONDS.toMillis(leaseNanos) + " ms " + MAX_ATTEMPTS + " times (from its"
+                + " lease of " + leaseMillis + " ms " + MAX_ATTEMPTS + " times (from its"
                 + " reservation to its forcing READ: " + Arrays.toString(tookMillis) + " ms); the server's --lease-ms"
                 + " bounds how long a client may take");
     }
