@@ -109,6 +109,11 @@ public final class RegionRegistry implements AutoCloseable {
         try {
             registration = fabric.register(region.data(), options(region));
         } catch (RuntimeException e) {
+            synchronized (this) {
+                if (closed) {
+                    return; // the server closed its fabric while the preparer made the spare: nothing to warn of
+                }
+            }
             java.util.logging.Logger.getLogger(RegionRegistry.class.getName()).warning(
                     "registering " + region.path() + " ahead failed; it is registered when the chain takes it: " + e);
             return;
