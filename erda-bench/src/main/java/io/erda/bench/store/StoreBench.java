@@ -80,6 +80,11 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--dir", description = "directory for the stores (default /dev/shm)")
     Path dir;
 
+    @Option(names = "--huge-pages", defaultValue = "off", description = "the servers' --huge-pages: off, or thp (the"
+            + " table and log regions mapped with 2 MiB pages, populated when made, so no PUT faults a page of the log"
+            + " in; --dir must be a tmpfs mounted with huge=within_size or huge=always) (default: ${DEFAULT-VALUE})")
+    String hugePages;
+
     @Option(names = "--latency-check", description = "instead of the table: Erda GET and PUT means next to the fabric's"
             + " READ and SEND/RECV round trips, as ratios, in YCSB's mixes C, update-only, A and B, with Redo Logging"
             + " update-only beside (1 KiB values unless --sizes gives one size; --keys 10000 unless given)")
@@ -174,7 +179,8 @@ public final class StoreBench implements Callable<Integer> {
         ServerConfig config = ServerConfig.builder(work.resolve("store"), listen)
                 .persistence(PersistenceMethod.fromOption(persistence))
                 .pmWriteLatencyNanos(pmWriteLatencyNs != null ? pmWriteLatencyNs : 0)
-                .rdmp(new RdmpConfig(rdmpPoolSize, Math.toIntExact(rdmpSaThreshold))).build();
+                .rdmp(new RdmpConfig(rdmpPoolSize, Math.toIntExact(rdmpSaThreshold)))
+                .hugePages(io.erda.server.platform.HugePages.fromOption(hugePages)).build();
         List<Row> rows = new ArrayList<>();
         try (RequestServer server = RequestServer.start(config);
              PooledClient client = (PooledClient) KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1)
