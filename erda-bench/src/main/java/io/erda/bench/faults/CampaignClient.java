@@ -49,6 +49,9 @@ public final class CampaignClient implements Callable<Integer> {
     int rate;
     @Option(names = "--write-fault-rate", defaultValue = "0.03", description = "Share of PUTs with an injected WRITE fault")
     double writeFaultRate;
+    @Option(names = "--no-silent-write-faults", description = "Inject only delayed WRITEs, never a WRITE dropped or"
+            + " truncated with a successful completion")
+    boolean noSilentWriteFaults;
     @Option(names = "--kill-rate", defaultValue = "0.002", description = "Share of PUTs at which the process kills itself")
     double killRate;
     @Option(names = "--break-rate", defaultValue = "0.003", description = "Share of operations preceded by a broken connection")
@@ -172,7 +175,7 @@ public final class CampaignClient implements Callable<Integer> {
         if (r >= killRate + writeFaultRate) {
             return null;
         }
-        return switch (random.nextInt(3)) {
+        return switch (noSilentWriteFaults ? 2 : random.nextInt(3)) {
             case 0 -> {
                 f.dropNextWrite();
                 yield "drop";

@@ -92,6 +92,12 @@ public final class FaultCampaign implements Callable<Integer> {
                     + "loses power now and then; a real RNIC cannot mirror its writes, so verbs on hardware needs this "
                     + "unless --persistence wsp).")
     boolean noPowerFailures;
+    @Option(names = "--silent-write-faults", defaultValue = "auto", description = "Whether clients' injected WRITE"
+            + " faults include WRITEs the fabric drops or truncates yet completes successfully (delayed WRITEs and"
+            + " kills mid-WRITE are always in): on, off, or auto: on, except for rdmp-sa and rdmp-cc, whose objects"
+            + " carry no checksum (RDMP-KV relies on a reliable connection to report a WRITE that did not land, so"
+            + " such a fault tears a value by design; with on, the campaign shows it). Default: ${DEFAULT-VALUE}.")
+    String silentWriteFaults;
     @Option(names = "--lease-ms", defaultValue = "200", description = "The server's lease. Default: ${DEFAULT-VALUE}.")
     long leaseMillis;
     @Option(names = "--rate", defaultValue = "300", description = "Operations per second per client at most. Default: ${DEFAULT-VALUE}.")
@@ -170,6 +176,10 @@ public final class FaultCampaign implements Callable<Integer> {
         methods = persistence.equals("all") ? List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
         protocols = protocol.equals("all") ? List.of("erda", "redo-log", "read-after-write") : List.of(protocol);
         protocols.forEach(ClientOptions.Protocol::fromOption);
+        if (!List.of("auto", "on", "off").contains(silentWriteFaults)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--silent-write-faults " + silentWriteFaults
+                    + " is not auto, on or off");
+        }
         try {
             configuration = pmConfig == null ? null : PmConfiguration.parse(pmConfig);
             methods.forEach(PersistenceMethod::fromOption);
@@ -199,6 +209,13 @@ public final class FaultCampaign implements Callable<Integer> {
                 String.join("/", protocols), keys, String.join("/", methods), !noPowerFailures ? "on" : "off", leaseMillis,
                 dir, out);
         System.out.println("fault-campaign: " + verdicts());
+        List<String> unchecked = protocols.stream().filter(p -> !silentWriteFaults(p) && !silentWriteFaults.equals("off"))
+                .toList();
+        if (!unchecked.isEmpty()) {
+            System.out.println("fault-campaign: no silent WRITE faults for " + String.join(", ", unchecked) + ": its"
+                    + " objects carry no checksum, so a WRITE dropped or truncated with a successful completion tears a"
+                    + " value by design (RDMP-KV relies on a reliable connection); --silent-write-faults on shows it");
+        }
         try {
             server = startPublicServer();
             for (int i = 0; i < clients; i++) {
@@ -428,6 +445,9 @@ public final class FaultCampaign implements Callable<Integer> {
                 "--rate", Integer.toString(rate), "--lease-ms", Long.toString(leaseMillis),
                 "--history", out.resolve("client-" + c.id + "-" + c.incarnation + ".history").toString(),
                 "--stop-file", stopFile.toString()));
+        if (!silentWriteFaults(c.protocol)) {
+            command.add("--no-silent-write-faults");
+        }
         try {
             c.process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(clientLog(c).toFile()).start();
@@ -552,6 +572,15 @@ public final class FaultCampaign implements Callable<Integer> {
     }
 
     /** Each method with its configuration and the taxonomy's verdict there. */
+    /** Whether {@code protocol}'s clients get silent WRITE faults ({@code --silent-write-faults}). */
+    private boolean silentWriteFaults(String protocol) {
+        return switch (silentWriteFaults) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> !protocol.equals("rdmp-sa") && !protocol.equals("rdmp-cc");
+        };
+    }
+
     private String verdicts() {
         return methods.stream().map(m -> m + " in " + configurationFor(m) + " "
                 + PersistenceMethod.fromOption(m).reasonIn(configurationFor(m))).collect(Collectors.joining("; "));
