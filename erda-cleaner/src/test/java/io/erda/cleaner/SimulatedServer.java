@@ -208,6 +208,9 @@ final class SimulatedServer implements CleaningHost {
         return -1;
     }
 
+    /** Bytes a simulated one-sided READ of an object copies. */
+    private static final int READ_LENGTH = 4096;
+
     private static boolean holds(LogHead head, long units, MemorySegment key, ObjectFlyweight object) {
         long offset = LogAddress.bytesForUnits(units);
         if (units == AtomicWord.NONE || !head.isMapped(offset, 0)) {
@@ -216,7 +219,13 @@ final class SimulatedServer implements CleaningHost {
         try {
             ChainPosition at = head.resolve(offset);
             MemorySegment data = at.region().data();
-            return object.wrap(data, at.offsetInRegion()).validate(data.byteSize() - at.offsetInRegion(), key).isValid();
+            // as a client's READ: copy, then check the copy. Checked in place, a region retired and zeroed between
+            // the check and the reads of the value (a reader held up past maxRoundTrip on a loaded host) gave a
+            // zero-length value of a "valid" object. This test's objects are far below READ_LENGTH.
+            long length = Math.min(READ_LENGTH, data.byteSize() - at.offsetInRegion());
+            MemorySegment copy = MemorySegment.ofArray(new byte[(int) length]);
+            MemorySegment.copy(data, at.offsetInRegion(), copy, 0, length);
+            return object.wrap(copy, 0).validate(length, key).isValid();
         } catch (IllegalArgumentException | IllegalStateException retired) {
             return false; // the region was retired under this stale word: a client's READ would fail and retry
         }
