@@ -71,6 +71,8 @@ final class ClientConnection implements AutoCloseable {
     final LocalBuffer entries;
     /** Objects being written. */
     final LocalBuffer writes;
+    /** One-sided mode: this connection's leased blocks and located entries ({@link OneSidedPut}). */
+    final OneSidedPut.State oneSided = new OneSidedPut.State();
     private final StoreView view;
     private final ClientOptions.Protocol protocol;
     private final ClientStats stats;

@@ -27,6 +27,14 @@ public final class ClientStats {
     final LongAdder putRetries = new LongAdder();
     /** Connections replaced after a fabric error. */
     final LongAdder reconnects = new LongAdder();
+    /** One-sided mode: updates published by the client's own CAS (one_sided_updates). */
+    final LongAdder oneSidedUpdates = new LongAdder();
+    /** One-sided mode: CASes lost to another writer or the server, each followed by a retry (cas_retries). */
+    final LongAdder casRetries = new LongAdder();
+    /** One-sided mode: log blocks leased (blocks_leased). */
+    final LongAdder blocksLeased = new LongAdder();
+    /** One-sided mode: entries located by READs because the connection had none cached (entry_lookups). */
+    final LongAdder entryLookups = new LongAdder();
     /** Connections this client opened: at most its pool size, plus one per reconnect. */
     final LongAdder connectionsOpened = new LongAdder();
     /** HEADS refreshes (a region not in the cached head array). */
@@ -49,6 +57,10 @@ public final class ClientStats {
         m.put("lease_confirmations", leaseConfirmations.sum());
         m.put("put_retries", putRetries.sum());
         m.put("reconnects", reconnects.sum());
+        m.put("one_sided_updates", oneSidedUpdates.sum());
+        m.put("cas_retries", casRetries.sum());
+        m.put("blocks_leased", blocksLeased.sum());
+        m.put("entry_lookups", entryLookups.sum());
         m.put("connections_opened", connectionsOpened.sum());
         m.put("head_refreshes", headRefreshes.sum());
         m.put("head_states", headStates.sum());

@@ -30,8 +30,9 @@ public final class ErdaClient extends PooledClient {
     private ErdaClient(ClientOptions options, BackupWrites backups) {
         super(options);
         RemoteTable table = new RemoteTable(stats);
-        this.gets = new ErdaGet(stats, table, new ObjectReader(stats), options);
-        this.puts = new ErdaPut(stats, table, backups);
+        ObjectReader objects = new ObjectReader(stats);
+        this.gets = new ErdaGet(stats, table, objects, options);
+        this.puts = new ErdaPut(stats, table, backups, objects);
     }
 
     /**

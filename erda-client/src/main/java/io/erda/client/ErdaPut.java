@@ -5,6 +5,7 @@ import io.erda.fabric.FabricException;
 import io.erda.protocol.BackupReservation;
 import io.erda.protocol.FlushRequest;
 import io.erda.protocol.MessageType;
+import io.erda.protocol.PutMode;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.WireStatus;
@@ -30,10 +31,13 @@ final class ErdaPut {
     private final RemoteTable table;
     private final BackupWrites backups;
 
-    ErdaPut(ClientStats stats, RemoteTable table, BackupWrites backups) {
+    private final OneSidedPut oneSided;
+
+    ErdaPut(ClientStats stats, RemoteTable table, BackupWrites backups, ObjectReader objects) {
         this.stats = stats;
         this.table = table;
         this.backups = backups;
+        this.oneSided = new OneSidedPut(stats, table, objects);
     }
 
     /** A PUT_REPLY: the reservation here, and the backup's when the server is a clustered primary ([cluster]). */
@@ -49,6 +53,20 @@ final class ErdaPut {
         c.writes.ensure(objectLength);
         ObjectLayout.encode(c.writes.segment(), 0, key.bytes(), delete ? MemorySegment.NULL : value, delete);
         PutRequest request = new PutRequest(delete, valueLength, key.bytes());
+        if (c.view().info().putMode() == PutMode.ONE_SIDED) {
+            // updates are the client's CAS; only a key without an entry goes to the server, which inserts it
+            oneSided.put(c, key, delete, objectLength, () -> reserve(c, key, request, delete, objectLength));
+            return;
+        }
+        reserve(c, key, request, delete, objectLength);
+    }
+
+    /**
+     * The reservation PUT (paper §3.3): the server reserves and flips (in one-sided mode it only inserts, and answers
+     * PUBLISH_BY_CAS for a key that exists), the client WRITEs and persists, and confirms the entry if it outlived the
+     * lease.
+     */
+    private void reserve(ClientConnection c, Key key, PutRequest request, boolean delete, long objectLength) {
         for (int attempt = 1; ; attempt++) {
             long start = System.nanoTime();
             Reserved reserved;

@@ -15,7 +15,18 @@ final class ServerArgs {
      */
     ServerArgs() {
         cleanThreshold(0);
+        String put = System.getProperty(PUT_PROPERTY);
+        if (put != null && !put.isBlank()) {
+            put(put);
+        }
     }
+
+    /**
+     * Runs the servers of every suite with {@code --put} of this property (reserve or one-sided): a suite runs in
+     * one-sided mode with {@code -Derda.test.put=one-sided}. A server of a suite that asks for server-flush keeps the
+     * reservation mode, which one-sided mode needs ({@link #toArray}).
+     */
+    static final String PUT_PROPERTY = "erda.test.put";
 
     static ServerArgs small() {
         // small regions and segments so tests chain regions and fill segments quickly; room for a 1 MiB value
@@ -51,6 +62,15 @@ final class ServerArgs {
         return add("--clean-threshold", Long.toString(bytes));
     }
 
+    /** {@code --put reserve|one-sided}. */
+    ServerArgs put(String mode) {
+        return add("--put", mode);
+    }
+
+    ServerArgs blockSize(long bytes) {
+        return add("--block-size", Long.toString(bytes));
+    }
+
     ServerArgs pmEmulation(String mode) {
         return add("--pm-emulation", mode);
     }
@@ -76,6 +96,15 @@ final class ServerArgs {
     }
 
     String[] toArray() {
+        int put = args.indexOf("--put");
+        int persistence = args.indexOf("--persistence");
+        if (put >= 0 && args.get(put + 1).equals("one-sided") && persistence >= 0
+                && args.get(persistence + 1).equals("server-flush")) {
+            // one-sided mode needs wsp or read-after-write (the server refuses server-flush with it)
+            List<String> reserve = new ArrayList<>(args);
+            reserve.subList(put, put + 2).clear();
+            return reserve.toArray(String[]::new);
+        }
         return args.toArray(String[]::new);
     }
 }

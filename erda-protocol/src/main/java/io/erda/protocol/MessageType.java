@@ -59,6 +59,13 @@ public enum MessageType {
     RDMP_LOOKUP(39),
     RDMP_LOOKUP_REPLY(40),
     /**
+     * {@link PutMode#ONE_SIDED}: a leased log block for one-sided updates ({@link BlockRequest}: the head, and the
+     * least length the client needs); the reply is a {@link PutReply} naming the block (its length as the object
+     * length) and its lease. Refused with {@link WireStatus#UNSUPPORTED} by a server in {@link PutMode#RESERVE}.
+     */
+    BLOCK(41),
+    BLOCK_REPLY(42),
+    /**
      * Server to client, unsolicited (request id 0): a head's state changed (cleaning started, ended, or its old chain
      * was retired); body: the whole {@link HeadArray}. Flow-controlled by {@link HeadStateCredits}.
      */

@@ -31,7 +31,13 @@ public enum WireStatus {
      * A replica reservation whose sender's tag is wrong: it was not forwarded by a member holding the cluster's secret
      * ({@link ReplicaSender}); not retried.
      */
-    NOT_AUTHORIZED(12);
+    NOT_AUTHORIZED(12),
+    /**
+     * A PUT or DELETE of a key that exists, to a server whose updates are published by the client's CAS
+     * ({@link PutMode#ONE_SIDED}): the client locates the entry, writes into a block ({@link MessageType#BLOCK}) and
+     * CASes the word.
+     */
+    PUBLISH_BY_CAS(13);
 
     private static final WireStatus[] BY_CODE = values();
 

@@ -46,7 +46,8 @@ class MessageFuzzTest {
                 assertSameBytes(again.key(), p.key());
                 PutRequest.decode(s, at, body, MAX_KEY, Integer.MAX_VALUE); // Read After Write's limit
             }
-            case PUT_REPLY -> roundTrips(PutReply.decode(s, at, body), PutReply::encode, PutReply::decode);
+            case PUT_REPLY, BLOCK_REPLY -> roundTrips(PutReply.decode(s, at, body), PutReply::encode, PutReply::decode);
+            case BLOCK -> roundTrips(BlockRequest.decode(s, at, body), BlockRequest::encode, BlockRequest::decode);
             case GET, REPAIR_HINT, RDMP_LOOKUP -> {
                 KeyRequest k = KeyRequest.decode(s, at, body, MAX_KEY);
                 assertSameBytes(reencoded(k::encode, (b, o, n) -> KeyRequest.decode(b, o, n, MAX_KEY)).key(), k.key());
@@ -120,7 +121,7 @@ class MessageFuzzTest {
                 new HeadArray.Head(0, 3, false, List.of(new RegionDescriptor(0x1000, 1 << 20, 5))),
                 new HeadArray.Head(1, 1, true, List.of(new RegionDescriptor(0x5000, 1 << 20, 7),
                         new RegionDescriptor(0x9000, 1 << 20, 8)))));
-        StoreInfo info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, PmConfiguration.parse("MHP+!DDIO+PM-RQWRB"), 0, 2, 32, 32, 1055, 1 << 30, 8 << 20, 1_000_000_000L,
+        StoreInfo info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, PmConfiguration.parse("MHP+!DDIO+PM-RQWRB"), PutMode.ONE_SIDED, 0, 2, 32, 32, 1055, 1 << 30, 8 << 20, 1_000_000_000L,
                 MAX_KEY, 65_000, 70_000, new RegionDescriptor(0x100000, 16 * 1055, 9), new RegionDescriptor(0x200000, 64, 9),
                 heads);
         Map<String, byte[]> seeds = new LinkedHashMap<>();
@@ -134,6 +135,9 @@ class MessageFuzzTest {
         seeds.put("get", message(MessageType.GET, new KeyRequest(key)::encode));
         seeds.put("get-reply", message(MessageType.GET_REPLY, new GetReply(value)::encode));
         seeds.put("flush", message(MessageType.FLUSH, new FlushRequest(1, 4096, 128)::encode));
+        seeds.put("block", message(MessageType.BLOCK, new BlockRequest(1, 1088)::encode));
+        seeds.put("block-reply", message(MessageType.BLOCK_REPLY,
+                new PutReply(1, 262_144, 8, 0x5000 + 8, 7, 1_000_000_000L)::encode));
         seeds.put("heads-reply", message(MessageType.HEADS_REPLY, heads::encode));
         seeds.put("head-state", message(MessageType.HEAD_STATE, heads::encode));
         seeds.put("repair-hint", message(MessageType.REPAIR_HINT, new KeyRequest(key)::encode));

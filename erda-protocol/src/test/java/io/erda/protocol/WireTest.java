@@ -78,11 +78,28 @@ class WireTest {
         var heads = new HeadArray(List.of(
                 new HeadArray.Head(0, 3, false, List.of(new RegionDescriptor(0x1000, 1 << 20, 5), new RegionDescriptor(0x9000, 1 << 20, 6))),
                 new HeadArray.Head(1, 1, true, List.of(new RegionDescriptor(0x5000, 1 << 20, 7)))));
-        var info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, PmConfiguration.parse("MHP+!DDIO+PM-RQWRB"), 0, 2, 16, 64, 1040, 1 << 20, 1 << 16, 5_000_000_000L,
+        var info = new StoreInfo(PersistenceMethod.SERVER_FLUSH, PmConfiguration.parse("MHP+!DDIO+PM-RQWRB"), PutMode.ONE_SIDED, 0, 2, 16, 64, 1040, 1 << 20, 1 << 16, 5_000_000_000L,
                 65535, 1 << 16, 70000, new RegionDescriptor(1, 2, 3), new RegionDescriptor(4, 5, 6), heads);
         int n = info.encode(buf, 0);
         assertThat(n).isEqualTo(info.encodedLength());
         assertThat(StoreInfo.decode(buf, 0, n)).isEqualTo(info);
+    }
+
+    @Test
+    void aBlockRequestRoundTripsAndAnUnknownPutModeIsRejectedByName() {
+        int body = new BlockRequest(3, 1088).encode(buf, 0);
+        assertThat(BlockRequest.decode(buf, 0, body)).isEqualTo(new BlockRequest(3, 1088));
+        assertThatThrownBy(() -> BlockRequest.decode(buf, 0, body - 1)).isInstanceOf(WireFormatException.class)
+                .hasMessageContaining("BLOCK needs 8 bytes");
+        var info = new StoreInfo(PersistenceMethod.WSP, null, PutMode.RESERVE, 0, 1, 16, 64, 1040, 1 << 20, 1 << 16,
+                5_000_000_000L, 65535, 1 << 16, 70000, new RegionDescriptor(1, 2, 3), new RegionDescriptor(4, 5, 6),
+                new HeadArray(List.of()));
+        int n = info.encode(buf, 0);
+        assertThat(StoreInfo.decode(buf, 0, n).putMode()).isEqualTo(PutMode.RESERVE);
+        buf.set(ValueLayout.JAVA_BYTE, 53, (byte) 2);
+        assertThatThrownBy(() -> StoreInfo.decode(buf, 0, n)).isInstanceOf(WireFormatException.class)
+                .hasMessageContaining("put mode 2");
+        assertThatThrownBy(() -> PutMode.fromOption("cas")).hasMessageContaining("--put cas is not reserve or one-sided");
     }
 
     @Test

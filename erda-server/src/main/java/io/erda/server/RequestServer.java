@@ -3,8 +3,10 @@ package io.erda.server;
 import io.erda.cleaner.CleaningReport;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.fabric.Fabric;
+import io.erda.fabric.FabricCapabilities;
 import io.erda.protocol.ConnectData;
 import io.erda.protocol.HeadArray;
+import io.erda.protocol.PutMode;
 import io.erda.server.baseline.Baselines;
 import io.erda.server.rdmp.Rdmp;
 import io.erda.server.request.ErdaProtocolHandler;
@@ -17,6 +19,7 @@ import io.erda.server.platform.DaemonThreads;
 import io.erda.server.store.CleanThreshold;
 import io.erda.server.store.CleaningControl;
 import io.erda.server.store.LeaseValidator;
+import io.erda.server.store.LoopbackWordCas;
 import io.erda.server.store.RegionRegistry;
 import io.erda.server.store.Store;
 import io.erda.server.store.StoreStats;
@@ -51,14 +54,21 @@ public final class RequestServer implements AutoCloseable {
     private final DaemonThreads daemons;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
+    /** One-sided mode on a {@code DEVICE}-atomic fabric: the server's own CAS path to its table, else null. */
+    private LoopbackWordCas loopback;
 
     private RequestServer(ServerConfig config, StoreStats stats, Store store, Fabric fabric, Replication replication,
                           ServerHooks hooks) {
         this.config = config;
         this.store = store;
         this.fabric = fabric;
+        boolean oneSided = config.put() == PutMode.ONE_SIDED;
+        if (oneSided) {
+            requireOneSidedPuts(fabric, replication);
+            store.useOneSidedPuts(config.blockSize());
+        }
         this.registry = new RegionRegistry(fabric, store.directory(), config.pmWriteLatencyNanos(),
-                config.pmEmulation().configuration(config.persistence()), stats);
+                config.pmEmulation().configuration(config.persistence()), stats, oneSided);
         store.onChainGrowth(registry::chainGrew);
         Protocols protocols = new Protocols(); // filled below, before the request path starts
         this.requestPath = new RequestPath(fabric, config.listen(), config.workers(), protocols, registry::headArray,
@@ -80,6 +90,43 @@ public final class RequestServer implements AutoCloseable {
                 .add(ConnectData.PROTOCOL_HERD, rdmp.herd(erda))
                 .add(ConnectData.PROTOCOL_RDMP_SA, rdmp.serverAssisted(erda))
                 .add(ConnectData.PROTOCOL_RDMP_CC, rdmp.clientCentric(erda));
+    }
+
+    /**
+     * One-sided mode's conditions on the fabric: a client's remote CAS must be atomic against the server's own word
+     * updates. Where the device's atomics are atomic only among themselves ({@code DEVICE}: rxe), the server's word
+     * updates go through a loopback connection of its own ({@link #installLoopbackWordCas}); without remote atomics
+     * the mode cannot run. A clustered primary's backup has no one-sided update path yet.
+     */
+    private static void requireOneSidedPuts(Fabric fabric, Replication replication) {
+        if (fabric.capabilities().atomicity() == FabricCapabilities.Atomicity.NONE) {
+            throw new IllegalArgumentException("--put one-sided needs remote atomics, and this fabric's device has"
+                    + " none (atomicity NONE): start with --put reserve");
+        }
+        if (replication != Replication.NONE) {
+            throw new IllegalArgumentException("--put one-sided is not supported in a cluster yet: a backup has no"
+                    + " one-sided update path; start the members with --put reserve");
+        }
+    }
+
+    /**
+     * Where atomicity is {@code DEVICE}, makes the table's word changes go through the server's own RNIC, so that they
+     * are atomic with clients' CASes (docs/one-sided-put.md, "The device's atomic domain").
+     */
+    private void installLoopbackWordCas() {
+        if (config.put() != PutMode.ONE_SIDED
+                || fabric.capabilities().atomicity() != FabricCapabilities.Atomicity.DEVICE) {
+            return;
+        }
+        URI listen = config.listen();
+        URI anyPort = URI.create(listen.getScheme() + "://" + listen.getHost() + ":0");
+        try {
+            loopback = LoopbackWordCas.open(fabric, store.directory().table().region(), anyPort);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while connecting the loopback for word updates", e);
+        }
+        store.directory().table().useWordCas(loopback);
     }
 
     /** Opens (or creates) the store, recovers it, registers it and starts serving. */
@@ -105,6 +152,7 @@ public final class RequestServer implements AutoCloseable {
         try {
             fabric = Fabric.open(config.listen(), config.fabricProperties());
             RequestServer server = new RequestServer(config, stats, store, fabric, replication, hooks);
+            server.installLoopbackWordCas();
             server.startThreads();
             return server;
         } catch (RuntimeException e) {
@@ -187,6 +235,9 @@ public final class RequestServer implements AutoCloseable {
             }
         }
         requestPath.close();
+        if (loopback != null) {
+            loopback.close(); // every thread that changes words has stopped above
+        }
         registry.close();
         baselines.close();
         rdmp.close();

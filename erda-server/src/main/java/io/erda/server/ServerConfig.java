@@ -6,6 +6,7 @@ import io.erda.core.pm.MappingAdvice;
 import io.erda.core.pm.WriteLatencyModel;
 import io.erda.core.table.HopscotchTable;
 import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.PutMode;
 import io.erda.protocol.memory.LogGeometry;
 import io.erda.protocol.memory.TableGeometry;
 import io.erda.server.platform.HugePages;
@@ -41,14 +42,18 @@ import java.util.Objects;
  *                            {@link RequestServer#startCleaning()}
  * @param regionPool          retired log regions kept zeroed for reuse, or null: {@link CleanThreshold#defaultPool}
  * @param rdmp                RDMP-KV's protocols: their PM pool's size and RDMP-SA's threshold ({@link RdmpConfig})
+ * @param put                 how updates of existing keys are published ({@link PutMode}; docs/one-sided-put.md)
+ * @param blockSize           bytes of a log block leased for one-sided updates (capped at a segment's largest object)
  */
 public record ServerConfig(Path directory, URI listen, Integer heads, Long tableCapacity, Long regionSize,
                            Long segmentSize, PersistenceMethod persistence, Duration lease, long pmWriteLatencyNanos,
                            int workers, String group, PmEmulation pmEmulation, HugePages hugePages,
-                           CleanThreshold cleanThreshold, Integer regionPool, RdmpConfig rdmp) {
+                           CleanThreshold cleanThreshold, Integer regionPool, RdmpConfig rdmp, PutMode put,
+                           long blockSize) {
     public static final int DEFAULT_HEADS = 4;
     public static final long DEFAULT_TABLE_CAPACITY = 1L << 20;
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(1);
+    public static final long DEFAULT_BLOCK_SIZE = 256 << 10;
 
     public ServerConfig {
         Objects.requireNonNull(directory, "directory");
@@ -59,6 +64,14 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         Objects.requireNonNull(hugePages, "hugePages");
         Objects.requireNonNull(cleanThreshold, "cleanThreshold");
         Objects.requireNonNull(rdmp, "rdmp");
+        Objects.requireNonNull(put, "put");
+        if (blockSize < 8 || blockSize % 8 != 0) {
+            throw new IllegalArgumentException("block size " + blockSize + " is not a positive multiple of 8");
+        }
+        if (put == PutMode.ONE_SIDED && persistence == PersistenceMethod.SERVER_FLUSH) {
+            throw new IllegalArgumentException("--put one-sided needs --persistence wsp or read-after-write:"
+                    + " server-flush's FLUSH request would make every update two-sided again");
+        }
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("lease " + lease.toMillis() + " ms is not positive");
         }
@@ -92,7 +105,7 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         return new Builder(directory, listen).heads(heads).tableCapacity(tableCapacity).regionSize(regionSize)
                 .segmentSize(segmentSize).persistence(persistence).lease(lease).pmWriteLatencyNanos(pmWriteLatencyNanos)
                 .workers(workers).group(group).pmEmulation(pmEmulation).hugePages(hugePages)
-                .cleanThreshold(cleanThreshold).regionPool(regionPool).rdmp(rdmp);
+                .cleanThreshold(cleanThreshold).regionPool(regionPool).rdmp(rdmp).put(put).blockSize(blockSize);
     }
 
     public ServerConfig withGroup(String newGroup) {
@@ -154,6 +167,8 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
         private CleanThreshold cleanThreshold = CleanThreshold.OFF;
         private Integer regionPool;
         private RdmpConfig rdmp = RdmpConfig.DEFAULTS;
+        private PutMode put = PutMode.RESERVE;
+        private long blockSize = DEFAULT_BLOCK_SIZE;
 
         private Builder(Path directory, URI listen) {
             this.directory = directory;
@@ -242,9 +257,20 @@ public record ServerConfig(Path directory, URI listen, Integer heads, Long table
             return this;
         }
 
+        public Builder put(PutMode value) {
+            put = value;
+            return this;
+        }
+
+        public Builder blockSize(long value) {
+            blockSize = value;
+            return this;
+        }
+
         public ServerConfig build() {
             return new ServerConfig(directory, listen, heads, tableCapacity, regionSize, segmentSize, persistence, lease,
-                    pmWriteLatencyNanos, workers, group, pmEmulation, hugePages, cleanThreshold, regionPool, rdmp);
+                    pmWriteLatencyNanos, workers, group, pmEmulation, hugePages, cleanThreshold, regionPool, rdmp, put,
+                    blockSize);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.erda.server;
 
 import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.PutMode;
 import io.erda.protocol.PmConfiguration;
 import io.erda.server.platform.HugePages;
 import io.erda.server.platform.PmEmulation;
@@ -41,6 +42,18 @@ public final class ServerOptions {
             description = "What a client does before it reports a PUT durable: wsp (nothing), read-after-write (a READ "
                     + "after its WRITE), server-flush (a FLUSH request). Default: ${DEFAULT-VALUE}.")
     String persistence;
+
+    @Option(names = "--put", paramLabel = "MODE", defaultValue = "reserve",
+            description = "How updates of existing keys are published: reserve (the paper's: a reservation request,"
+                    + " the server flips the key's word) or one-sided (the client writes into a leased log block and"
+                    + " CASes the word; needs remote atomics, and --persistence wsp or read-after-write;"
+                    + " docs/one-sided-put.md). Default: ${DEFAULT-VALUE}.")
+    String put;
+
+    @Option(names = "--block-size", paramLabel = "BYTES", converter = ErdaServerMain.SizeConverter.class,
+            description = "--put one-sided: bytes of a log block a client leases (capped at a segment's largest"
+                    + " object). Default: 256k.")
+    Long blockSize;
 
     @Option(names = "--lease-ms", paramLabel = "MS",
             description = "Lease of a reservation: after it the validator may roll back an incomplete object. "
@@ -142,7 +155,8 @@ public final class ServerOptions {
                 .group(group).pmEmulation(PmEmulation.fromOption(pmEmulation)
                         .withConfiguration(pmConfig == null ? null : PmConfiguration.parse(pmConfig)))
                 .hugePages(HugePages.fromOption(hugePages)).cleanThreshold(cleanThreshold).regionPool(regionPool)
-                .rdmp(rdmpConfig()).build();
+                .rdmp(rdmpConfig()).put(PutMode.fromOption(put))
+                .blockSize(blockSize != null ? blockSize : ServerConfig.DEFAULT_BLOCK_SIZE).build();
         config.geometry(null); // the geometry options, checked as a new store would take them
         return config;
     }

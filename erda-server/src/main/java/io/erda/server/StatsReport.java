@@ -54,6 +54,9 @@ final class StatsReport {
         line(b, "repair_hints", stats.repairHints.sum());
         line(b, "rollbacks", stats.rollbacks.sum());
         line(b, "removed_entries", stats.removedEntries.sum());
+        line(b, "one_sided_put", store.oneSided() ? 1 : 0);
+        line(b, "blocks_granted", stats.blocksGranted.sum());
+        line(b, "blocks_live", store.liveBlocks());
         line(b, "errors", stats.errors.sum());
         line(b, "nvm_bytes_written", local + remote);
         line(b, "nvm_bytes_local", local);

@@ -3,6 +3,7 @@ package io.erda.server.request;
 import io.erda.cleaner.CleaningReport;
 import io.erda.fabric.MemoryRegion;
 import io.erda.protocol.BackupReservation;
+import io.erda.protocol.BlockRequest;
 import io.erda.protocol.BodyEncoder;
 import io.erda.protocol.CleanRequest;
 import io.erda.protocol.ConnectData;
@@ -13,6 +14,7 @@ import io.erda.protocol.HeadArray;
 import io.erda.protocol.KeyRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.PutMode;
 import io.erda.protocol.PutReply;
 import io.erda.protocol.PutRequest;
 import io.erda.protocol.RepairHintReply;
@@ -108,6 +110,11 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
                 });
             }
             case CLEAN -> clean(CleanRequest.decode(s, body, request.bodyLength()).head(), replies);
+            case BLOCK -> {
+                BlockRequest block = BlockRequest.decode(s, body, request.bodyLength());
+                PutReply reply = reply(store.grantBlock(block.head(), block.minLength()));
+                replies.reply(MessageType.BLOCK_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
+            }
             default -> throw new RequestException((request.type().code() & 1) == 0 ? WireStatus.BAD_REQUEST
                     : WireStatus.UNSUPPORTED, "message type " + request.type() + " (" + request.type().code()
                     + ") is not a request of the erda protocol");
@@ -115,7 +122,11 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
     }
 
     private PutReply reserve(PutRequest put) {
-        Store.Reserved r = store.reserve(put.key(), put.valueLength(), put.delete());
+        return reply(store.reserve(put.key(), put.valueLength(), put.delete()));
+    }
+
+    /** Where a reservation or block lies, as a client addresses it, and its lease. */
+    private PutReply reply(Store.Reserved r) {
         MemoryRegion region = registry.region(r.head(), r.regionIndex());
         return new PutReply(r.head(), r.objectLength(), r.chainOffset(), region.address() + r.offsetInRegion(),
                 region.rkey(), store.leaseNanos());
@@ -236,7 +247,8 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
     public StoreInfo storeInfo() {
         TableGeometry table = store.directory().table().geometry();
         var log = store.directory().geometry().log();
-        return new StoreInfo(persistence, registry.configuration(), ConnectData.PROTOCOL_ERDA,
+        return new StoreInfo(persistence, registry.configuration(),
+                store.oneSided() ? PutMode.ONE_SIDED : PutMode.RESERVE, ConnectData.PROTOCOL_ERDA,
                 store.directory().heads().size(),
                 table.neighbourhood(), table.stripeSize(), table.bucketCount(), log.regionSize(), log.segmentSize(),
                 store.leaseNanos(), ObjectLayout.MAX_KEY_LENGTH, store.maxValueLength(), maxMessageLength,

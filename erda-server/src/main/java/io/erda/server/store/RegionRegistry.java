@@ -69,13 +69,23 @@ public final class RegionRegistry implements AutoCloseable {
      */
     public RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, PmConfiguration configuration,
                           StoreStats stats) {
+        this(fabric, directory, writeDelayNanos, configuration, stats, false);
+    }
+
+    /**
+     * @param remoteAtomics whether clients may CAS the table's words (one-sided mode, docs/one-sided-put.md): the
+     *                      table is then registered with remote atomic access besides remote read
+     */
+    public RegionRegistry(Fabric fabric, PmDirectory directory, long writeDelayNanos, PmConfiguration configuration,
+                          StoreStats stats, boolean remoteAtomics) {
         this.fabric = fabric;
         this.stats = stats;
         this.directory = directory;
         this.writeDelayNanos = writeDelayNanos;
         this.configuration = java.util.Objects.requireNonNull(configuration, "configuration");
         PmRegion tableFile = directory.table().region();
-        this.table = fabric.register(tableFile.data(), RegisterOptions.of(EnumSet.of(Access.REMOTE_READ))
+        this.table = fabric.register(tableFile.data(), RegisterOptions.of(remoteAtomics
+                        ? EnumSet.of(Access.REMOTE_READ, Access.REMOTE_ATOMIC) : EnumSet.of(Access.REMOTE_READ))
                 .withBacking(new Backing(tableFile.path(), tableFile.dataFileOffset())));
         this.generations = new int[directory.heads().size()];
         this.cleaning = new boolean[directory.heads().size()];

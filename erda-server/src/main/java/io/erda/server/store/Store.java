@@ -46,6 +46,10 @@ public final class Store implements AutoCloseable {
     private final StoreStats stats;
     private final Recovery.Summary recovery;
     private ChainListener chainListener = head -> { };
+    /** Leased log blocks of one-sided mode (guarded by the store lock). */
+    private final Blocks blocks = new Blocks();
+    /** Bytes of a block ({@link #useOneSidedPuts}); 0 in reserve mode, where a PUT of an existing key flips its word. */
+    private volatile int blockLength;
     /**
      * Makes each head's next log region in the background before a reservation needs it (core's
      * {@code LogHead.prepareAhead}): making one under the store lock stalls every PUT for milliseconds. Its thread is
@@ -80,6 +84,87 @@ public final class Store implements AutoCloseable {
         } catch (RuntimeException e) {
             directory.close();
             throw e;
+        }
+    }
+
+    /**
+     * Switches the store to one-sided mode before it serves (docs/one-sided-put.md): updates of existing keys are
+     * published by the client's CAS on the word, into blocks of {@code blockLength} bytes (capped at the largest object a
+     * segment holds) that {@link #grantBlock} leases; {@link #reserve} then only inserts absent keys.
+     */
+    public void useOneSidedPuts(long blockLength) {
+        if (blockLength < ObjectLayout.ALIGNMENT || blockLength % ObjectLayout.ALIGNMENT != 0) {
+            throw new IllegalArgumentException("block size " + blockLength + " is not a positive multiple of "
+                    + ObjectLayout.ALIGNMENT);
+        }
+        this.blockLength = (int) Math.min(blockLength, maxObjectLength());
+    }
+
+    /** Whether updates of existing keys are published by the client's CAS ({@link #useOneSidedPuts}). */
+    public boolean oneSided() {
+        return blockLength > 0;
+    }
+
+    /** Bytes of a block this store grants (0 in reserve mode). */
+    public int blockLength() {
+        return blockLength;
+    }
+
+    /**
+     * Grants a leased block of {@code head}'s write chain for one-sided updates: at least {@code minLength} bytes (the
+     * block size, or one object larger than it), in one segment, at the tail, so the high-water mark persisted by
+     * the reservation makes it part of the log. Its bytes stay zero until the client writes objects into them.
+     */
+    public Reserved grantBlock(int head, long minLength) {
+        if (!oneSided()) {
+            throw new RequestException(WireStatus.UNSUPPORTED, "BLOCK needs a server started with --put one-sided;"
+                    + " this one publishes updates with reservations (--put reserve)");
+        }
+        int heads = directory.heads().size();
+        if (head < 0 || head >= heads) {
+            throw new RequestException(WireStatus.UNKNOWN_ADDRESS, "head " + head + " outside [0, " + heads + ")");
+        }
+        long length = ObjectLayout.align(Math.max(blockLength, minLength));
+        if (length > maxObjectLength()) {
+            throw new RequestException(WireStatus.VALUE_TOO_LARGE, "block of " + minLength + " bytes exceeds the"
+                    + " segment limit " + maxObjectLength());
+        }
+        LogHead log = directory.head(head);
+        lock.lock();
+        try {
+            long chainOffset = reserveTail(log, length);
+            long now = System.nanoTime();
+            blocks.expire(now);
+            blocks.add(new Blocks.Block(head, chainOffset, (int) length, now, now + leases.leaseNanos()));
+            stats.blocksGranted.increment(); // not in bytesReserved: what a client writes into a block is its own count
+            long regionSize = log.geometry().regionSize();
+            return new Reserved(head, chainOffset, (int) length, LogAddress.regionIndexForOffset(chainOffset, regionSize),
+                    LogAddress.offsetInRegion(chainOffset, regionSize));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The cleaner's wait before a switch: the latest lease deadline of a block of {@code head} granted before
+     * {@code grantedBeforeNanos} ({@link System#nanoTime()}), or now if none may still be written.
+     */
+    public long blocksDeadline(int head, long grantedBeforeNanos) {
+        lock.lock();
+        try {
+            return blocks.lastDeadline(head, grantedBeforeNanos, System.nanoTime());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Blocks whose lease may still run. */
+    public int liveBlocks() {
+        lock.lock();
+        try {
+            return blocks.live(System.nanoTime());
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -130,6 +215,11 @@ public final class Store implements AutoCloseable {
             int position = entries.find(key);
             if (position < 0 && delete) {
                 throw new RequestException(WireStatus.NOT_FOUND, "DELETE of a key that does not exist");
+            }
+            if (position >= 0 && oneSided()) {
+                // a word of an existing key names only complete objects here: no flip to one not written yet
+                throw new RequestException(WireStatus.PUBLISH_BY_CAS, (delete ? "DELETE" : "PUT") + " of a key that"
+                        + " exists: this server publishes updates by the client's CAS (--put one-sided)");
             }
             long chainOffset = reserveTail(log, objectLength);
             long before = flip(key, position, head, LogAddress.unitsForBytes(chainOffset));

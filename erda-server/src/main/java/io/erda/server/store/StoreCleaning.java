@@ -242,6 +242,13 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         while (!store.leases().settledBefore(headId, issuedBeforeNanos)) {
             Thread.sleep(1);
         }
+        // one-sided mode: a block granted before may still be written and its objects published by CAS until its
+        // lease ends, and a CAS sent just before the end lands up to a round trip later (docs/one-sided-put.md)
+        long now = System.nanoTime();
+        long blocksEnd = store.blocksDeadline(headId, issuedBeforeNanos);
+        if (blocksEnd - now > 0) {
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(blocksEnd - now + MAX_ROUND_TRIP.toNanos());
+        }
     }
 
     @Override

@@ -16,6 +16,8 @@ public final class StoreStats {
     public final LongAdder errors = new LongAdder();
     /** Object bytes handed out by reservations: the NVM-bytes figure where the fabric cannot count remote writes. */
     public final LongAdder bytesReserved = new LongAdder();
+    /** Log blocks granted for one-sided updates (their bytes are in {@link #bytesReserved}). */
+    public final LongAdder blocksGranted = new LongAdder();
     /** CPU time of server threads while handling requests, connections and leases (idle waiting excluded). */
     public final LongAdder serverCpuNanos = new LongAdder();
     /** Requests served on the fabric provider's thread because every worker was parked (tcp; Workers). */
