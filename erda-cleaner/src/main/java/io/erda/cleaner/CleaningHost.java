@@ -31,6 +31,14 @@ public interface CleaningHost {
      */
     void headStateChanged(int headId, boolean cleaning);
 
+    /**
+     * The head's writes now go to its new chain ({@code awaitSettled} follows, for what was granted before). A host
+     * whose clients hold leased log blocks tells them, so they give back blocks of the old chain at once rather than
+     * when full or at the lease's end. Called without the lock.
+     */
+    default void writesRedirected(int headId) {
+    }
+
     /** Regions were added to a head (the new chain grew under the cleaner's copies): register them. Called locked. */
     void regionsAdded(int headId);
 

@@ -124,6 +124,7 @@ public final class LogCleaner {
 
         long replicateStart = host.nanoTime();
         long replicateEnd = run.redirectWrites(CleaningPhase.REPLICATE);
+        host.writesRedirected(headId);
         hook.reached(headId, CleaningPoint.REPLICATE_STARTED);
         run.relocate(mergeEnd[0], replicateEnd, CleaningPoint.REPLICATE_MIDWAY);
         host.awaitSettled(headId, run.redirectNanos);
@@ -150,6 +151,7 @@ public final class LogCleaner {
         run.tellClients(true);
         long start = host.nanoTime();
         long end = run.redirectWrites(records.phase(headId) == CleaningPhase.MERGE ? CleaningPhase.REPLICATE : null);
+        host.writesRedirected(headId);
         run.relocate(0, end, CleaningPoint.REPLICATE_MIDWAY);
         host.awaitSettled(headId, run.redirectNanos);
         run.replicate = Duration.ofNanos(host.nanoTime() - start);

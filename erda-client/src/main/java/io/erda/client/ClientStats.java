@@ -33,6 +33,8 @@ public final class ClientStats {
     final LongAdder casRetries = new LongAdder();
     /** One-sided mode: log blocks leased (blocks_leased). */
     final LongAdder blocksLeased = new LongAdder();
+    /** One-sided mode: blocks given back because their head's state changed (blocks_returned). */
+    final LongAdder blocksReturned = new LongAdder();
     /** One-sided mode: entries located by READs because the connection had none cached (entry_lookups). */
     final LongAdder entryLookups = new LongAdder();
     /** Connections this client opened: at most its pool size, plus one per reconnect. */
@@ -60,6 +62,7 @@ public final class ClientStats {
         m.put("one_sided_updates", oneSidedUpdates.sum());
         m.put("cas_retries", casRetries.sum());
         m.put("blocks_leased", blocksLeased.sum());
+        m.put("blocks_returned", blocksReturned.sum());
         m.put("entry_lookups", entryLookups.sum());
         m.put("connections_opened", connectionsOpened.sum());
         m.put("head_refreshes", headRefreshes.sum());

@@ -104,6 +104,13 @@ public final class ErdaClient extends PooledClient {
     @Override
     void beforeOperation(ClientConnection c) {
         c.catchUp();
+        puts.returnStaleBlocks(c);
+    }
+
+    /** One-sided mode: gives the connection's leased blocks back, so a cleaning need not wait out their leases. */
+    @Override
+    void beforeClose(ClientConnection c) {
+        puts.returnAllBlocks(c);
     }
 
     @Override

@@ -40,6 +40,16 @@ final class ErdaPut {
         this.oneSided = new OneSidedPut(stats, table, objects);
     }
 
+    /** One-sided mode: gives back the blocks of heads whose state changed since they were leased. */
+    void returnStaleBlocks(ClientConnection c) {
+        oneSided.returnBlocks(c, false);
+    }
+
+    /** One-sided mode: gives back every block the connection holds (it is closing). */
+    void returnAllBlocks(ClientConnection c) {
+        oneSided.returnBlocks(c, true);
+    }
+
     /** A PUT_REPLY: the reservation here, and the backup's when the server is a clustered primary ([cluster]). */
     private record Reserved(PutReply reply, BackupReservation backup) {
     }

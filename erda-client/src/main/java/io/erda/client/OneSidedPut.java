@@ -3,6 +3,7 @@ package io.erda.client;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.IdleStrategy;
 import io.erda.protocol.BlockRequest;
+import io.erda.protocol.FlushRequest;
 import io.erda.protocol.MessageType;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.PutReply;
@@ -57,8 +58,12 @@ final class OneSidedPut {
         void run();
     }
 
-    /** A located entry: where its word is, the word last seen, and the head state it was seen in. */
-    record Entry(long wordAddress, long word, int generation) {
+    /**
+     * A located entry: where its word is, the word last seen, the head state it was seen in, and whether its current
+     * object was found incomplete while its previous one is complete (then the update replaces the current in place,
+     * so the word keeps naming the complete version as previous).
+     */
+    record Entry(long wordAddress, long word, int generation, boolean replaceCurrent) {
     }
 
     /** A leased block: {@code [address, address + length)} of {@code head}'s log, written up to {@code used}. */
@@ -196,7 +201,7 @@ final class OneSidedPut {
                 if (writtenIn == null || writtenIn.generation != generation || writtenIn.deadline - now <= 0) {
                     Block block = state.block(head);
                     if (block == null || !block.usable(generation, objectLength, now)) {
-                        block = lease(c, head, objectLength);
+                        block = lease(c, head, objectLength, block);
                         state.block(head, block);
                         if (block.generation != entry.generation()) {
                             state.forget(key); // the head changed while the block was asked for: locate again
@@ -213,11 +218,15 @@ final class OneSidedPut {
                         continue; // too late to publish it: it stays garbage, the next attempt takes a new block
                     }
                 }
-                long replacement = AtomicWord.withNewVersion(entry.word(), LogAddress.unitsForBytes(writtenAt));
+                long units = LogAddress.unitsForBytes(writtenAt);
+                // over a torn current (a WRITE that completed without landing whole, then published), keep the
+                // complete previous version as previous: two such in a row must not lose the last complete one
+                long replacement = entry.replaceCurrent() ? AtomicWord.withCurrent(entry.word(), units)
+                        : AtomicWord.withNewVersion(entry.word(), units);
                 long witnessed = cas(c, entry.wordAddress(), entry.word(), replacement, delete);
                 if (witnessed == entry.word()) {
                     persistWord(c, entry.wordAddress(), delete);
-                    state.remember(key, new Entry(entry.wordAddress(), replacement, generation));
+                    state.remember(key, new Entry(entry.wordAddress(), replacement, generation, false));
                     stats.oneSidedUpdates.increment();
                     return;
                 }
@@ -257,7 +266,8 @@ final class OneSidedPut {
             if (check == ObjectCheck.KEY_MISMATCH) {
                 continue;
             }
-            if (!check.isValid()) {
+            boolean currentComplete = check.isValid();
+            if (!currentComplete) {
                 check = ownership(c, key, heads[n], AtomicWord.previous(word));
                 if (check == ObjectCheck.KEY_MISMATCH) {
                     continue;
@@ -269,7 +279,7 @@ final class OneSidedPut {
             }
             long address = view.windowAddress(home) + (long) indexes[n] * HashEntryLayout.LENGTH
                     + HashEntryLayout.ATOMIC_WORD_OFFSET;
-            return new Located(Located.Kind.FOUND, new Entry(address, word, generation));
+            return new Located(Located.Kind.FOUND, new Entry(address, word, generation, !currentComplete));
         }
         return unresolved ? Located.UNRESOLVED : Located.ABSENT;
     }
@@ -282,10 +292,33 @@ final class OneSidedPut {
         return objects.read(c, head, units, key).check();
     }
 
-    /** BLOCK: a leased block of at least {@code objectLength} bytes of {@code head}'s log. */
-    private Block lease(ClientConnection c, int head, long objectLength) {
+    /**
+     * Gives back (BLOCK_RETURN) each block of a head whose state changed since it was leased, or with {@code all} every
+     * block (the connection closes): no CAS will publish from it any more (the generations differ), and a cleaning that
+     * began waits for it otherwise until its lease ends. Nothing to do, and no request, while the heads keep their state.
+     */
+    void returnBlocks(ClientConnection c, boolean all) {
+        State state = c.oneSided;
+        StoreView view = c.view();
+        for (int head = 0; head < state.blocks.length; head++) {
+            Block b = state.blocks[head];
+            if (b != null && (all || b.generation != view.generation(head))) {
+                state.blocks[head] = null;
+                if (b.deadline - System.nanoTime() > 0) {
+                    c.call(MessageType.BLOCK_RETURN, new FlushRequest(head, b.chainOffset, b.length)::encode,
+                            reply -> reply.expect(MessageType.BLOCK_RETURN_REPLY));
+                    stats.blocksReturned.increment();
+                }
+            }
+        }
+    }
+
+    /** BLOCK: a leased block of at least {@code objectLength} bytes of {@code head}'s log, {@code replaced} given back. */
+    private Block lease(ClientConnection c, int head, long objectLength, Block replaced) {
         long asked = System.nanoTime(); // the lease runs from the grant, later than this: so the client ends first
-        PutReply r = c.call(MessageType.BLOCK, new BlockRequest(head, (int) objectLength)::encode,
+        // the block replaced is given back in the same request: nothing more is published from it
+        long returned = replaced != null && replaced.deadline - asked > 0 ? replaced.chainOffset : BlockRequest.NONE;
+        PutReply r = c.call(MessageType.BLOCK, new BlockRequest(head, (int) objectLength, returned)::encode,
                 reply -> {
                     MemorySegment body = reply.expect(MessageType.BLOCK_REPLY).body();
                     return PutReply.decode(body, 0, (int) body.byteSize());
@@ -295,6 +328,9 @@ final class OneSidedPut {
                     + r.head() + " for an object of " + objectLength + " bytes of head " + head);
         }
         stats.blocksLeased.increment();
+        if (returned != BlockRequest.NONE) {
+            stats.blocksReturned.increment();
+        }
         // the call processed every HEAD_STATE sent before the reply: the block belongs to the head state known now
         return new Block(head, r.chainOffset(), r.address(), r.rkey(), r.objectLength(),
                 asked + r.leaseNanos() - DEADLINE_MARGIN_NANOS, c.view().generation(head));

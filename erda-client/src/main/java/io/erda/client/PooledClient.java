@@ -92,6 +92,10 @@ public abstract class PooledClient implements KeyValueClient {
     /** Stores {@code value} under {@code key}, or deletes the key when {@code value} is null; durable on return. */
     abstract void write(ClientConnection c, Key key, MemorySegment value);
 
+    /** Run on each healthy connection when the client closes, before the connection does (a protocol's goodbye). */
+    void beforeClose(ClientConnection c) {
+    }
+
     /**
      * Run on the borrowed connection before every operation, also on the fresh one of a retry: the protocol's
      * bookkeeping of what arrived while the connection was idle (Erda's HEAD_STATEs). Nothing by default.
@@ -273,7 +277,15 @@ public abstract class PooledClient implements KeyValueClient {
         closed = true;
         permits.acquireUninterruptibly(options.poolSize());
         for (ClientConnection c; (c = takeIdle()) != null; ) {
-            c.close();
+            try {
+                if (!c.isBroken()) {
+                    beforeClose(c);
+                }
+            } catch (RuntimeException e) {
+                // best effort: what it would have given back is the server's again when its lease ends
+            } finally {
+                c.close();
+            }
         }
         fabric.close();
     }

@@ -66,6 +66,13 @@ public enum MessageType {
     BLOCK(41),
     BLOCK_REPLY(42),
     /**
+     * {@link PutMode#ONE_SIDED}: a client gives a block back before its lease ends (it saw its head's state change,
+     * so it will publish nothing more from it), so a cleaning of the head need not wait out the lease. Body: a
+     * {@link FlushRequest} naming the block (head, chain offset, length); empty reply.
+     */
+    BLOCK_RETURN(43),
+    BLOCK_RETURN_REPLY(44),
+    /**
      * Server to client, unsolicited (request id 0): a head's state changed (cleaning started, ended, or its old chain
      * was retired); body: the whole {@link HeadArray}. Flow-controlled by {@link HeadStateCredits}.
      */

@@ -56,7 +56,7 @@ class MessageFuzzTest {
                 GetReply g = GetReply.decode(s, at, body);
                 assertSameBytes(reencoded(g::encode, GetReply::decode).value(), g.value());
             }
-            case FLUSH -> roundTrips(FlushRequest.decode(s, at, body), FlushRequest::encode, FlushRequest::decode);
+            case FLUSH, BLOCK_RETURN -> roundTrips(FlushRequest.decode(s, at, body), FlushRequest::encode, FlushRequest::decode);
             case HEADS_REPLY, HEAD_STATE -> roundTrips(HeadArray.decode(s, at, body), HeadArray::encode, HeadArray::decode);
             case REPAIR_HINT_REPLY -> roundTrips(RepairHintReply.decode(s, at, body), RepairHintReply::encode,
                     RepairHintReply::decode);
@@ -84,6 +84,7 @@ class MessageFuzzTest {
             case ERROR -> assertThat(ErrorReply.decode(s, at, body).getBytes(StandardCharsets.UTF_8).length)
                     .isLessThanOrEqualTo(3 * ErrorReply.MAX_LENGTH);
             case HELLO, HEADS, STATS, STATS_REPLY, CLEAN_REPLY, FLUSH_REPLY, REDO_PUT_REPLY, HERD_PUT_REPLY,
+                 BLOCK_RETURN_REPLY,
                  RDMP_COMMIT_REPLY -> {
                 // no body decoder: empty, or text the client shows as it is
             }
@@ -135,7 +136,8 @@ class MessageFuzzTest {
         seeds.put("get", message(MessageType.GET, new KeyRequest(key)::encode));
         seeds.put("get-reply", message(MessageType.GET_REPLY, new GetReply(value)::encode));
         seeds.put("flush", message(MessageType.FLUSH, new FlushRequest(1, 4096, 128)::encode));
-        seeds.put("block", message(MessageType.BLOCK, new BlockRequest(1, 1088)::encode));
+        seeds.put("block", message(MessageType.BLOCK, new BlockRequest(1, 1088, 8)::encode));
+        seeds.put("block-return", message(MessageType.BLOCK_RETURN, new FlushRequest(1, 8, 262_144)::encode));
         seeds.put("block-reply", message(MessageType.BLOCK_REPLY,
                 new PutReply(1, 262_144, 8, 0x5000 + 8, 7, 1_000_000_000L)::encode));
         seeds.put("heads-reply", message(MessageType.HEADS_REPLY, heads::encode));

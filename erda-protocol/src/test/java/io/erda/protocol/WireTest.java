@@ -87,10 +87,10 @@ class WireTest {
 
     @Test
     void aBlockRequestRoundTripsAndAnUnknownPutModeIsRejectedByName() {
-        int body = new BlockRequest(3, 1088).encode(buf, 0);
-        assertThat(BlockRequest.decode(buf, 0, body)).isEqualTo(new BlockRequest(3, 1088));
+        int body = new BlockRequest(3, 1088, BlockRequest.NONE).encode(buf, 0);
+        assertThat(BlockRequest.decode(buf, 0, body)).isEqualTo(new BlockRequest(3, 1088, BlockRequest.NONE));
         assertThatThrownBy(() -> BlockRequest.decode(buf, 0, body - 1)).isInstanceOf(WireFormatException.class)
-                .hasMessageContaining("BLOCK needs 8 bytes");
+                .hasMessageContaining("BLOCK needs 16 bytes");
         var info = new StoreInfo(PersistenceMethod.WSP, null, PutMode.RESERVE, 0, 1, 16, 64, 1040, 1 << 20, 1 << 16,
                 5_000_000_000L, 65535, 1 << 16, 70000, new RegionDescriptor(1, 2, 3), new RegionDescriptor(4, 5, 6),
                 new HeadArray(List.of()));

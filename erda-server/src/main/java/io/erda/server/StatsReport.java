@@ -56,6 +56,7 @@ final class StatsReport {
         line(b, "removed_entries", stats.removedEntries.sum());
         line(b, "one_sided_put", store.oneSided() ? 1 : 0);
         line(b, "blocks_granted", stats.blocksGranted.sum());
+        line(b, "blocks_returned", stats.blocksReturned.sum());
         line(b, "blocks_live", store.liveBlocks());
         line(b, "errors", stats.errors.sum());
         line(b, "nvm_bytes_written", local + remote);

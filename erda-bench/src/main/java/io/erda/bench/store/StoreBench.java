@@ -48,7 +48,8 @@ public final class StoreBench implements Callable<Integer> {
     private List<Integer> sizes;
 
     @Option(names = "--protocols", split = ",", defaultValue = "erda", description = "client protocols side by side:"
-            + " erda, redo-log, read-after-write, herd, rdmp-sa, rdmp-cc (default: ${DEFAULT-VALUE})")
+            + " erda, erda-one-sided (Erda with --put one-sided), redo-log, read-after-write, herd, rdmp-sa, rdmp-cc"
+            + " (default: ${DEFAULT-VALUE})")
     List<String> protocols;
 
     @Option(names = "--rdmp-pool-size", defaultValue = "4g", converter = io.erda.server.ErdaServerMain.SizeConverter.class,
@@ -117,7 +118,7 @@ public final class StoreBench implements Callable<Integer> {
         if (latencyCheck) {
             return latencyCheck(base);
         }
-        protocols.forEach(ClientOptions.Protocol::fromOption); // an unknown name fails before any store is made
+        protocols.forEach(StoreBench::clientProtocol); // an unknown name fails before any store is made
         List<Row> rows = new ArrayList<>();
         int runs = fabrics.size() * protocols.size();
         int done = 0;
@@ -127,7 +128,7 @@ public final class StoreBench implements Callable<Integer> {
                         runs, protocol, fabric, sizes, keys);
                 Path work = Files.createTempDirectory(base, "store-bench-" + fabric + "-" + protocol + "-");
                 try {
-                    rows.addAll(runFabric(fabric, ClientOptions.Protocol.fromOption(protocol), work));
+                    rows.addAll(runFabric(fabric, protocol, work));
                 } finally {
                     ScratchDirectory.delete(work);
                 }
@@ -170,7 +171,18 @@ public final class StoreBench implements Callable<Integer> {
         return 0;
     }
 
-    private List<Row> runFabric(String fabric, ClientOptions.Protocol protocol, Path work) {
+    /**
+     * The row name {@code erda-one-sided}: Erda's client against a server started with {@code --put one-sided}
+     * (docs/one-sided-put.md); every other name is a client protocol.
+     */
+    static final String ERDA_ONE_SIDED = "erda-one-sided";
+
+    private static ClientOptions.Protocol clientProtocol(String name) {
+        return name.equals(ERDA_ONE_SIDED) ? ClientOptions.Protocol.ERDA : ClientOptions.Protocol.fromOption(name);
+    }
+
+    private List<Row> runFabric(String fabric, String row, Path work) {
+        ClientOptions.Protocol protocol = clientProtocol(row);
         URI listen = switch (fabric) {
             case "tcp" -> URI.create("tcp://127.0.0.1:0");
             case "shm" -> URI.create("shm://" + work.resolve("fabric"));
@@ -180,7 +192,9 @@ public final class StoreBench implements Callable<Integer> {
                 .persistence(PersistenceMethod.fromOption(persistence))
                 .pmWriteLatencyNanos(pmWriteLatencyNs != null ? pmWriteLatencyNs : 0)
                 .rdmp(new RdmpConfig(rdmpPoolSize, Math.toIntExact(rdmpSaThreshold)))
-                .hugePages(io.erda.server.platform.HugePages.fromOption(hugePages)).build();
+                .hugePages(io.erda.server.platform.HugePages.fromOption(hugePages))
+                .put(row.equals(ERDA_ONE_SIDED) ? io.erda.protocol.PutMode.ONE_SIDED : io.erda.protocol.PutMode.RESERVE)
+                .build();
         List<Row> rows = new ArrayList<>();
         try (RequestServer server = RequestServer.start(config);
              PooledClient client = (PooledClient) KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1)
@@ -202,10 +216,10 @@ public final class StoreBench implements Callable<Integer> {
             // paths for each size class (RDMP-KV's pool carves slots per class) and the copies' JIT profiles.
             int perSize = Math.max(200, warmupKeys / Math.max(1, served.size()));
             for (int size : served) {
-                runSize(protocol.option(), fabric, size, client, perSize, "wrm");
+                runSize(row, fabric, size, client, perSize, "wrm");
             }
             for (int size : served) {
-                rows.addAll(runSize(protocol.option(), fabric, size, client, keys, "key"));
+                rows.addAll(runSize(row, fabric, size, client, keys, "key"));
             }
         }
         return rows;

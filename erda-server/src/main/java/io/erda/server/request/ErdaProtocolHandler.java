@@ -112,8 +112,16 @@ public final class ErdaProtocolHandler implements ProtocolHandler {
             case CLEAN -> clean(CleanRequest.decode(s, body, request.bodyLength()).head(), replies);
             case BLOCK -> {
                 BlockRequest block = BlockRequest.decode(s, body, request.bodyLength());
+                if (block.returned() != BlockRequest.NONE) {
+                    store.returnBlock(block.head(), block.returned());
+                }
                 PutReply reply = reply(store.grantBlock(block.head(), block.minLength()));
                 replies.reply(MessageType.BLOCK_REPLY, WireStatus.OK, PutReply.LENGTH, reply::encode);
+            }
+            case BLOCK_RETURN -> {
+                FlushRequest block = FlushRequest.decode(s, body, request.bodyLength());
+                store.returnBlock(block.head(), block.chainOffset());
+                replies.reply(MessageType.BLOCK_RETURN_REPLY, WireStatus.OK, 0, BodyEncoder.EMPTY);
             }
             default -> throw new RequestException((request.type().code() & 1) == 0 ? WireStatus.BAD_REQUEST
                     : WireStatus.UNSUPPORTED, "message type " + request.type() + " (" + request.type().code()

@@ -15,14 +15,36 @@ import java.util.Iterator;
  * store's lock guards it.
  */
 final class Blocks {
-    /** A granted block: {@code [chainOffset, chainOffset + length)} of {@code head}. */
-    record Block(int head, long chainOffset, int length, long grantedNanos, long deadline) {
+    /**
+     * A granted block: {@code [chainOffset, chainOffset + length)} of {@code head}, in {@code chain} (the head's write
+     * chain at the grant: compared by identity).
+     */
+    record Block(int head, long chainOffset, int length, long grantedNanos, long deadline, Object chain) {
     }
 
     private final ArrayDeque<Block> byGrant = new ArrayDeque<>();
 
     void add(Block block) {
         byGrant.addLast(block);
+    }
+
+    /**
+     * A client gave back the block of {@code head} at {@code chainOffset}: its lease ends now. False if no such block's
+     * lease runs (expired, returned before, or never granted).
+     */
+    boolean giveBack(int head, long chainOffset, long now) {
+        expire(now);
+        boolean found = false;
+        // rotated once through, in order: the block keeps its place (grant order) with its lease ended
+        for (int i = byGrant.size(); i > 0; i--) {
+            Block b = byGrant.pollFirst();
+            if (!found && b.head() == head && b.chainOffset() == chainOffset && running(b, now)) {
+                b = new Block(b.head(), b.chainOffset(), b.length(), b.grantedNanos(), now - 1, b.chain());
+                found = true;
+            }
+            byGrant.addLast(b);
+        }
+        return found;
     }
 
     /** Forgets the blocks whose lease ended before {@code now}. */
@@ -33,11 +55,17 @@ final class Blocks {
         }
     }
 
+    /** Whether {@code b}'s lease still runs at {@code now} (a returned block's ended when it was given back). */
+    private static boolean running(Block b, long now) {
+        return b.deadline() - now >= 0;
+    }
+
     /**
-     * The latest deadline of the blocks of {@code head} granted before {@code grantedBeforeNanos} whose lease has not
-     * ended by {@code now}, or {@code now} if there is none.
+     * The latest deadline of the blocks of {@code head} granted before {@code grantedBeforeNanos} in a chain other than
+     * {@code writeChain} (the one a cleaning retires) whose lease has not ended by {@code now}, or {@code now} if there
+     * is none. Blocks of the write chain need no wait: their objects are where the head keeps its data.
      */
-    long lastDeadline(int head, long grantedBeforeNanos, long now) {
+    long lastDeadline(int head, Object writeChain, long grantedBeforeNanos, long now) {
         expire(now);
         long last = now;
         for (Iterator<Block> it = byGrant.iterator(); it.hasNext(); ) {
@@ -45,7 +73,7 @@ final class Blocks {
             if (b.grantedNanos() - grantedBeforeNanos >= 0) {
                 break; // grant order: every later one was granted after too
             }
-            if (b.head() == head && b.deadline() - last > 0) {
+            if (b.head() == head && b.chain() != writeChain && running(b, now) && b.deadline() - last > 0) {
                 last = b.deadline();
             }
         }
@@ -55,6 +83,10 @@ final class Blocks {
     /** Blocks whose lease may still run. */
     int live(long now) {
         expire(now);
-        return byGrant.size();
+        int live = 0;
+        for (Block b : byGrant) {
+            live += running(b, now) ? 1 : 0;
+        }
+        return live;
     }
 }

@@ -135,7 +135,8 @@ public final class Store implements AutoCloseable {
             long chainOffset = reserveTail(log, length);
             long now = System.nanoTime();
             blocks.expire(now);
-            blocks.add(new Blocks.Block(head, chainOffset, (int) length, now, now + leases.leaseNanos()));
+            blocks.add(new Blocks.Block(head, chainOffset, (int) length, now, now + leases.leaseNanos(),
+                    log.writeChain()));
             stats.blocksGranted.increment(); // not in bytesReserved: what a client writes into a block is its own count
             long regionSize = log.geometry().regionSize();
             return new Reserved(head, chainOffset, (int) length, LogAddress.regionIndexForOffset(chainOffset, regionSize),
@@ -146,13 +147,34 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * The cleaner's wait before a switch: the latest lease deadline of a block of {@code head} granted before
-     * {@code grantedBeforeNanos} ({@link System#nanoTime()}), or now if none may still be written.
+     * The cleaner's wait once a head's writes go to its new chain: nanoseconds until the last lease of a block of
+     * {@code head} in another chain (the one to be retired) granted before {@code grantedBeforeNanos}
+     * ({@link System#nanoTime()}) ends, 0 if none may still be written.
      */
-    public long blocksDeadline(int head, long grantedBeforeNanos) {
+    public long blocksWaitNanos(int head, long grantedBeforeNanos) {
         lock.lock();
         try {
-            return blocks.lastDeadline(head, grantedBeforeNanos, System.nanoTime());
+            long now = System.nanoTime();
+            return blocks.lastDeadline(head, directory.head(head).writeChain(), grantedBeforeNanos, now) - now;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A client gives back the block of {@code head} at {@code chainOffset} (BLOCK_RETURN): it publishes nothing more
+     * from it, so a cleaning need not wait out its lease. Giving back a block whose lease already ended is no error.
+     */
+    public void returnBlock(int head, long chainOffset) {
+        if (!oneSided()) {
+            throw new RequestException(WireStatus.UNSUPPORTED, "BLOCK_RETURN needs a server started with --put"
+                    + " one-sided");
+        }
+        lock.lock();
+        try {
+            if (blocks.giveBack(head, chainOffset, System.nanoTime())) {
+                stats.blocksReturned.increment();
+            }
         } finally {
             lock.unlock();
         }

@@ -199,6 +199,19 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         }
     }
 
+    /**
+     * One-sided mode: a new head-array generation, sent to the clients, so that a block granted in the old chain while
+     * the head merged is seen as stale at its holder's next operation and given back (the wait before the switch
+     * waits for it otherwise until it is full or its lease ends). Nothing in reserve mode.
+     */
+    @Override
+    public void writesRedirected(int headId) {
+        if (store.oneSided()) {
+            registry.cleaning(headId, true);
+            notifyClients.get();
+        }
+    }
+
     @Override
     public void regionsAdded(int headId) {
         registry.chainGrew(headId);
@@ -244,10 +257,15 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         }
         // one-sided mode: a block granted before may still be written and its objects published by CAS until its
         // lease ends, and a CAS sent just before the end lands up to a round trip later (docs/one-sided-put.md)
-        long now = System.nanoTime();
-        long blocksEnd = store.blocksDeadline(headId, issuedBeforeNanos);
-        if (blocksEnd - now > 0) {
-            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(blocksEnd - now + MAX_ROUND_TRIP.toNanos());
+        // a busy client gives its block back at its next operation (it sees the head's state change); an idle one's
+        // lease runs out: wait in short steps, so that a give-back ends the wait
+        long wait = store.blocksWaitNanos(headId, issuedBeforeNanos);
+        if (wait > 0) {
+            do {
+                java.util.concurrent.TimeUnit.NANOSECONDS.sleep(Math.min(wait, 1_000_000));
+                wait = store.blocksWaitNanos(headId, issuedBeforeNanos);
+            } while (wait > 0);
+            Thread.sleep(MAX_ROUND_TRIP); // a CAS sent just before the give-back or the lease's end lands by then
         }
     }
 

@@ -18,6 +18,8 @@ public final class StoreStats {
     public final LongAdder bytesReserved = new LongAdder();
     /** Log blocks granted for one-sided updates (their bytes are in {@link #bytesReserved}). */
     public final LongAdder blocksGranted = new LongAdder();
+    /** Blocks their clients gave back before the lease ended. */
+    public final LongAdder blocksReturned = new LongAdder();
     /** CPU time of server threads while handling requests, connections and leases (idle waiting excluded). */
     public final LongAdder serverCpuNanos = new LongAdder();
     /** Requests served on the fabric provider's thread because every worker was parked (tcp; Workers). */
