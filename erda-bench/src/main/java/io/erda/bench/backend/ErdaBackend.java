@@ -31,14 +31,26 @@ public final class ErdaBackend implements StoreBackend {
      */
     static final long RDMP_POOL_BYTES = 4L << 30;
 
+    /**
+     * Erda's client against a server started with {@code --put one-sided} (docs/one-sided-put.md): updates of existing
+     * keys are a WRITE into a leased block and a CAS, with no server request each.
+     */
+    public static final String ONE_SIDED = "erda-one-sided";
+
     @Override
     public Set<String> protocols() {
-        return Set.of("erda", "redo-log", "read-after-write", "herd", "rdmp-sa", "rdmp-cc");
+        return Set.of("erda", ONE_SIDED, "redo-log", "read-after-write", "herd", "rdmp-sa", "rdmp-cc");
+    }
+
+    /** The client protocol of a row: {@link #ONE_SIDED} is Erda's. */
+    private static ClientOptions.Protocol clientProtocol(String protocol) {
+        return protocol.equals(ONE_SIDED) ? ClientOptions.Protocol.ERDA : ClientOptions.Protocol.fromOption(protocol);
     }
 
     @Override
     public Optional<String> unavailable(String protocol) {
-        boolean known = Arrays.stream(ClientOptions.Protocol.values()).anyMatch(p -> p.option().equalsIgnoreCase(protocol));
+        boolean known = protocol.equals(ONE_SIDED)
+            || Arrays.stream(ClientOptions.Protocol.values()).anyMatch(p -> p.option().equalsIgnoreCase(protocol));
         return known ? Optional.empty()
             : Optional.of("erda-client has no " + protocol + " client yet (ClientOptions.Protocol is "
                 + Arrays.toString(ClientOptions.Protocol.values()) + ")");
@@ -47,13 +59,15 @@ public final class ErdaBackend implements StoreBackend {
     @Override
     public StoreServer start(String protocol, ServerSettings s) throws IOException {
         long rdmpPool = rdmpPoolBytes(protocol);
+        boolean oneSided = protocol.equals(ONE_SIDED);
         if (s.separateProcess() || !s.fabric().equals("shm")) {
-            return startProcess(s, rdmpPool);
+            return startProcess(s, rdmpPool, oneSided);
         }
         ServerConfig config = ServerConfig.builder(s.pmDir().resolve("store"), listenUri(s))
             .regionSize(s.regionSize() > 0 ? s.regionSize() : null)
             .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs())
-            .rdmp(RdmpConfig.DEFAULTS.withPoolBytes(rdmpPool)).build();
+            .rdmp(RdmpConfig.DEFAULTS.withPoolBytes(rdmpPool))
+            .put(oneSided ? io.erda.protocol.PutMode.ONE_SIDED : io.erda.protocol.PutMode.RESERVE).build();
         RequestServer server;
         try {
             server = RequestServer.start(config);
@@ -86,7 +100,7 @@ public final class ErdaBackend implements StoreBackend {
         return Set.of("herd", "rdmp-sa", "rdmp-cc").contains(protocol) ? RDMP_POOL_BYTES : RdmpConfig.DEFAULT_POOL_BYTES;
     }
 
-    private static StoreServer startProcess(ServerSettings s, long rdmpPool) throws IOException {
+    private static StoreServer startProcess(ServerSettings s, long rdmpPool, boolean oneSided) throws IOException {
         List<String> args = new java.util.ArrayList<>(List.of("--dir", s.pmDir().resolve("store").toString(),
                 "--listen", listenUri(s).toString(), "--pm-write-latency-ns", Long.toString(s.pmWriteLatencyNs()),
                 "--persistence", s.persistence()));
@@ -94,6 +108,9 @@ public final class ErdaBackend implements StoreBackend {
             args.addAll(List.of("--region-size", Long.toString(s.regionSize())));
         }
         args.addAll(List.of("--rdmp-pool-size", Long.toString(rdmpPool)));
+        if (oneSided) {
+            args.addAll(List.of("--put", "one-sided"));
+        }
         // always given: 0 must mean no cleaning here, where erda-server's own default is auto
         args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
         ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
@@ -138,7 +155,7 @@ public final class ErdaBackend implements StoreBackend {
             throw new IllegalArgumentException(why);
         });
         ClientOptions options = ClientOptions.of(URI.create(uri)).withPoolSize(1)
-            .withProtocol(ClientOptions.Protocol.fromOption(protocol));
+            .withProtocol(clientProtocol(protocol));
         String timeout = properties.getProperty("erda.operation-timeout-ms");
         if (timeout != null) {
             options = options.withOperationTimeout(Duration.ofMillis(Long.parseLong(timeout)));

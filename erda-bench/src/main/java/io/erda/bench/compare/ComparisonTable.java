@@ -84,6 +84,7 @@ final class ComparisonTable {
      */
     static String acceptance(List<RunRecord> runs) {
         StringBuilder b = new StringBuilder();
+        oneSidedAcceptance(runs, b);
         for (RunRecord r : runs) {
             if (!r.protocol().equals("erda") || !r.fabric().equals("shm") || r.valueSize() != 1024) {
                 continue;
@@ -133,6 +134,40 @@ final class ComparisonTable {
             }
         }
         return b.toString();
+    }
+
+    /**
+     * Issue 35's targets for the one-sided PUT (docs/one-sided-put.md), where the runs have {@code erda-one-sided}:
+     * update-only throughput ≥ 3× Redo Logging's and ≥ 2× Erda's reserve mode, server CPU per update ≤ 0.1 µs, and for
+     * one closed-loop thread an update mean ≤ 3 µs.
+     */
+    private static void oneSidedAcceptance(List<RunRecord> runs, StringBuilder b) {
+        for (RunRecord r : runs) {
+            if (!r.protocol().equals("erda-one-sided") || !r.fabric().equals("shm") || r.valueSize() != 1024
+                    || !r.workload().equals("update-only")) {
+                continue;
+            }
+            String where = " (" + ReportPlots.setting(0, r.threads(), r.clients()) + ")";
+            RunRecord redo = reference(runs, r);
+            if (redo != null) {
+                double x = r.throughputOps() / redo.throughputOps();
+                check(b, "one-sided PUT: YCSB-update-only throughput ≥ 3× Redo Logging" + where, x, x >= 3);
+            }
+            for (RunRecord o : runs) {
+                if (o.protocol().equals("erda") && sameSetting(o, r)) {
+                    double x = r.throughputOps() / o.throughputOps();
+                    check(b, "one-sided PUT: YCSB-update-only throughput ≥ 2× Erda's reserve mode" + where, x, x >= 2);
+                }
+            }
+            if (r.serverCpuUsPerOp() != null) {
+                check(b, "one-sided PUT: server CPU per update ≤ 0.1 µs" + where, r.serverCpuUsPerOp(),
+                        r.serverCpuUsPerOp() <= 0.1);
+            }
+            if (r.updateMeanUs() != null && r.threads() == 1 && r.clients() == 1 && r.targetOps() == null) {
+                check(b, "one-sided PUT: YCSB-update-only update mean ≤ 3 µs" + where, r.updateMeanUs(),
+                        r.updateMeanUs() <= 3);
+            }
+        }
     }
 
     private static void check(StringBuilder b, String what, double measured, boolean met) {

@@ -92,6 +92,10 @@ public final class FaultCampaign implements Callable<Integer> {
                     + "loses power now and then; a real RNIC cannot mirror its writes, so verbs on hardware needs this "
                     + "unless --persistence wsp).")
     boolean noPowerFailures;
+    @Option(names = "--put", defaultValue = "reserve", description = "The servers' --put: reserve, or one-sided (Erda's"
+            + " updates are the clients' WRITE into a leased block and CAS; docs/one-sided-put.md; with --persistence"
+            + " all the servers take wsp and read-after-write only). Default: ${DEFAULT-VALUE}.")
+    String put;
     @Option(names = "--silent-write-faults", defaultValue = "auto", description = "Whether clients' injected WRITE"
             + " faults include WRITEs the fabric drops or truncates yet completes successfully (delayed WRITEs and"
             + " kills mid-WRITE are always in): on, off, or auto: on, except for rdmp-sa and rdmp-cc, whose objects"
@@ -173,7 +177,18 @@ public final class FaultCampaign implements Callable<Integer> {
         long s = seed != null ? seed : new Random().nextLong() & Long.MAX_VALUE;
         random = new Random(s);
         arming = new Random(~s);
-        methods = persistence.equals("all") ? List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
+        boolean oneSided;
+        try {
+            oneSided = io.erda.protocol.PutMode.fromOption(put) == io.erda.protocol.PutMode.ONE_SIDED;
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+        methods = persistence.equals("all") ? oneSided ? List.of("wsp", "read-after-write")
+                : List.of("wsp", "read-after-write", "server-flush") : List.of(persistence);
+        if (oneSided && methods.contains("server-flush")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--put one-sided needs --persistence wsp,"
+                    + " read-after-write or all (server-flush would make every update two-sided again)");
+        }
         protocols = protocol.equals("all") ? List.of("erda", "redo-log", "read-after-write") : List.of(protocol);
         protocols.forEach(ClientOptions.Protocol::fromOption);
         if (!List.of("auto", "on", "off").contains(silentWriteFaults)) {
@@ -205,9 +220,9 @@ public final class FaultCampaign implements Callable<Integer> {
         publicUri = uri("");
         driver = HistoryRecorder.appendingTo(out.resolve("driver.history"));
         System.out.printf(Locale.ROOT, "fault-campaign: seed %d, %.1f min on %s, %d clients (%s) x %d keys, persistence %s,"
-                + " power failures %s, lease %d ms; store %s, histories %s%n", s, minutes, fabric, clients,
-                String.join("/", protocols), keys, String.join("/", methods), !noPowerFailures ? "on" : "off", leaseMillis,
-                dir, out);
+                + " put %s, power failures %s, lease %d ms; store %s, histories %s%n", s, minutes, fabric, clients,
+                String.join("/", protocols), keys, String.join("/", methods), put, !noPowerFailures ? "on" : "off",
+                leaseMillis, dir, out);
         System.out.println("fault-campaign: " + verdicts());
         List<String> unchecked = protocols.stream().filter(p -> !silentWriteFaults(p) && !silentWriteFaults.equals("off"))
                 .toList();
@@ -596,7 +611,7 @@ public final class FaultCampaign implements Callable<Integer> {
         serverStarts++;
         List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--listen", listen, "--persistence", method,
                 "--lease-ms", Long.toString(leaseMillis), "--heads", "4", "--table-capacity", "4096", "--workers", "2",
-                "--region-size", "16m", "--segment-size", "1m"));
+                "--region-size", "16m", "--segment-size", "1m", "--put", put));
         if (!noPowerFailures) {
             args.addAll(List.of("--pm-emulation", "power-failure"));
         }

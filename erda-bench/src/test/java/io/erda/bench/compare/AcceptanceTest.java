@@ -34,6 +34,19 @@ class AcceptanceTest {
     }
 
     @Test
+    void theOneSidedPutsTargetsAreCheckedAgainstRedoLoggingAndErdasReserveMode() {
+        RunRecord oneSided = new RunRecord("shm", "erda-one-sided", "update-only", 1024, 1, 300_000, null, null, 2.5,
+            null, null, 0.05, null, 1, null, Map.of());
+        List<String> lines = ComparisonTable.acceptance(List.of(oneSided, run("erda", "update-only", 100_000, 9.5),
+            run("redo-log", "update-only", 120_000, 8.0))).lines().filter(l -> l.contains("one-sided")).toList();
+        assertThat(lines).containsExactly(
+            "- NOT met one-sided PUT: YCSB-update-only throughput ≥ 3× Redo Logging (1 thread): measured 2.50",
+            "- met one-sided PUT: YCSB-update-only throughput ≥ 2× Erda's reserve mode (1 thread): measured 3.00",
+            "- met one-sided PUT: server CPU per update ≤ 0.1 µs (1 thread): measured 0.0500",
+            "- met one-sided PUT: YCSB-update-only update mean ≤ 3 µs (1 thread): measured 2.50");
+    }
+
+    @Test
     void updateMeanTargetsAreForOneClosedLoopThreadOnly() {
         String acceptance = ComparisonTable.acceptance(List.of(
             run("erda", "update-only", 200_000, 20.0, 4, 1, null), run("erda", "B", 100_000, 30.0, 1, 2, null),
