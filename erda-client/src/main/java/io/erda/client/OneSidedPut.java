@@ -33,7 +33,7 @@ import java.util.Map;
  * hopscotch move freezing the word) forgets the entry and locates it again; the object already written is published
  * by the next CAS if its block is still good, else it stays garbage for the cleaner.
  *
- * <p>Safety rules (docs/one-sided-put.md, "ABA" and "Leases and cleaning"): a CAS is sent only before the block's
+ * <p>Safety rules (docs/one-sided-put.md, the proof sketch and "ABA"): a CAS is sent only before the block's
  * lease ends, counted from before the grant was asked for, so never after the server's deadline; the cleaner waits
  * out the leases of the blocks granted before it redirects a head's writes, and a round trip more, before it
  * switches. Block and entry are used together only if both belong to the head state the connection knows now (its
