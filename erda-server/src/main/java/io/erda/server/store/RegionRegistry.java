@@ -84,9 +84,13 @@ public final class RegionRegistry implements AutoCloseable {
         this.writeDelayNanos = writeDelayNanos;
         this.configuration = java.util.Objects.requireNonNull(configuration, "configuration");
         PmRegion tableFile = directory.table().region();
-        this.table = fabric.register(tableFile.data(), RegisterOptions.of(remoteAtomics
-                        ? EnumSet.of(Access.REMOTE_READ, Access.REMOTE_ATOMIC) : EnumSet.of(Access.REMOTE_READ))
-                .withBacking(new Backing(tableFile.path(), tableFile.dataFileOffset())));
+        RegisterOptions tableOptions = RegisterOptions.of(remoteAtomics
+                ? EnumSet.of(Access.REMOTE_READ, Access.REMOTE_ATOMIC) : EnumSet.of(Access.REMOTE_READ))
+                .withBacking(new Backing(tableFile.path(), tableFile.dataFileOffset()));
+        // clients' CASes write the table as their WRITEs write the log: durable when the configuration says so (a
+        // power-failure emulation that kept no remote CAS lost one-sided updates the client had made durable)
+        this.table = fabric.register(tableFile.data(), remoteAtomics
+                ? PmEmulation.logRegion(tableOptions, tableFile, configuration) : tableOptions);
         this.generations = new int[directory.heads().size()];
         this.cleaning = new boolean[directory.heads().size()];
         for (LogHead head : directory.heads()) {
