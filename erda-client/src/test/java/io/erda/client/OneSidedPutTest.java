@@ -124,6 +124,10 @@ class OneSidedPutTest {
             }
         }
         AtomicBoolean stop = new AtomicBoolean();
+        // both writers start together, and go on past UPDATES_PER_WRITER (up to 10 times) until a CAS was lost: on shm
+        // 500 updates take a millisecond or two, and one writer could finish before the other began
+        java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(2);
+        AtomicBoolean raced = new AtomicBoolean();
         long[] updates = new long[2];
         long[] retries = new long[2];
         ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -134,12 +138,18 @@ class OneSidedPutTest {
                 tasks.add(pool.submit(() -> {
                     try (ErdaClient client = client(fabric)) {
                         java.util.SplittableRandom random = new java.util.SplittableRandom(writer);
-                        for (long seq = 1; seq <= UPDATES_PER_WRITER; seq++) {
+                        connected.countDown();
+                        connected.await(60, TimeUnit.SECONDS);
+                        for (long seq = 1; seq <= UPDATES_PER_WRITER
+                                || !raced.get() && seq <= 10L * UPDATES_PER_WRITER; seq++) {
                             int k = random.nextInt(keys);
                             long v = writer * 1_000_000_000L + seq;
                             long op = history.invokeWrite(writer, "k" + k, v);
                             client.put(keyBytes[k], value(v));
                             history.ok(op);
+                            if (!raced.get() && client.stats().get("cas_retries") > 0) {
+                                raced.set(true);
+                            }
                         }
                         updates[writer] = client.stats().get("one_sided_updates");
                         retries[writer] = client.stats().get("cas_retries");
