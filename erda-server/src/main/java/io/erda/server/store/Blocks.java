@@ -11,15 +11,16 @@ import java.util.Iterator;
  * while a block granted before its redirect may still be written and published by CAS, so it waits out the lease
  * of each ({@link #lastDeadline}).
  *
- * <p>Every block has the same lease, so grant order is deadline order and a FIFO is the queue. Not thread-safe: the
+ * <p>Every block has the same lease, so grant order is deadline order and a FIFO is the queue: once the expired ones
+ * are taken off its front, every block in it is running. A block given back leaves it at once. Not thread-safe: the
  * store's lock guards it.
  */
 final class Blocks {
     /**
-     * A granted block: {@code [chainOffset, chainOffset + length)} of {@code head}, in {@code chain} (the head's write
-     * chain at the grant: compared by identity).
+     * A granted block of {@code head} at {@code chainOffset}, in {@code chain} (the head's write chain at the grant:
+     * compared by identity).
      */
-    record Block(int head, long chainOffset, int length, long grantedNanos, long deadline, Object chain) {
+    record Block(int head, long chainOffset, long grantedNanos, long deadline, Object chain) {
     }
 
     private final ArrayDeque<Block> byGrant = new ArrayDeque<>();
@@ -34,17 +35,7 @@ final class Blocks {
      */
     boolean giveBack(int head, long chainOffset, long now) {
         expire(now);
-        boolean found = false;
-        // rotated once through, in order: the block keeps its place (grant order) with its lease ended
-        for (int i = byGrant.size(); i > 0; i--) {
-            Block b = byGrant.pollFirst();
-            if (!found && b.head() == head && b.chainOffset() == chainOffset && running(b, now)) {
-                b = new Block(b.head(), b.chainOffset(), b.length(), b.grantedNanos(), now - 1, b.chain());
-                found = true;
-            }
-            byGrant.addLast(b);
-        }
-        return found;
+        return byGrant.removeIf(b -> b.head() == head && b.chainOffset() == chainOffset);
     }
 
     /** Forgets the blocks whose lease ended before {@code now}. */
@@ -53,11 +44,6 @@ final class Blocks {
         while ((first = byGrant.peekFirst()) != null && now - first.deadline() > 0) {
             byGrant.pollFirst();
         }
-    }
-
-    /** Whether {@code b}'s lease still runs at {@code now} (a returned block's ended when it was given back). */
-    private static boolean running(Block b, long now) {
-        return b.deadline() - now >= 0;
     }
 
     /**
@@ -73,7 +59,7 @@ final class Blocks {
             if (b.grantedNanos() - grantedBeforeNanos >= 0) {
                 break; // grant order: every later one was granted after too
             }
-            if (b.head() == head && b.chain() != writeChain && running(b, now) && b.deadline() - last > 0) {
+            if (b.head() == head && b.chain() != writeChain && b.deadline() - last > 0) {
                 last = b.deadline();
             }
         }
@@ -83,10 +69,6 @@ final class Blocks {
     /** Blocks whose lease may still run. */
     int live(long now) {
         expire(now);
-        int live = 0;
-        for (Block b : byGrant) {
-            live += running(b, now) ? 1 : 0;
-        }
-        return live;
+        return byGrant.size();
     }
 }

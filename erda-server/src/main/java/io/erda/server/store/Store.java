@@ -105,11 +105,6 @@ public final class Store implements AutoCloseable {
         return blockLength > 0;
     }
 
-    /** Bytes of a block this store grants (0 in reserve mode). */
-    public int blockLength() {
-        return blockLength;
-    }
-
     /**
      * Grants a leased block of {@code head}'s write chain for one-sided updates: at least {@code minLength} bytes (the
      * block size, or one object larger than it), in one segment, at the tail, so the high-water mark persisted by
@@ -135,12 +130,9 @@ public final class Store implements AutoCloseable {
             long chainOffset = reserveTail(log, length);
             long now = System.nanoTime();
             blocks.expire(now);
-            blocks.add(new Blocks.Block(head, chainOffset, (int) length, now, now + leases.leaseNanos(),
-                    log.writeChain()));
+            blocks.add(new Blocks.Block(head, chainOffset, now, now + leases.leaseNanos(), log.writeChain()));
             stats.blocksGranted.increment(); // not in bytesReserved: what a client writes into a block is its own count
-            long regionSize = log.geometry().regionSize();
-            return new Reserved(head, chainOffset, (int) length, LogAddress.regionIndexForOffset(chainOffset, regionSize),
-                    LogAddress.offsetInRegion(chainOffset, regionSize));
+            return reserved(log, chainOffset, length);
         } finally {
             lock.unlock();
         }
@@ -249,9 +241,7 @@ public final class Store implements AutoCloseable {
             leases.add(new Reservation(key, head, chainOffset, (int) objectLength, deadline, before));
             (delete ? stats.deletes : stats.puts).increment();
             stats.bytesReserved.add(objectLength);
-            long regionSize = log.geometry().regionSize(); // no ChainPosition per PUT: the reply needs two numbers
-            return new Reserved(head, chainOffset, (int) objectLength, LogAddress.regionIndexForOffset(chainOffset, regionSize),
-                    LogAddress.offsetInRegion(chainOffset, regionSize));
+            return reserved(log, chainOffset, objectLength);
         } finally {
             lock.unlock();
         }
@@ -291,6 +281,13 @@ public final class Store implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Where {@code length} bytes reserved at {@code chainOffset} of {@code log} lie, as the reply names them. */
+    private static Reserved reserved(LogHead log, long chainOffset, long length) {
+        long regionSize = log.geometry().regionSize(); // no ChainPosition per PUT: the reply needs two numbers
+        return new Reserved(log.headId(), chainOffset, (int) length, LogAddress.regionIndexForOffset(chainOffset,
+                regionSize), LogAddress.offsetInRegion(chainOffset, regionSize));
     }
 
     /** Reserves at the head's tail (under the store lock), telling the chain listener if the chain grew. */
