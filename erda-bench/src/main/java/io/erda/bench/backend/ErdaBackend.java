@@ -4,6 +4,7 @@ import io.erda.client.ClientOptions;
 import io.erda.client.ErdaClient;
 import io.erda.client.KeyValueClient;
 import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.PutMode;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import io.erda.server.rdmp.RdmpConfig;
@@ -42,9 +43,14 @@ public final class ErdaBackend implements StoreBackend {
         return Set.of("erda", ONE_SIDED, "redo-log", "read-after-write", "herd", "rdmp-sa", "rdmp-cc");
     }
 
-    /** The client protocol of a row: {@link #ONE_SIDED} is Erda's. */
-    private static ClientOptions.Protocol clientProtocol(String protocol) {
+    /** The client protocol of a row: {@link #ONE_SIDED} is Erda's; an unknown name throws naming it. */
+    public static ClientOptions.Protocol clientProtocol(String protocol) {
         return protocol.equals(ONE_SIDED) ? ClientOptions.Protocol.ERDA : ClientOptions.Protocol.fromOption(protocol);
+    }
+
+    /** The server's {@code --put} for a row: one-sided for {@link #ONE_SIDED}, else reserve. */
+    public static PutMode putMode(String protocol) {
+        return protocol.equals(ONE_SIDED) ? PutMode.ONE_SIDED : PutMode.RESERVE;
     }
 
     @Override
@@ -59,7 +65,7 @@ public final class ErdaBackend implements StoreBackend {
     @Override
     public StoreServer start(String protocol, ServerSettings s) throws IOException {
         long rdmpPool = rdmpPoolBytes(protocol);
-        boolean oneSided = protocol.equals(ONE_SIDED);
+        boolean oneSided = putMode(protocol) == PutMode.ONE_SIDED;
         if (s.separateProcess() || !s.fabric().equals("shm")) {
             return startProcess(s, rdmpPool, oneSided);
         }
@@ -67,7 +73,7 @@ public final class ErdaBackend implements StoreBackend {
             .regionSize(s.regionSize() > 0 ? s.regionSize() : null)
             .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs())
             .rdmp(RdmpConfig.DEFAULTS.withPoolBytes(rdmpPool))
-            .put(oneSided ? io.erda.protocol.PutMode.ONE_SIDED : io.erda.protocol.PutMode.RESERVE).build();
+            .put(putMode(protocol)).build();
         RequestServer server;
         try {
             server = RequestServer.start(config);

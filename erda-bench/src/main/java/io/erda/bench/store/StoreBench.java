@@ -1,5 +1,6 @@
 package io.erda.bench.store;
 
+import io.erda.bench.backend.ErdaBackend;
 import io.erda.bench.backend.ScratchDirectory;
 import io.erda.client.ClientOptions;
 import io.erda.client.KeyValueClient;
@@ -118,7 +119,7 @@ public final class StoreBench implements Callable<Integer> {
         if (latencyCheck) {
             return latencyCheck(base);
         }
-        protocols.forEach(StoreBench::clientProtocol); // an unknown name fails before any store is made
+        protocols.forEach(ErdaBackend::clientProtocol); // an unknown name fails before any store is made
         List<Row> rows = new ArrayList<>();
         int runs = fabrics.size() * protocols.size();
         int done = 0;
@@ -171,18 +172,9 @@ public final class StoreBench implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * The row name {@code erda-one-sided}: Erda's client against a server started with {@code --put one-sided}
-     * (docs/one-sided-put.md); every other name is a client protocol.
-     */
-    static final String ERDA_ONE_SIDED = "erda-one-sided";
-
-    private static ClientOptions.Protocol clientProtocol(String name) {
-        return name.equals(ERDA_ONE_SIDED) ? ClientOptions.Protocol.ERDA : ClientOptions.Protocol.fromOption(name);
-    }
-
+    /** One row's servers and client: {@code row} is a client protocol or ErdaBackend's erda-one-sided. */
     private List<Row> runFabric(String fabric, String row, Path work) {
-        ClientOptions.Protocol protocol = clientProtocol(row);
+        ClientOptions.Protocol protocol = ErdaBackend.clientProtocol(row);
         URI listen = switch (fabric) {
             case "tcp" -> URI.create("tcp://127.0.0.1:0");
             case "shm" -> URI.create("shm://" + work.resolve("fabric"));
@@ -193,8 +185,7 @@ public final class StoreBench implements Callable<Integer> {
                 .pmWriteLatencyNanos(pmWriteLatencyNs != null ? pmWriteLatencyNs : 0)
                 .rdmp(new RdmpConfig(rdmpPoolSize, Math.toIntExact(rdmpSaThreshold)))
                 .hugePages(io.erda.server.platform.HugePages.fromOption(hugePages))
-                .put(row.equals(ERDA_ONE_SIDED) ? io.erda.protocol.PutMode.ONE_SIDED : io.erda.protocol.PutMode.RESERVE)
-                .build();
+                .put(ErdaBackend.putMode(row)).build();
         List<Row> rows = new ArrayList<>();
         try (RequestServer server = RequestServer.start(config);
              PooledClient client = (PooledClient) KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1)
