@@ -167,28 +167,53 @@ public final class ClusterServer implements Replication, AutoCloseable {
 
     /**
      * The ephemeral registration (the fabric URI and the store's identity); a previous session of the same id (a
-     * restart before it expired) is waited out.
+     * restart before it expired) is waited out. The member knows its session before the registration exists: the
+     * coordinator may name it in a map within a round trip of the create, and the view's listeners, which follow a map
+     * only where it names this member with its own session, must not take that map for one naming someone else (a
+     * member restarted as the last primary of lost shards then never started filling their backups unless a PUT came:
+     * a nemesis run waited 120 s with every shard {@code FILLING}). The registration is this session's ephemeral node;
+     * a create that Curator retried after a lost connection finds its own node, not another server's.
      */
     private void register() throws Exception {
-        liveness = new LivenessPort(server.uri(), () -> session);
+        session = zk.getZookeeperClient().getZooKeeper().getSessionId();
+        liveness = new LivenessPort(server.uri(), session);
         byte[] uri = Zk.registration(server.uri(), store, liveness.address());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * sessionTimeoutMillis + 5000);
         while (true) {
             try {
                 zk.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(Zk.server(id), uri);
-                session = zk.checkExists().forPath(Zk.server(id)).getEphemeralOwner();
-                return;
             } catch (KeeperException.NodeExistsException e) {
+                if (registeredBy(session)) {
+                    return; // a retried create: the first attempt made it
+                }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("server id " + id + " is registered by another live server", e);
                 }
                 Thread.sleep(100);
+                continue;
             } catch (KeeperException.NoAuthException e) {
                 throw new IllegalArgumentException("ZooKeeper refused to register server " + id + ": the cluster is "
                         + "protected by a secret this member does not have (--zk-secret-file, " + ZkSecret.ENVIRONMENT
                         + ")", e);
             }
+            if (!registeredBy(session)) {
+                // the session expired between the two (the LOST listener halts the process); never serve under another
+                throw new IllegalStateException("server " + id + ": its registration does not belong to its session 0x"
+                        + Long.toHexString(session));
+            }
+            return;
         }
+    }
+
+    /** Whether this server's registration node exists and is {@code owner}'s ephemeral node. */
+    private boolean registeredBy(long owner) throws Exception {
+        org.apache.zookeeper.data.Stat stat = zk.checkExists().forPath(Zk.server(id));
+        return stat != null && stat.getEphemeralOwner() == owner;
+    }
+
+    /** The session of this server's registration (0 before {@link #start}). */
+    long session() {
+        return session;
     }
 
     public URI uri() {

@@ -11,7 +11,6 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -26,15 +25,16 @@ final class LivenessPort implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterServer.class.getName());
 
     private final ServerSocket listener;
-    private final LongSupplier session;
+    private final long session;
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /**
      * Listens on the host of {@code fabricUri} (the address the other members reach this one at; loopback for a
-     * fabric URI without a host, such as shm's), on a free port. {@code session} is 0 until the member registered.
+     * fabric URI without a host, such as shm's), on a free port. {@code session} is the member's, which its
+     * registration will be made under.
      */
-    LivenessPort(URI fabricUri, LongSupplier session) throws IOException {
+    LivenessPort(URI fabricUri, long session) throws IOException {
         this.session = session;
         String host = fabricUri.getHost();
         InetAddress address = host == null || host.isEmpty() ? InetAddress.getLoopbackAddress() : InetAddress.getByName(host);
@@ -70,19 +70,15 @@ final class LivenessPort implements AutoCloseable {
     private void serve(Socket socket) {
         try (socket) {
             socket.setTcpNoDelay(true);
-            long s;
-            while ((s = session.getAsLong()) == 0 && !closed) {
-                Thread.sleep(5); // registered a moment after the port opened; the watcher read the registration
-            }
             OutputStream out = socket.getOutputStream();
-            out.write(ByteBuffer.allocate(Long.BYTES).putLong(s).array());
+            out.write(ByteBuffer.allocate(Long.BYTES).putLong(session).array());
             out.flush();
             InputStream in = socket.getInputStream();
             byte[] sink = new byte[64];
             while (in.read(sink) >= 0) {
                 // a watcher sends nothing; whatever comes is read, so none is left unread when the process ends
             }
-        } catch (IOException | InterruptedException e) {
+        } catch (IOException e) {
             // the watcher went away, or the member is closing
         } finally {
             accepted.remove(socket);

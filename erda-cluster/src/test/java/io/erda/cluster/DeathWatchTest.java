@@ -53,7 +53,7 @@ class DeathWatchTest {
 
     @Test
     void aPortThatAnswersForAnotherSessionProvesNothingAndClosingItEndsItsOwn() throws Exception {
-        LivenessPort port = new LivenessPort(URI.create("tcp://127.0.0.1:1"), () -> 5L);
+        LivenessPort port = new LivenessPort(URI.create("tcp://127.0.0.1:1"), 5L);
         try (DeathWatch right = new DeathWatch(1, s -> { }); DeathWatch wrong = new DeathWatch(1, s -> { })) {
             right.watch(Map.of(5L, new DeathWatch.Target(2, port.address())));
             wrong.watch(Map.of(6L, new DeathWatch.Target(2, port.address()))); // a port reused by another incarnation
@@ -84,7 +84,7 @@ class DeathWatchTest {
 
     @Test
     void itDoesNotWatchItself() throws Exception {
-        LivenessPort port = new LivenessPort(URI.create("tcp://127.0.0.1:1"), () -> 3L);
+        LivenessPort port = new LivenessPort(URI.create("tcp://127.0.0.1:1"), 3L);
         try (DeathWatch watch = new DeathWatch(4, s -> { })) {
             watch.watch(Map.of(3L, new DeathWatch.Target(4, port.address())));
             Thread.sleep(200);
@@ -108,7 +108,7 @@ class DeathWatchTest {
     public static final class LivenessChild {
         public static void main(String[] args) throws Exception {
             long session = Long.parseLong(args[0]);
-            LivenessPort port = new LivenessPort(URI.create("tcp://127.0.0.1:1"), () -> session);
+            LivenessPort port = new LivenessPort(URI.create("tcp://127.0.0.1:1"), session);
             System.out.println("port " + port.address().getPort());
             System.out.flush();
             Thread.sleep(Long.MAX_VALUE);
