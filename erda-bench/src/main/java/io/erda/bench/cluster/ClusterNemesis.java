@@ -134,6 +134,9 @@ public final class ClusterNemesis implements Callable<Integer> {
     /** The nemesis's own process number in the history: its notes. */
     private static final int NEMESIS = -1;
 
+    /** How many of each member's lines a failure to settle prints. */
+    private static final int LAST_LINES = 12;
+
     /** A member slot: the process of its current incarnation and what the nemesis did to it. */
     private static final class Member {
         final int id;
@@ -571,6 +574,29 @@ public final class ClusterNemesis implements Callable<Integer> {
             Thread.sleep(250);
         }
         problems.add("the cluster did not settle within " + SETTLE.toSeconds() + " s: map " + writing.shardMap());
+        printLastLines();
+    }
+
+    /**
+     * After a failure to settle, each member's last lines of its own (its log's {@code io.erda} lines): the run's
+     * directory may be gone by the time anyone reads it (a CI machine's temporary directory), the output is not.
+     */
+    private void printLastLines() {
+        for (Member m : members) {
+            MemberProcess p = m.process;
+            if (p == null) {
+                continue;
+            }
+            try (var lines = Files.lines(p.log())) {
+                List<String> erda = lines.filter(l -> l.contains(" io.erda.")).toList();
+                System.out.println("nemesis: member " + m.id + " (" + p.log().getFileName() + "), its last "
+                        + Math.min(LAST_LINES, erda.size()) + " lines:");
+                erda.subList(Math.max(0, erda.size() - LAST_LINES), erda.size())
+                        .forEach(l -> System.out.println("    " + l));
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                System.out.println("nemesis: member " + m.id + ": its log " + p.log() + " unreadable: " + e);
+            }
+        }
     }
 
     /** Reads every key once more (each attempt recorded); a key that cannot be read in 20 attempts is a problem. */
