@@ -192,6 +192,19 @@ public abstract class PooledClient implements KeyValueClient {
         return stats;
     }
 
+    /**
+     * Work requests this client's fabric posted so far, by the operation that went to the device or engine
+     * ({@link Fabric#posted}): what a measurement counts per GET or PUT.
+     */
+    public java.util.Map<io.erda.fabric.Opcode, Long> postedWorkRequests() {
+        return fabric.posted();
+    }
+
+    /** The capabilities of this client's fabric, read from the device where it has one ({@link Fabric#capabilities}). */
+    public io.erda.fabric.FabricCapabilities fabricCapabilities() {
+        return fabric.capabilities();
+    }
+
     public ClientOptions options() {
         return options;
     }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.erda.history.CheckResult;
 import io.erda.history.HistoryRecorder;
 import io.erda.history.LinearizabilityChecker;
+import io.erda.fabric.Opcode;
+import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.PutMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -31,9 +33,14 @@ class OneSidedPutTest {
     private final Servers servers = new Servers("one-sided", ServerArgs.small().put("one-sided")
             .blockSize(16 << 10));
 
+    /** The same with the persistence method a PM server without eADR needs: the client makes each step durable. */
+    private final Servers readAfterWrite = new Servers("one-sided-read-after-write", ServerArgs.small().put("one-sided")
+            .persistence("read-after-write").blockSize(16 << 10));
+
     @AfterAll
     void stopServers() {
         servers.close();
+        readAfterWrite.close();
     }
 
     private ErdaClient client(TestFabric fabric) {
@@ -68,6 +75,62 @@ class OneSidedPutTest {
             assertThat(client.stats().get("one_sided_updates")).isEqualTo(updates);
             assertThat(client.stats().get("two_sided_gets")).isZero();
             assertThat(after.get("one_sided_put")).isEqualTo("1");
+        }
+    }
+
+    /**
+     * Counted where the client posts its work requests (on verbs, what goes to the RNIC): once its entry is cached and
+     * its block leased, an update is one WRITE and one CAS, plus the persistence method's two FLUSHes (object, then
+     * word) where the server asks read-after-write, each a READ where the device has no native FLUSH; the only
+     * two-sided requests are the block leases.
+     */
+    @ParameterizedTest
+    @MethodSource("io.erda.client.TestFabric#selected")
+    void anUpdateIsOneWriteAndOneCasCountedWhereTheClientPostsThem(TestFabric fabric) {
+        try (ErdaClient client = client(fabric)) {
+            countUpdates(client, fabric);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.erda.client.TestFabric#selected")
+    void withReadAfterWriteAnUpdateAddsTwoFlushesOrTheirReads(TestFabric fabric) {
+        try (ErdaClient client = ErdaClient.connect(ClientOptions.of(readAfterWrite.get(fabric).uri()))) {
+            assertThat(client.storeInfo().persistence()).isEqualTo(PersistenceMethod.READ_AFTER_WRITE);
+            countUpdates(client, fabric);
+        }
+    }
+
+    private static void countUpdates(ErdaClient client, TestFabric fabric) {
+        byte[] key = b("counted-" + fabric);
+        client.put(key, b("created by the server"));
+        client.put(key, CheckedValue.of(key, 0, 100)); // the entry located and a block leased, before the count
+        Map<Opcode, Long> before = client.postedWorkRequests();
+        long blocksBefore = client.stats().get("blocks_leased");
+        int updates = 300; // about 50 KiB of objects: the count crosses a block lease or two
+        for (int i = 1; i <= updates; i++) {
+            client.put(key, CheckedValue.of(key, i, 100));
+        }
+        Map<Opcode, Long> after = client.postedWorkRequests();
+        long blocks = client.stats().get("blocks_leased") - blocksBefore;
+        Map<Opcode, Long> posted = new java.util.EnumMap<>(Opcode.class);
+        for (Opcode op : Opcode.values()) {
+            posted.put(op, after.get(op) - before.get(op));
+        }
+        boolean method = client.storeInfo().persistence() == PersistenceMethod.READ_AFTER_WRITE;
+        boolean nativeFlush = client.fabricCapabilities().nativeFlush();
+        System.out.printf("%s (%s, persistence %s, native FLUSH %s): %d updates posted %s, blocks leased %d%n",
+                fabric, client.fabricCapabilities().device(), client.storeInfo().persistence(), nativeFlush,
+                updates, posted, blocks);
+        assertThat(posted.get(Opcode.WRITE)).as("WRITEs").isEqualTo(updates);
+        assertThat(posted.get(Opcode.CAS)).as("CASes").isEqualTo(updates);
+        assertThat(posted.get(Opcode.FLUSH)).as("FLUSHes").isEqualTo(method && nativeFlush ? 2L * updates : 0);
+        assertThat(posted.get(Opcode.READ)).as("READs (emulated FLUSHes)")
+                .isEqualTo(method && !nativeFlush ? 2L * updates : 0);
+        assertThat(blocks).as("blocks leased during the count").isPositive();
+        assertThat(posted.get(Opcode.SEND)).as("two-sided requests: one per block leased").isEqualTo(blocks);
+        for (Opcode op : List.of(Opcode.WRITE_WITH_IMM, Opcode.FETCH_ADD, Opcode.ATOMIC_WRITE)) {
+            assertThat(posted.get(op)).as(op.toString()).isZero();
         }
     }
 

@@ -209,6 +209,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, EmulatedCompletionQu
         }
         Pending p = new Pending(request);
         uncompleted.add(p);
+        fabric().posted.count(request.opcode());
         unexecuted.add(p);
         pump();
     }
@@ -227,6 +228,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmFabric, EmulatedCompletionQu
             post(request);
             return false;
         }
+        fabric().posted.count(op);
         Outcome outcome = checkLocal(request);
         if (outcome.ok()) {
             outcome = peerMemory.execute(request, localSegment(request));

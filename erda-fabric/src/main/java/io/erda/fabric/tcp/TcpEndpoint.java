@@ -355,6 +355,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpFabric, EmulatedCompletionQu
                 }
                 seq = nextSeq++;
                 pending.addLast(new Pending(wr, seq, null, null));
+                fabric().posted.count(wr.opcode());
             }
             writeRequest(wr, seq);
         } catch (IOException e) {

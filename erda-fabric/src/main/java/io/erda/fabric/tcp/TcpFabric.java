@@ -140,6 +140,14 @@ final class TcpFabric implements Fabric {
         return CAPABILITIES;
     }
 
+    /** Counted by this instance's endpoints as they post ({@link Fabric#posted}). */
+    final io.erda.fabric.PostedCounts posted = new io.erda.fabric.PostedCounts();
+
+    @Override
+    public java.util.Map<io.erda.fabric.Opcode, Long> posted() {
+        return posted.snapshot();
+    }
+
     @Override
     public FabricStats stats() {
         long cpu = exitedEngineCpu.sum();

@@ -342,6 +342,7 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
                 if (request.opcode() == Opcode.ATOMIC_WRITE
                         || (request.opcode() == Opcode.FLUSH && extended != null && extended.hasFlush())) {
                     postExtended(extended, seq, request, signal);
+                    fabric().posted.count(request.opcode());
                 } else {
                     sendWriter.reset();
                     append(seq, request);
@@ -349,6 +350,7 @@ final class VerbsEndpoint extends AbstractEndpoint<VerbsFabric, VerbsCompletionQ
                         sendWriter.signaled();
                     }
                     qp.postSend(sendWriter);
+                    fabric().posted.count(request.opcode() == Opcode.FLUSH ? Opcode.READ : request.opcode());
                 }
                 if (signal) {
                     lastSignaled = seq;

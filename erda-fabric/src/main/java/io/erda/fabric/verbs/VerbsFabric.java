@@ -520,6 +520,14 @@ public final class VerbsFabric implements Fabric {
     }
 
     /** The RNIC executes one-sided operations: nothing of it runs, or is counted, in this process. */
+    /** Counted by this instance's endpoints as they post ({@link Fabric#posted}). */
+    final io.erda.fabric.PostedCounts posted = new io.erda.fabric.PostedCounts();
+
+    @Override
+    public java.util.Map<io.erda.fabric.Opcode, Long> posted() {
+        return posted.snapshot();
+    }
+
     @Override
     public FabricStats stats() {
         return FabricStats.ZERO;

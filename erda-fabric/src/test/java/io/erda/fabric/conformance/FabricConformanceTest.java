@@ -390,6 +390,49 @@ public abstract class FabricConformanceTest {
         assertThat(remote.segment().get(ValueLayout.JAVA_LONG, 8)).isEqualTo(104L);
     }
 
+    /**
+     * {@link Fabric#posted}: each request posted is counted once on the initiator's fabric, by the operation the
+     * device executes (a FLUSH the device cannot do natively is the READ that stands in for it); receives and the
+     * target's side count nothing.
+     */
+    @Test
+    void postedCountsEachRequestOnceByTheOperationTheDeviceExecutes() throws Exception {
+        MemoryRegion remote = targetMemory(4096, Access.all());
+        MemoryRegion local = initiatorBuffer(4096);
+        Endpoint[] pair = connectPair();
+        boolean atomics = initiator.capabilities().atomicity() != FabricCapabilities.Atomicity.NONE;
+        boolean nativeFlush = initiator.capabilities().nativeFlush();
+        Map<Opcode, Long> before = initiator.posted();
+        Map<Opcode, Long> targetBefore = target.posted();
+        try (SyncEndpoint sync = new SyncEndpoint(pair[0])) {
+            for (int i = 0; i < 3; i++) {
+                sync.write(local, 0, 256, remote.address() + 256L * i, remote.rkey());
+            }
+            sync.read(local, 0, 512, remote.address(), remote.rkey());
+            sync.read(local, 512, 8, remote.address() + 1024, remote.rkey());
+            if (atomics) {
+                sync.compareAndSwap(remote.address() + 2048, remote.rkey(), 0, 1);
+            }
+            sync.flush(remote.address(), 768, remote.rkey());
+        }
+        Map<Opcode, Long> after = initiator.posted();
+        Map<Opcode, Long> expected = new java.util.EnumMap<>(Opcode.class);
+        for (Opcode op : Opcode.values()) {
+            expected.put(op, 0L);
+        }
+        expected.put(Opcode.WRITE, 3L);
+        expected.put(Opcode.READ, nativeFlush ? 2L : 3L);
+        expected.put(Opcode.FLUSH, nativeFlush ? 1L : 0L);
+        expected.put(Opcode.CAS, atomics ? 1L : 0L);
+        Map<Opcode, Long> counted = new java.util.EnumMap<>(Opcode.class);
+        for (Opcode op : Opcode.values()) {
+            counted.put(op, after.get(op) - before.get(op));
+        }
+        assertThat(counted).as("posted by the initiator (native FLUSH %s, atomics %s)", nativeFlush, atomics)
+                .isEqualTo(expected);
+        assertThat(target.posted()).as("the target posted nothing").isEqualTo(targetBefore);
+    }
+
     @Test
     void flushAfterWritesCompletesWithTheWritesInTheBackingFile() throws Exception {
         MemoryRegion remote = targetMemory(8192, Access.all());
