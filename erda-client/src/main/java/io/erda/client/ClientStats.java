@@ -31,6 +31,11 @@ public final class ClientStats {
     final LongAdder oneSidedUpdates = new LongAdder();
     /** One-sided mode: CASes lost to another writer or the server, each followed by a retry (cas_retries). */
     final LongAdder casRetries = new LongAdder();
+    /**
+     * One-sided mode: objects written again into another block because the block of their first WRITE could no longer
+     * be published from (its lease ended, or its head's state changed, before their CAS) (objects_rewritten).
+     */
+    final LongAdder objectsRewritten = new LongAdder();
     /** One-sided mode: log blocks leased (blocks_leased). */
     final LongAdder blocksLeased = new LongAdder();
     /** One-sided mode: blocks given back because their head's state changed (blocks_returned). */
@@ -61,6 +66,7 @@ public final class ClientStats {
         m.put("reconnects", reconnects.sum());
         m.put("one_sided_updates", oneSidedUpdates.sum());
         m.put("cas_retries", casRetries.sum());
+        m.put("objects_rewritten", objectsRewritten.sum());
         m.put("blocks_leased", blocksLeased.sum());
         m.put("blocks_returned", blocksReturned.sum());
         m.put("entry_lookups", entryLookups.sum());

@@ -209,6 +209,9 @@ final class OneSidedPut {
                         }
                     }
                     long inBlock = block.used;
+                    if (writtenIn != null) {
+                        stats.objectsRewritten.increment();
+                    }
                     c.sync().write(c.writes.region(), 0, (int) objectLength, block.address + inBlock, block.rkey);
                     persistRange(c, block.address + inBlock, (int) objectLength, block.rkey);
                     block.used += (int) objectLength;
