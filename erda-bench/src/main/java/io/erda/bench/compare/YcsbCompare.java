@@ -130,6 +130,11 @@ public final class YcsbCompare implements Callable<Integer> {
     @Option(names = "--pm-dir", description = "where the temporary PM directory goes (default /dev/shm, else the system temp dir)")
     Path pmBase;
 
+    @Option(names = "--verify", description = "YCSB's data integrity check (dataintegrity=true): every value written is derived"
+        + " from its key and field, and every value read is checked against it; one that does not match (torn, another key's,"
+        + " missing) fails the run. The check costs client CPU per read: compare figures of --verify runs only with each other")
+    boolean verify;
+
     /** Picocli's model of this command: its errors go to the caller's error stream. */
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -340,9 +345,10 @@ public final class YcsbCompare implements Callable<Integer> {
                 RunLatency latency = RunLatency.collect(rawDir, label, s.clients());
                 RunRecord r = record(g, s, outputs, latency, before, after);
                 histograms.put(r, latency);
-                progress.printf(Locale.ROOT, "  -> %s ops/s, read %s µs, update %s µs, NVM %s B/op, server CPU %s µs/op%n",
+                progress.printf(Locale.ROOT, "  -> %s ops/s, read %s µs, update %s µs, NVM %s B/op, server CPU %s µs/op%s%n",
                     ComparisonTable.fmt(r.throughputOps()), ComparisonTable.fmt(r.readMeanUs()), ComparisonTable.fmt(r.updateMeanUs()),
-                    ComparisonTable.fmt(r.nvmBytesPerOp()), ComparisonTable.fmt(r.serverCpuUsPerOp()));
+                    ComparisonTable.fmt(r.nvmBytesPerOp()), ComparisonTable.fmt(r.serverCpuUsPerOp()),
+                    verify ? ", " + outputs.stream().mapToLong(YcsbOutput::verified).sum() + " reads verified (none failed)" : "");
                 results.add(r);
             }
         } finally {
@@ -358,6 +364,9 @@ public final class YcsbCompare implements Callable<Integer> {
         p.put("recordcount", Integer.toString(records));
         p.put("fieldcount", "1");
         p.put("fieldlength", Integer.toString(g.valueSize()));
+        if (verify) {
+            p.put("dataintegrity", "true");
+        }
         return p;
     }
 
@@ -480,8 +489,12 @@ public final class YcsbCompare implements Callable<Integer> {
                 + " (every protocol applies into the same log; retired regions are reused, zeroed; the cleaner's CPU and"
                 + " NVM bytes are in the figures)."
             : " Servers: " + sizeText(regionSize) + " log regions, no log cleaning (--clean-threshold 0).";
+        String verified = verify
+            ? " Verified (--verify, YCSB's dataintegrity): every value read was checked against the one derived from its key, and"
+                + " none failed; the check's client CPU is in every figure."
+            : "";
         return "Each run: " + each + " of " + threads + " thread" + (threads == 1 ? "" : "s") + (full ? " (unless the sweep says otherwise)" : "") + "; "
-            + warm + " at most " + durationSeconds + " s measured. " + loop + cleaning + " Full latency histograms: raw/RUN-OP.hdr.";
+            + warm + " at most " + durationSeconds + " s measured. " + loop + cleaning + verified + " Full latency histograms: raw/RUN-OP.hdr.";
     }
 
     private static String sizeText(long bytes) {

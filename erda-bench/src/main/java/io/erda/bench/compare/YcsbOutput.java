@@ -61,6 +61,18 @@ public final class YcsbOutput {
         return figure("OVERALL", "RunTime(ms)");
     }
 
+    /**
+     * The section of YCSB's data integrity check ({@code dataintegrity=true}): one {@code Return=} count per read checked,
+     * {@code OK} where the value read was the one derived from its key, {@code UNEXPECTED_STATE} where it was not,
+     * {@code ERROR} where the read returned no field. Not an operation of its own.
+     */
+    public static final String VERIFY = "VERIFY";
+
+    /** Reads whose value YCSB's data integrity check found right; 0 without the check. */
+    public long verified() {
+        return ok(VERIFY);
+    }
+
     /** Operations of one type (READ, UPDATE, INSERT) that returned OK; 0 if none. */
     public long ok(String operation) {
         Double n = figure(operation, "Return=OK");
@@ -79,7 +91,8 @@ public final class YcsbOutput {
     public long okOperations() {
         long n = 0;
         for (String section : sections.keySet()) {
-            if (!section.equals("OVERALL") && !section.equals("CLEANUP") && !section.endsWith("-FAILED")) {
+            if (!section.equals("OVERALL") && !section.equals("CLEANUP") && !section.equals(VERIFY)
+                    && !section.endsWith("-FAILED")) {
                 n += ok(section);
             }
         }

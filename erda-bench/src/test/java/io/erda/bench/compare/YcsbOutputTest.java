@@ -46,6 +46,25 @@ class YcsbOutputTest {
         assertThat(o.ok("INSERT")).isZero();
     }
 
+    /**
+     * verify-failed.out: a real run with YCSB's dataintegrity check reading 20 records loaded without it (random values,
+     * so none matches the value derived from its key): the check's section is no operation, and its mismatches fail
+     * the run. workloada-verified-one-sided.out: the check passed on a server in one-sided PUT mode, two threads.
+     */
+    @Test
+    void readsThatFailTheIntegrityCheckFailTheRunAndTheCheckIsNoOperation() throws IOException {
+        YcsbOutput failed = YcsbOutput.parse(fixture("verify-failed.out"));
+        assertThat(failed.ok("READ")).isEqualTo(200);
+        assertThat(failed.verified()).isZero();
+        assertThat(failed.okOperations()).isEqualTo(200);
+        assertThat(failed.failures()).containsExactly("VERIFY Return=UNEXPECTED_STATE: 200");
+
+        YcsbOutput passed = YcsbOutput.parse(fixture("workloada-verified-one-sided.out"));
+        assertThat(passed.verified()).isEqualTo(passed.ok("READ")).isPositive();
+        assertThat(passed.okOperations()).isEqualTo(passed.ok("READ") + passed.ok("UPDATE")).isEqualTo(400);
+        assertThat(passed.failures()).isEmpty();
+    }
+
     @Test
     void errorsReturnedByTheBindingFailTheRun() throws IOException {
         YcsbOutput o = YcsbOutput.parse(fixture("workloada-server-killed.out"));
