@@ -109,7 +109,12 @@ public final class StoreBench implements Callable<Integer> {
                double nvmBytesPerOp, double serverCpuNsPerOp, double engineCpuNsPerOp) { }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StoreBench()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command as main runs it: a bad value (an unknown protocol, a size) is one line and exit 2, not a trace. */
+    static CommandLine commandLine() {
+        return io.erda.server.ErdaServerMain.reportingBadValues(new CommandLine(new StoreBench()), "store-bench");
     }
 
     @Override
@@ -119,7 +124,13 @@ public final class StoreBench implements Callable<Integer> {
         if (latencyCheck) {
             return latencyCheck(base);
         }
-        protocols.forEach(ErdaBackend::clientProtocol); // an unknown name fails before any store is made
+        // an unknown name fails before any store is made, naming every protocol a row can be
+        java.util.Set<String> known = new java.util.TreeSet<>(new ErdaBackend().protocols());
+        for (String p : protocols) {
+            if (!known.contains(p)) {
+                throw new IllegalArgumentException("protocol '" + p + "' is not one of store-bench's rows: " + known);
+            }
+        }
         List<Row> rows = new ArrayList<>();
         int runs = fabrics.size() * protocols.size();
         int done = 0;
