@@ -73,7 +73,7 @@ public final class ErdaBackend implements StoreBackend {
             .regionSize(s.regionSize() > 0 ? s.regionSize() : null)
             .persistence(PersistenceMethod.fromOption(s.persistence())).pmWriteLatencyNanos(s.pmWriteLatencyNs())
             .rdmp(RdmpConfig.DEFAULTS.withPoolBytes(rdmpPool))
-            .put(putMode(protocol)).build();
+            .put(putMode(protocol)).hugePages(io.erda.server.platform.HugePages.fromOption(s.hugePages())).build();
         RequestServer server;
         try {
             server = RequestServer.start(config);
@@ -119,6 +119,7 @@ public final class ErdaBackend implements StoreBackend {
         }
         // always given: 0 must mean no cleaning here, where erda-server's own default is auto
         args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
+        args.addAll(List.of("--huge-pages", s.hugePages()));
         ServerProcess p = ServerProcess.start("erda-server-" + s.fabric() + "-" + s.pmDir().getFileName(),
             io.erda.server.ErdaServerMain.defaultJvmOptions(), "io.erda.server.ErdaServerMain", args, s);
         ErdaClient statsClient;

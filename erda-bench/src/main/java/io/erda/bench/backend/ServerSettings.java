@@ -21,9 +21,12 @@ import java.time.Duration;
  *                         every region is registered (pinned) whole, which is slow under emulation
  * @param cleanThreshold   Erda: clean a head once its chain occupies more than this many bytes (the server's
  *                         {@code --clean-threshold}); 0: never
+ * @param hugePages        Erda: the server's {@code --huge-pages} ({@code off}, or {@code thp}: pmDir on a tmpfs
+ *                         mounted {@code huge=within_size}, every region populated when it is made)
  */
 public record ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
-                             Duration startTimeout, Path logDir, String verbsHost, long regionSize, long cleanThreshold) {
+                             Duration startTimeout, Path logDir, String verbsHost, long regionSize, long cleanThreshold,
+                             String hugePages) {
     /** The log region size of the benchmarks' servers in steady state ({@link #steadyStateCleanThreshold}). */
     public static final long STEADY_STATE_REGION_SIZE = 64L << 20;
     /** The least clean threshold of {@link #steadyStateCleanThreshold}: three such regions per head. */
@@ -41,6 +44,6 @@ public record ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, S
 
     public ServerSettings(String fabric, Path pmDir, long pmWriteLatencyNs, String persistence, boolean separateProcess,
                           Duration startTimeout, Path logDir) {
-        this(fabric, pmDir, pmWriteLatencyNs, persistence, separateProcess, startTimeout, logDir, "127.0.0.1", 0, 0);
+        this(fabric, pmDir, pmWriteLatencyNs, persistence, separateProcess, startTimeout, logDir, "127.0.0.1", 0, 0, "off");
     }
 }

@@ -21,11 +21,14 @@ import java.util.Map;
  *                        {@code Intended-READ}, {@code Intended-UPDATE}: from its intended start, open loop only)
  * @param nvmCleanerBytesPerOp the part of {@code nvmBytesPerOp} the log cleaner wrote (its copies of live objects,
  *                        its zeroing of retired regions: the server's {@code nvm_bytes_cleaner}); null if not reported
+ * @param cleanerCpuUsPerOp the part of {@code serverCpuUsPerOp} the log cleaner spent (the server's
+ *                        {@code cleaner_cpu_ns}); null if not reported
  */
 public record RunRecord(String fabric, String protocol, String workload, int valueSize, int threads,
                         double throughputOps, Double readMeanUs, Double readP99Us, Double updateMeanUs,
                         Double updateP99Us, Double nvmBytesPerOp, Double serverCpuUsPerOp, Double meanUs,
-                        int clients, Long targetOps, Map<String, LatencyFigures> latency, Double nvmCleanerBytesPerOp) {
+                        int clients, Long targetOps, Map<String, LatencyFigures> latency, Double nvmCleanerBytesPerOp,
+                        Double cleanerCpuUsPerOp) {
 
     public RunRecord {
         latency = Map.copyOf(latency);
@@ -36,7 +39,21 @@ public record RunRecord(String fabric, String protocol, String workload, int val
                      Double readMeanUs, Double readP99Us, Double updateMeanUs, Double updateP99Us, Double nvmBytesPerOp,
                      Double serverCpuUsPerOp, Double meanUs, int clients, Long targetOps, Map<String, LatencyFigures> latency) {
         this(fabric, protocol, workload, valueSize, threads, throughputOps, readMeanUs, readP99Us, updateMeanUs,
-            updateP99Us, nvmBytesPerOp, serverCpuUsPerOp, meanUs, clients, targetOps, latency, null);
+            updateP99Us, nvmBytesPerOp, serverCpuUsPerOp, meanUs, clients, targetOps, latency, null, null);
+    }
+
+    /** A run whose server said what its cleaner wrote, not what CPU it spent. */
+    public RunRecord(String fabric, String protocol, String workload, int valueSize, int threads, double throughputOps,
+                     Double readMeanUs, Double readP99Us, Double updateMeanUs, Double updateP99Us, Double nvmBytesPerOp,
+                     Double serverCpuUsPerOp, Double meanUs, int clients, Long targetOps, Map<String, LatencyFigures> latency,
+                     Double nvmCleanerBytesPerOp) {
+        this(fabric, protocol, workload, valueSize, threads, throughputOps, readMeanUs, readP99Us, updateMeanUs,
+            updateP99Us, nvmBytesPerOp, serverCpuUsPerOp, meanUs, clients, targetOps, latency, nvmCleanerBytesPerOp, null);
+    }
+
+    /** Server CPU per operation on the request path: all but the cleaner's (null if either is unknown). */
+    public Double requestPathCpuUsPerOp() {
+        return serverCpuUsPerOp == null || cleanerCpuUsPerOp == null ? null : serverCpuUsPerOp - cleanerCpuUsPerOp;
     }
 
     /** NVM bytes per operation on the request path: all but what the cleaner wrote (null if either is unknown). */

@@ -6,7 +6,8 @@ import java.util.Locale;
 /**
  * summary.json: a JSON array with one object per run, fields in this order: fabric, protocol, workload,
  * value_size, threads, throughput_ops, read_mean_us, read_p99_us, update_mean_us, update_p99_us,
- * nvm_bytes_per_op, nvm_cleaner_bytes_per_op (the part the log cleaner wrote), server_cpu_us_per_op, clients
+ * nvm_bytes_per_op, nvm_cleaner_bytes_per_op (the part the log cleaner wrote), server_cpu_us_per_op,
+ * cleaner_cpu_us_per_op (the part the log cleaner spent), clients
  * (client processes, each with {@code threads} threads),
  * target_ops (open loop: the intended ops/s; null: closed loop; an open-loop run's read and update figures are from
  * the intended start), latency (per YCSB histogram, e.g. {@code READ} or {@code Intended-READ}: count, mean_us,
@@ -38,6 +39,7 @@ public final class SummaryJson {
             b.append(", \"nvm_bytes_per_op\": ").append(number(r.nvmBytesPerOp()));
             b.append(", \"nvm_cleaner_bytes_per_op\": ").append(number(r.nvmCleanerBytesPerOp()));
             b.append(", \"server_cpu_us_per_op\": ").append(number(r.serverCpuUsPerOp()));
+            b.append(", \"cleaner_cpu_us_per_op\": ").append(number(r.cleanerCpuUsPerOp()));
             b.append(", \"clients\": ").append(r.clients());
             b.append(", \"target_ops\": ").append(r.targetOps() == null ? "null" : r.targetOps().toString());
             b.append(", \"latency\": {");

@@ -130,6 +130,12 @@ public final class YcsbCompare implements Callable<Integer> {
     @Option(names = "--pm-dir", description = "where the temporary PM directory goes (default /dev/shm, else the system temp dir)")
     Path pmBase;
 
+    @Option(names = "--huge-pages", defaultValue = "off", description = "the Erda servers' --huge-pages: off (default), or"
+        + " thp with --pm-dir on a tmpfs mounted huge=within_size: the log in 2 MiB pages populated when a region is made, so"
+        + " no PUT waits for the kernel to allocate the page it writes (as on PM, and as on verbs, where registration pins"
+        + " every page); the report says which")
+    String hugePages;
+
     @Option(names = "--verify", description = "YCSB's data integrity check (dataintegrity=true): every value written is derived"
         + " from its key and field, and every value read is checked against it; one that does not match (torn, another key's,"
         + " missing) fails the run. The check costs client CPU per read: compare figures of --verify runs only with each other")
@@ -220,6 +226,11 @@ public final class YcsbCompare implements Callable<Integer> {
     }
 
     private void validate() {
+        try {
+            io.erda.server.platform.HugePages.fromOption(hugePages);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--huge-pages: " + e.getMessage());
+        }
         if (!fabric.equals("shm") && !fabric.equals("tcp") && !fabric.equals("verbs")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--fabric " + fabric
                 + " is not shm, tcp or verbs");
@@ -306,7 +317,7 @@ public final class YcsbCompare implements Callable<Integer> {
         // verbs: a process of its own (as on tcp), and a start that may pin a region under emulation
         boolean verbs = fabric.equals("verbs");
         ServerSettings settings = new ServerSettings(fabric, pmDir, pmWriteLatencyNs, persistence, !fabric.equals("shm"),
-            Duration.ofSeconds(verbs ? 300 : 60), rawDir, verbsHost, regionSize, cleanThresholdFor(g.valueSize()));
+            Duration.ofSeconds(verbs ? 300 : 60), rawDir, verbsHost, regionSize, cleanThresholdFor(g.valueSize()), hugePages);
         progress.printf(Locale.ROOT, "starting %s server (%s fabric, PM files in %s)%n", g.protocol(), fabric, pmDir);
         List<RunRecord> results = new ArrayList<>();
         StoreServer server;
@@ -398,11 +409,13 @@ public final class YcsbCompare implements Callable<Integer> {
         Double mean = counted == 0 ? null
             : ((read != null ? read.count() * read.meanUs() : 0) + (update != null ? update.count() * update.meanUs() : 0)) / counted;
         Double cpuNs = perOp(before, after, "server_cpu_ns", ops);
+        Double cleanerCpuNs = perOp(before, after, "cleaner_cpu_ns", ops);
         return new RunRecord(fabric, g.protocol(), s.workload().label(), g.valueSize(), s.threads(), throughput,
             read != null ? read.meanUs() : null, read != null ? read.p99Us() : null,
             update != null ? update.meanUs() : null, update != null ? update.p99Us() : null,
             perOp(before, after, "nvm_bytes_written", ops), cpuNs == null ? null : cpuNs / 1000.0, mean,
-            s.clients(), targetOps > 0 ? targetOps : null, latency.figures(), perOp(before, after, "nvm_bytes_cleaner", ops));
+            s.clients(), targetOps > 0 ? targetOps : null, latency.figures(), perOp(before, after, "nvm_bytes_cleaner", ops),
+            cleanerCpuNs == null ? null : cleanerCpuNs / 1000.0);
     }
 
     /** Growth of a server counter over a run, per operation; null if the server does not report it. */
@@ -489,12 +502,17 @@ public final class YcsbCompare implements Callable<Integer> {
                 + " (every protocol applies into the same log; retired regions are reused, zeroed; the cleaner's CPU and"
                 + " NVM bytes are in the figures)."
             : " Servers: " + sizeText(regionSize) + " log regions, no log cleaning (--clean-threshold 0).";
+        String pages = hugePages.equalsIgnoreCase("thp")
+            ? " Log and table in 2 MiB pages populated when a region is made (--huge-pages thp): no PUT waits for a page to be"
+                + " allocated."
+            : " Log and table in 4 KiB pages (--huge-pages off): a PUT that is the first to write a page waits for the kernel"
+                + " to allocate it.";
         String verified = verify
             ? " Verified (--verify, YCSB's dataintegrity): every value read was checked against the one derived from its key, and"
                 + " none failed; the check's client CPU is in every figure."
             : "";
         return "Each run: " + each + " of " + threads + " thread" + (threads == 1 ? "" : "s") + (full ? " (unless the sweep says otherwise)" : "") + "; "
-            + warm + " at most " + durationSeconds + " s measured. " + loop + cleaning + verified + " Full latency histograms: raw/RUN-OP.hdr.";
+            + warm + " at most " + durationSeconds + " s measured. " + loop + cleaning + pages + verified + " Full latency histograms: raw/RUN-OP.hdr.";
     }
 
     private static String sizeText(long bytes) {

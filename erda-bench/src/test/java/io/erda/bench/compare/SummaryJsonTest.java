@@ -15,7 +15,7 @@ class SummaryJsonTest {
               {"fabric": "shm", "protocol": "erda", "workload": "C", "value_size": 1024, "threads": 2, \
             "throughput_ops": 96350.5, "read_mean_us": 3.25, "read_p99_us": 9, "update_mean_us": null, \
             "update_p99_us": null, "nvm_bytes_per_op": 0, "nvm_cleaner_bytes_per_op": null, "server_cpu_us_per_op": 0, \
-            "clients": 1, "target_ops": null, "latency": {}}
+            "cleaner_cpu_us_per_op": null, "clients": 1, "target_ops": null, "latency": {}}
             ]
             """);
     }
