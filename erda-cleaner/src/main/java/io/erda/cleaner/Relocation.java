@@ -233,9 +233,9 @@ final class Relocation {
 
     /** Reserves {@code length} bytes where cleaner copies go; returns their chain offset. Locked. */
     private long reserveCopy(long length) {
-        int regionsBefore = head.regionCount();
+        long appendedBefore = head.regionsAppended(); // not regionCount(): see Store's reserveTail
         long target = head.newChain() != null ? head.reserveInNewChain(length) : head.reserve(length);
-        if (head.regionCount() != regionsBefore) {
+        if (head.regionsAppended() != appendedBefore) {
             host.regionsAdded(head.headId());
         }
         return target;

@@ -114,6 +114,8 @@ public final class LogHead implements AutoCloseable {
     private java.util.concurrent.Executor preparer;
     /** Told of each spare as it is made and if it is discarded. */
     private volatile SpareListener spareListener = SpareListener.NONE;
+    /** Regions {@link #reserveIn} appended to a chain, ever ({@link #regionsAppended}). Guarded by this. */
+    private long regionsAppended;
     /** The chain the spare is being made for, its slot and the region to come; all null without one. Guarded by this. */
     private LogChain spareChain;
     private Integer spareSlot;
@@ -270,6 +272,7 @@ public final class LogHead implements AutoCloseable {
             }
             bySlot.put(slot, region);
             chain.append(slot, region);
+            regionsAppended++;
         }
         if (offset == geometry.segmentStart(offset)) {
             offset += LogGeometry.SEGMENT_HEADER_LENGTH;
@@ -465,6 +468,15 @@ public final class LogHead implements AutoCloseable {
     /** How many regions {@link #regions()} lists, without copying them (a PUT asks whether its chain grew). */
     public int regionCount() {
         return bySlot.size();
+    }
+
+    /**
+     * How many regions reservations have appended to this head's chains so far (only grows): a caller that compares
+     * it before and after a reservation learns whether that reservation grew a chain, which {@link #regionCount} cannot
+     * tell it, since a cleaning retires regions of the same head without the caller's lock ({@link #retire}).
+     */
+    public synchronized long regionsAppended() {
+        return regionsAppended;
     }
 
     /** Every mapped region of the head (both chains while cleaning), in slot order. */

@@ -69,6 +69,27 @@ class RegionPoolTest {
         return data.mismatch(MemorySegment.ofArray(new byte[(int) data.byteSize()])) == -1;
     }
 
+    /**
+     * What tells a reservation's caller that it grew a chain (so the server registers the new region before it hands
+     * out an address in it): {@link LogHead#regionsAppended}, not {@link LogHead#regionCount}, which a retirement of the
+     * same head, done without the caller's lock, can bring back to where it was.
+     */
+    @Test
+    void aReservationThatGrewAChainIsSeenSoEvenWhenARetirementKeptTheRegionCount() {
+        try (PmDirectory store = pooledStore()) {
+            LogHead head = store.head(0);
+            fill(head, 1);
+            LogChain old = switchOver(head); // the old chain (one full region) and the new one: two regions
+            fill(head, 1); // the new chain's first region full
+            int countBefore = head.regionCount();
+            long appendedBefore = head.regionsAppended();
+            LogHeadTest.put(head, "grows", 8 * 1024); // the new chain's second region
+            head.retire(old); // meanwhile, as a cleaner thread would: one region less
+            assertThat(head.regionCount()).as("the count alone sees no growth").isEqualTo(countBefore);
+            assertThat(head.regionsAppended()).isEqualTo(appendedBefore + 1);
+        }
+    }
+
     @Test
     void aRetiredRegionComesBackZeroedUnderItsNewNameInTheSameMemory() throws IOException {
         try (PmDirectory store = pooledStore()) {

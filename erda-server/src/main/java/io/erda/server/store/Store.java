@@ -292,14 +292,17 @@ public final class Store implements AutoCloseable {
 
     /** Reserves at the head's tail (under the store lock), telling the chain listener if the chain grew. */
     private long reserveTail(LogHead log, long objectLength) {
-        int regionsBefore = log.regionCount();
+        // not regionCount(): a cleaning retiring regions of this head meanwhile (without the store lock) could hide the
+        // region this reservation added, which would then be handed out unregistered (one-sided mode's BLOCKs, which
+        // often take a region each, met it under cleaning: the reply found no registration for the block's region)
+        long appendedBefore = log.regionsAppended();
         long chainOffset;
         try {
             chainOffset = log.reserve(objectLength);
         } catch (IllegalStateException chainFull) {
             throw new RequestException(WireStatus.LOG_FULL, chainFull.getMessage());
         }
-        if (log.regionCount() != regionsBefore) {
+        if (log.regionsAppended() != appendedBefore) {
             chainListener.chainGrew(log.headId());
         }
         return chainOffset;
