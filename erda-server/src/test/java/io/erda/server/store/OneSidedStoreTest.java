@@ -81,6 +81,29 @@ class OneSidedStoreTest {
                 e -> assertThat(e.status()).isEqualTo(WireStatus.UNKNOWN_ADDRESS));
     }
 
+    /**
+     * A cleaning's wait drops the records it finds complete, as the validator does at their deadline: the run may then
+     * retire the region such a record names, and a later run would otherwise find the slot freed or reused and wait for
+     * the record as for an unwritten PUT until its deadline. In one-sided mode an insert's record stays its key's
+     * newest for its whole lease (updates make none): CleaningOverNetworkTest's cleanings waited up to 0.9 s so.
+     */
+    @Test
+    void aCleaningsWaitDropsTheRecordsItFindsCompleteAndKeepsTheOthers() {
+        Store s = open(true);
+        Store.Reserved written = TestStores.put(s, "written", "v1");
+        Store.Reserved unwritten = s.reserve(MemorySegment.ofArray(bytes("unwritten")), 2, false);
+        assertThat(s.pendingKeys()).isEqualTo(2);
+        long now = System.nanoTime();
+        boolean writtenHead = s.leases().settledBefore(written.head(), now);
+        boolean unwrittenHead = s.leases().settledBefore(unwritten.head(), now);
+        assertThat(unwrittenHead).as("an insert not written yet is not settled").isFalse();
+        assertThat(writtenHead).isEqualTo(written.head() != unwritten.head());
+        assertThat(s.pendingKeys()).as("the written insert's record dropped, the other kept").isEqualTo(1);
+        TestStores.writeObject(s, unwritten, bytes("unwritten"), bytes("v1"), false);
+        assertThat(s.leases().settledBefore(unwritten.head(), System.nanoTime())).isTrue();
+        assertThat(s.pendingKeys()).isZero();
+    }
+
     @Test
     void theCleanersWaitEndsAtTheLastLeaseOfTheHeadsBlocksOrWhenTheyAreGivenBack() throws InterruptedException {
         Store s = open(true);
