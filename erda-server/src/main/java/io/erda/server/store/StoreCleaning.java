@@ -49,8 +49,15 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private final Object runs = new Object();
     private volatile boolean running = true;
     private volatile CleaningReport last;
-    /** Per head, the bytes its chain occupied when its last run ended (0 before any); see {@link #due}. */
+    /**
+     * Per head, the bytes its last run left of its own (0 before any): what the chain occupied when the run ended, less
+     * what clients appended to the new chain after the run redirected their writes there (versions written during a
+     * long replicate, in one-sided mode whole blocks, which the next run frees, not live data the run kept); see
+     * {@link #due}.
+     */
     private final java.util.concurrent.atomic.AtomicLongArray occupiedAfter;
+    /** Per head, {@link Store#appendedBytes} when the run under way redirected writes to its new chain (-1: none). */
+    private final java.util.concurrent.atomic.AtomicLongArray appendedAtRedirect;
     /** Heads already warned about live data near the threshold (warned once each). */
     private final boolean[] warned;
     private Thread thread;
@@ -65,6 +72,10 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
         this.notifyClients = notifyClients;
         this.cleaner = new LogCleaner(store.directory(), this, haltHook(System.getenv(HALT_AT)));
         this.occupiedAfter = new java.util.concurrent.atomic.AtomicLongArray(store.directory().heads().size());
+        this.appendedAtRedirect = new java.util.concurrent.atomic.AtomicLongArray(occupiedAfter.length());
+        for (int head = 0; head < appendedAtRedirect.length(); head++) {
+            appendedAtRedirect.set(head, -1);
+        }
         this.warned = new boolean[occupiedAfter.length()];
     }
 
@@ -171,11 +182,14 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
 
     private CleaningReport report(CleaningReport r) {
         stats.cleanings.increment();
-        occupiedAfter.set(r.headId(), r.occupiedAfter());
+        long redirected = appendedAtRedirect.getAndSet(r.headId(), -1);
+        long appended = redirected < 0 ? 0 : store.appendedBytes(r.headId()) - redirected;
+        long kept = Math.max(0, r.occupiedAfter() - appended);
+        occupiedAfter.set(r.headId(), kept);
         long bytes = threshold.bytes();
-        if (!threshold.auto() && bytes > 0 && r.occupiedAfter() > bytes / 2 && !warned[r.headId()]) {
+        if (!threshold.auto() && bytes > 0 && kept > bytes / 2 && !warned[r.headId()]) {
             warned[r.headId()] = true;
-            LOG.warning(() -> "head " + r.headId() + " still occupies " + r.occupiedAfter() + " bytes after cleaning,"
+            LOG.warning(() -> "head " + r.headId() + " still occupies " + kept + " bytes after cleaning,"
                     + " more than half the clean threshold of " + bytes + ": it is cleaned again only after "
                     + bytes / 2 + " more bytes (raise --clean-threshold above twice a head's live data, or use auto)");
         }
@@ -200,12 +214,14 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     }
 
     /**
-     * One-sided mode: a new head-array generation, sent to the clients, so that a block granted in the old chain while
-     * the head merged is seen as stale at its holder's next operation and given back (the wait before the switch
-     * waits for it otherwise until it is full or its lease ends). Nothing in reserve mode.
+     * Notes what clients have appended to the head so far, so that what they append to the new chain from now on is not
+     * taken for what the run kept ({@link #occupiedAfter}). One-sided mode: a new head-array generation, sent to the
+     * clients, so that a block granted in the old chain while the head merged is seen as stale at its holder's next
+     * operation and given back (the wait before the switch waits for it otherwise until it is full or its lease ends).
      */
     @Override
     public void writesRedirected(int headId) {
+        appendedAtRedirect.set(headId, store.appendedBytes(headId));
         if (store.oneSided()) {
             registry.cleaning(headId, true);
             notifyClients.get();
