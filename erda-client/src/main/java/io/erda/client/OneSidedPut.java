@@ -203,8 +203,10 @@ final class OneSidedPut {
                     if (block == null || !block.usable(generation, objectLength, now)) {
                         block = lease(c, head, objectLength, block);
                         state.block(head, block);
-                        if (block.generation != entry.generation()) {
-                            state.forget(key); // the head changed while the block was asked for: locate again
+                        if (view.generation(head) != generation) {
+                            // the head changed while the block was asked for: locate again; the block, labelled with
+                            // the state before, goes back with the next lease or at the next operation
+                            state.forget(key);
                             continue;
                         }
                     }
@@ -319,6 +321,11 @@ final class OneSidedPut {
     /** BLOCK: a leased block of at least {@code objectLength} bytes of {@code head}'s log, {@code replaced} given back. */
     private Block lease(ClientConnection c, int head, long objectLength, Block replaced) {
         long asked = System.nanoTime(); // the lease runs from the grant, later than this: so the client ends first
+        // the head state the block is taken under is the one known before asking: a HEAD_STATE the call processes came
+        // after the grant or before it, and only the first may leave the block in a chain the new state calls old
+        // (granted just before a cleaning's redirect, the state change sent before the reply); labelled with the state
+        // known now, such a block would look current and be used to its lease's end, which the cleaning waits out
+        int generation = c.view().generation(head);
         // the block replaced is given back in the same request: nothing more is published from it
         long returned = replaced != null && replaced.deadline - asked > 0 ? replaced.chainOffset : BlockRequest.NONE;
         PutReply r = c.call(MessageType.BLOCK, new BlockRequest(head, (int) objectLength, returned)::encode,
@@ -334,9 +341,9 @@ final class OneSidedPut {
         if (returned != BlockRequest.NONE) {
             stats.blocksReturned.increment();
         }
-        // the call processed every HEAD_STATE sent before the reply: the block belongs to the head state known now
+        // a block labelled older than the view is given back at the next operation, unused if need be
         return new Block(head, r.chainOffset(), r.address(), r.rkey(), r.objectLength(),
-                asked + r.leaseNanos() - DEADLINE_MARGIN_NANOS, c.view().generation(head));
+                asked + r.leaseNanos() - DEADLINE_MARGIN_NANOS, generation);
     }
 
     /** The remote CAS; a fabric failure leaves it unknown whether the word changed. */
