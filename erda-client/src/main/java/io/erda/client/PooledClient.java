@@ -200,7 +200,7 @@ public abstract class PooledClient implements KeyValueClient {
         return fabric.posted();
     }
 
-    /** The capabilities of this client's fabric, read from the device where it has one ({@link Fabric#capabilities}). */
+    /** The capabilities of this client's fabric, as read from its device ({@link Fabric#capabilities}). */
     public io.erda.fabric.FabricCapabilities fabricCapabilities() {
         return fabric.capabilities();
     }

@@ -56,7 +56,8 @@ class ClusterRegistrationTest {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 ShardMap map = null;
                 while (System.nanoTime() < deadline) {
-                    byte[] data = observer.checkExists().forPath(Zk.MAP) == null ? null : observer.getData().forPath(Zk.MAP);
+                    byte[] data = observer.checkExists().forPath(Zk.MAP) == null ? null
+                            : observer.getData().forPath(Zk.MAP);
                     map = data == null ? null : ShardMap.decode(data);
                     if (map != null) {
                         break;

@@ -84,8 +84,8 @@ public interface Fabric extends AutoCloseable {
 
     /**
      * Send-queue work requests this instance's endpoints posted so far (receives not included), by the operation
-     * that went to the device or engine: verbs counts a FLUSH it emulates as the READ it posts
-     * (where {@link FabricCapabilities#nativeFlush} is false); a request refused before it reached the device is not counted.
+     * that went to the device or engine: verbs counts a FLUSH it emulates as the READ it posts (where
+     * {@link FabricCapabilities#nativeFlush} is false); a request refused before it reached the device is not counted.
      */
     java.util.Map<Opcode, Long> posted();
 

@@ -17,7 +17,8 @@ class StoreBenchOptionsTest {
         cli.setErr(new PrintWriter(err));
         int status = cli.execute("--protocols", "erda,one-sided", "--fabrics", "shm");
         assertThat(status).isEqualTo(2);
-        assertThat(err.toString().strip()).startsWith("store-bench: protocol 'one-sided' is not one of store-bench's rows: [")
+        assertThat(err.toString().strip())
+                .startsWith("store-bench: protocol 'one-sided' is not one of store-bench's rows: [")
                 .contains("erda-one-sided", "rdmp-cc", "redo-log").doesNotContain("\tat ").hasLineCount(1);
     }
 }
