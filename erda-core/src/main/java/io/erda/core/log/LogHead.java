@@ -116,6 +116,8 @@ public final class LogHead implements AutoCloseable {
     private volatile SpareListener spareListener = SpareListener.NONE;
     /** Regions {@link #reserveIn} appended to a chain, ever ({@link #regionsAppended}). Guarded by this. */
     private long regionsAppended;
+    /** Bytes {@link #reserve} reserved in the write chain, ever ({@link #bytesReserved}). Guarded by this. */
+    private long bytesReserved;
     /** The chain the spare is being made for, its slot and the region to come; all null without one. Guarded by this. */
     private LogChain spareChain;
     private Integer spareSlot;
@@ -235,7 +237,9 @@ public final class LogHead implements AutoCloseable {
      * offset. The high-water mark is persisted before returning if the reservation passes it.
      */
     public synchronized long reserve(long objectLength) {
-        return reserveIn(writes, objectLength);
+        long chainOffset = reserveIn(writes, objectLength);
+        bytesReserved += objectLength;
+        return chainOffset;
     }
 
     /** Reserves in the new chain (the cleaner's copies). */
@@ -477,6 +481,15 @@ public final class LogHead implements AutoCloseable {
      */
     public synchronized long regionsAppended() {
         return regionsAppended;
+    }
+
+    /**
+     * Bytes {@link #reserve} has reserved in the write chain so far (only grows): the server's reservations and blocks,
+     * and a cleaner's copies only while the head has no new chain (during a run they go through
+     * {@link #reserveInNewChain}). Compared before and after, what clients appended meanwhile.
+     */
+    public synchronized long bytesReserved() {
+        return bytesReserved;
     }
 
     /** Every mapped region of the head (both chains while cleaning), in slot order. */

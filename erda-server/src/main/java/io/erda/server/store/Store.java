@@ -41,8 +41,6 @@ public final class Store implements AutoCloseable {
     private final HopscotchTable table;
     private final LogObjects objects;
     private final ReentrantLock lock = new ReentrantLock();
-    /** Per head, bytes reserved at its write chain's tail ever: reservations and blocks ({@link #appendedBytes}). */
-    private final long[] appendedBytes;
     private final KeyEntries entries;
     private final Leases leases;
     private final StoreStats stats;
@@ -63,7 +61,6 @@ public final class Store implements AutoCloseable {
 
     private Store(PmDirectory directory, long leaseNanos, StoreStats stats, Recovery.Summary recovery) {
         this.directory = directory;
-        this.appendedBytes = new long[directory.heads().size()];
         this.table = directory.table();
         this.objects = new LogObjects(directory);
         Reservations reservations = new Reservations();
@@ -101,19 +98,6 @@ public final class Store implements AutoCloseable {
                     + ObjectLayout.ALIGNMENT);
         }
         this.blockLength = (int) Math.min(blockLength, maxObjectLength());
-    }
-
-    /**
-     * Bytes reserved at {@code head}'s write-chain tail so far, by reservations and blocks (only grows): the cleaner
-     * subtracts what clients appended to a head's new chain during a run from what the run left ({@link StoreCleaning}).
-     */
-    public long appendedBytes(int head) {
-        lock.lock();
-        try {
-            return appendedBytes[head];
-        } finally {
-            lock.unlock();
-        }
     }
 
     /** Whether updates of existing keys are published by the client's CAS ({@link #useOneSidedPuts}). */
@@ -318,7 +302,6 @@ public final class Store implements AutoCloseable {
         } catch (IllegalStateException chainFull) {
             throw new RequestException(WireStatus.LOG_FULL, chainFull.getMessage());
         }
-        appendedBytes[log.headId()] += objectLength;
         if (log.regionsAppended() != appendedBefore) {
             chainListener.chainGrew(log.headId());
         }

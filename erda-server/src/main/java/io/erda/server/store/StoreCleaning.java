@@ -56,7 +56,7 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
      * {@link #due}.
      */
     private final java.util.concurrent.atomic.AtomicLongArray occupiedAfter;
-    /** Per head, {@link Store#appendedBytes} when the run under way redirected writes to its new chain (-1: none). */
+    /** Per head, {@link io.erda.core.log.LogHead#bytesReserved} when the run under way redirected writes to its new chain (-1: none). */
     private final java.util.concurrent.atomic.AtomicLongArray appendedAtRedirect;
     /** Heads already warned about live data near the threshold (warned once each). */
     private final boolean[] warned;
@@ -183,7 +183,7 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
     private CleaningReport report(CleaningReport r) {
         stats.cleanings.increment();
         long redirected = appendedAtRedirect.getAndSet(r.headId(), -1);
-        long appended = redirected < 0 ? 0 : store.appendedBytes(r.headId()) - redirected;
+        long appended = redirected < 0 ? 0 : store.directory().head(r.headId()).bytesReserved() - redirected;
         long kept = Math.max(0, r.occupiedAfter() - appended);
         occupiedAfter.set(r.headId(), kept);
         long bytes = threshold.bytes();
@@ -221,7 +221,7 @@ final class StoreCleaning implements CleaningHost, AutoCloseable {
      */
     @Override
     public void writesRedirected(int headId) {
-        appendedAtRedirect.set(headId, store.appendedBytes(headId));
+        appendedAtRedirect.set(headId, store.directory().head(headId).bytesReserved());
         if (store.oneSided()) {
             registry.cleaning(headId, true);
             notifyClients.get();
