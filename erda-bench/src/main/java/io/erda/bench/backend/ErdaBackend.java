@@ -65,9 +65,8 @@ public final class ErdaBackend implements StoreBackend {
     @Override
     public StoreServer start(String protocol, ServerSettings s) throws IOException {
         long rdmpPool = rdmpPoolBytes(protocol);
-        boolean oneSided = putMode(protocol) == PutMode.ONE_SIDED;
         if (s.separateProcess() || !s.fabric().equals("shm")) {
-            return startProcess(s, rdmpPool, oneSided);
+            return startProcess(s, rdmpPool, putMode(protocol));
         }
         ServerConfig config = ServerConfig.builder(s.pmDir().resolve("store"), listenUri(s))
             .regionSize(s.regionSize() > 0 ? s.regionSize() : null)
@@ -106,7 +105,7 @@ public final class ErdaBackend implements StoreBackend {
         return Set.of("herd", "rdmp-sa", "rdmp-cc").contains(protocol) ? RDMP_POOL_BYTES : RdmpConfig.DEFAULT_POOL_BYTES;
     }
 
-    private static StoreServer startProcess(ServerSettings s, long rdmpPool, boolean oneSided) throws IOException {
+    private static StoreServer startProcess(ServerSettings s, long rdmpPool, PutMode put) throws IOException {
         List<String> args = new java.util.ArrayList<>(List.of("--dir", s.pmDir().resolve("store").toString(),
                 "--listen", listenUri(s).toString(), "--pm-write-latency-ns", Long.toString(s.pmWriteLatencyNs()),
                 "--persistence", s.persistence()));
@@ -114,9 +113,7 @@ public final class ErdaBackend implements StoreBackend {
             args.addAll(List.of("--region-size", Long.toString(s.regionSize())));
         }
         args.addAll(List.of("--rdmp-pool-size", Long.toString(rdmpPool)));
-        if (oneSided) {
-            args.addAll(List.of("--put", "one-sided"));
-        }
+        args.addAll(List.of("--put", put.option()));
         // always given: 0 must mean no cleaning here, where erda-server's own default is auto
         args.addAll(List.of("--clean-threshold", Long.toString(s.cleanThreshold())));
         args.addAll(List.of("--huge-pages", s.hugePages()));
