@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.erda.cleaner.CleaningPoint;
+import io.erda.protocol.PutMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -54,6 +55,7 @@ class CleaningCrashOverNetworkTest {
                         .isInstanceOf(RuntimeException.class);
                 assertThat(server.awaitExit(30)).as("exit code; log %s", server.log()).isEqualTo(137);
                 writer.join();
+                assertTheUpdatesTookTheModesPath(client);
             }
             try (ServerProcess server = ServerProcess.start(dir, TestFabric.network(), args);
                  ErdaClient client = ErdaClient.connect(ClientOptions.of(server.uri()))) {
@@ -66,6 +68,22 @@ class CleaningCrashOverNetworkTest {
         } finally {
             ServerProcess.deleteTree(dir);
             ServerProcess.deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+        }
+    }
+
+    /**
+     * With -Derda.test.put=one-sided (erda-client's one-sided execution, scripts/test-softroce's store-one-sided-crash
+     * group) the versions after each key's first were the client's own WRITE + CAS, whose blocks the halted run's
+     * roll-forward and the next cleaning had to account for; otherwise each went through a reservation.
+     */
+    private static void assertTheUpdatesTookTheModesPath(ErdaClient client) {
+        boolean oneSided = "one-sided".equals(System.getProperty(ServerArgs.PUT_PROPERTY));
+        assertThat(client.storeInfo().putMode()).isEqualTo(oneSided ? PutMode.ONE_SIDED : PutMode.RESERVE);
+        long updates = client.stats().get("one_sided_updates");
+        if (oneSided) {
+            assertThat(updates).as("one-sided updates before the halt").isGreaterThanOrEqualTo((VERSIONS - 1) * KEYS);
+        } else {
+            assertThat(updates).as("one-sided updates of a reserve-mode client").isZero();
         }
     }
 
