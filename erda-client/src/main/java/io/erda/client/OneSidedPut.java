@@ -52,6 +52,34 @@ final class OneSidedPut {
     private static final IdleStrategy.Policy RETRY_PAUSE = IdleStrategy.Policy.park("one-sided-put-retry", 20_000,
             2_000_000);
 
+    /**
+     * Crash testing, as the server's {@code ERDA_CLEANER_HALT_AT}: this environment variable names a point of the
+     * update at which the client process halts ({@code Runtime.halt(137)}, as kill -9: no shutdown hook, no
+     * BLOCK_RETURN, its connections dropped by the kernel). {@value #OBJECT_WRITTEN}: the object is written into the
+     * block and made durable by the method, its CAS not sent; {@value #WORD_PUBLISHED}: the CAS succeeded, the word
+     * not yet made durable and the PUT not returned. Unset in production.
+     */
+    static final String HALT_AT = "ERDA_CLIENT_HALT_AT";
+    static final String OBJECT_WRITTEN = "object-written";
+    static final String WORD_PUBLISHED = "word-published";
+    private static final String HALT_POINT = haltPoint(System.getenv(HALT_AT));
+
+    static String haltPoint(String named) {
+        if (named == null || named.isEmpty() || named.equals(OBJECT_WRITTEN) || named.equals(WORD_PUBLISHED)) {
+            return named == null || named.isEmpty() ? null : named;
+        }
+        throw new IllegalArgumentException(HALT_AT + " '" + named + "' is not one of " + OBJECT_WRITTEN + ", "
+                + WORD_PUBLISHED);
+    }
+
+    private static void haltAt(String point) {
+        if (point.equals(HALT_POINT)) {
+            System.err.println("erda-client: halting at " + point + " (" + HALT_AT + ")");
+            System.err.flush();
+            Runtime.getRuntime().halt(137);
+        }
+    }
+
     /** The insert path: the caller's reservation PUT. Throws {@link ErdaException} PUBLISH_BY_CAS if the key exists. */
     @FunctionalInterface
     interface Insert {
@@ -219,6 +247,7 @@ final class OneSidedPut {
                     block.used += (int) objectLength;
                     writtenIn = block;
                     writtenAt = block.chainOffset + inBlock;
+                    haltAt(OBJECT_WRITTEN);
                     if (writtenIn.deadline - System.nanoTime() <= 0) {
                         continue; // too late to publish it: it stays garbage, the next attempt takes a new block
                     }
@@ -230,6 +259,7 @@ final class OneSidedPut {
                         : AtomicWord.withNewVersion(entry.word(), units);
                 long witnessed = cas(c, entry.wordAddress(), entry.word(), replacement, delete);
                 if (witnessed == entry.word()) {
+                    haltAt(WORD_PUBLISHED);
                     persistWord(c, entry.wordAddress(), delete);
                     state.remember(key, new Entry(entry.wordAddress(), replacement, generation, false));
                     stats.oneSidedUpdates.increment();

@@ -139,7 +139,8 @@ final class ServerProcess implements AutoCloseable {
                 .log(log).logCommand(true);
     }
 
-    private static Path logFile(String name) {
+    /** A new log file in the run's server-log directory: a server's, a tool's, or another child's of a test. */
+    static Path logFile(String name) {
         try {
             // scripts/test-softroce gives each group a directory of its own: groups run at once in two VMs that
             // share this work tree, and each JVM numbers its logs from 1
