@@ -1,5 +1,6 @@
 package io.erda.client;
 
+import io.erda.fabric.Endpoint;
 import io.erda.fabric.FabricException;
 import io.erda.fabric.IdleStrategy;
 import io.erda.protocol.BlockRequest;
@@ -24,7 +25,8 @@ import java.util.Map;
  * in the connection's write buffer, is WRITTEN into a log block the connection leases, made durable by the server's
  * persistence method, and published by one remote CAS of the key's word from the word the client last saw to the
  * flipped word naming it as current (the old current becomes previous, {@link AtomicWord#withNewVersion}); then the
- * word is made durable the same way. No server CPU in the common case: one WRITE and one CAS.
+ * word is made durable the same way. No server CPU in the common case: one WRITE and one CAS, posted together and
+ * waited for once under wsp ({@link #writeObject}).
  *
  * <p>The entry (its word's address and the word) comes from the connection's cache, filled by this connection's own
  * CASes and by {@link #locate}: the key's window READ and, for each candidate, its current object READ, which shows
@@ -242,12 +244,16 @@ final class OneSidedPut {
                     if (writtenIn != null) {
                         stats.objectsRewritten.increment();
                     }
-                    c.sync().write(c.writes.region(), 0, (int) objectLength, block.address + inBlock, block.rkey);
-                    persistRange(c, block.address + inBlock, (int) objectLength, block.rkey);
+                    writeObject(c, block.address + inBlock, (int) objectLength, block.rkey);
                     block.used += (int) objectLength;
                     writtenIn = block;
                     writtenAt = block.chainOffset + inBlock;
-                    haltAt(OBJECT_WRITTEN);
+                    if (c.sync().endpoint().state() != Endpoint.State.CONNECTED) {
+                        // the WRITE failed as it was posted (the endpoint is in error): no CAS is sent, nothing is
+                        // published, and the pool may try the PUT again on a fresh connection
+                        throw new FabricException((delete ? "DELETE" : "PUT") + " not published: the connection is "
+                                + c.sync().endpoint().state() + " after its WRITE was posted");
+                    }
                     if (writtenIn.deadline - System.nanoTime() <= 0) {
                         continue; // too late to publish it: it stays garbage, the next attempt takes a new block
                     }
@@ -376,21 +382,41 @@ final class OneSidedPut {
                 asked + r.leaseNanos() - DEADLINE_MARGIN_NANOS, generation);
     }
 
-    /** The remote CAS; a fabric failure leaves it unknown whether the word changed. */
+    /**
+     * The remote CAS, waited for; its completion completes the object's WRITE posted before it ({@link #writeObject}).
+     * A fabric failure of either leaves it unknown whether the word changed: a WRITE whose acknowledgement was lost
+     * (the transport's retries exhausted) may have been executed at the target with the CAS after it.
+     */
     private static long cas(ClientConnection c, long wordAddress, long expected, long replacement, boolean delete) {
         try {
             return c.sync().compareAndSwap(wordAddress, c.view().info().table().rkey(), expected, replacement);
         } catch (FabricException e) {
-            throw new WriteOutcomeUnknownException((delete ? "DELETE" : "PUT") + " failed at its CAS, so it may have"
-                    + " taken effect: " + e.getMessage(), e);
+            throw new WriteOutcomeUnknownException((delete ? "DELETE" : "PUT") + " failed at its WRITE or CAS, so it may"
+                    + " have taken effect: " + e.getMessage(), e);
         }
     }
 
-    /** The persistence method for the object just written: a FLUSH (or READ) where the server says read-after-write. */
-    private static void persistRange(ClientConnection c, long address, int length, int rkey) {
+    /**
+     * The object's WRITE into its block, posted unsignalled: the CAS posted next on the same connection executes after
+     * it at the target (which executes a connection's requests in order, and flushes them unexecuted after one
+     * failed), and its completion implies the WRITE complete or fails with its error (SyncEndpoint#writeUnsignaled).
+     * So the word never names an object not yet placed, and an update waits one round trip for WRITE and CAS where
+     * waiting for each would take two. Under wsp a placed object is durable, so the word also names only durable
+     * objects. Under read-after-write the object's FLUSH (or READ) is waited for before the CAS is posted: a word made
+     * durable before its object could, after a power failure, name two torn versions of a key (a second writer CASed
+     * over the first's object before it was flushed), leaving recovery to guess the last acknowledged one. With
+     * {@link #HALT_AT} {@value #OBJECT_WRITTEN} the WRITE is waited for, and the process halts before the CAS.
+     */
+    private static void writeObject(ClientConnection c, long address, int length, int rkey) {
         if (c.view().info().persistence() == PersistenceMethod.READ_AFTER_WRITE) {
+            c.sync().writeUnsignaled(c.writes.region(), 0, length, address, rkey);
             c.sync().flush(address, length, rkey);
+        } else if (OBJECT_WRITTEN.equals(HALT_POINT)) {
+            c.sync().write(c.writes.region(), 0, length, address, rkey);
+        } else {
+            c.sync().writeUnsignaled(c.writes.region(), 0, length, address, rkey);
         }
+        haltAt(OBJECT_WRITTEN);
     }
 
     /** The same for the word just CASed: the update is durable once the word is. */

@@ -52,6 +52,18 @@ public final class SyncEndpoint implements AutoCloseable {
         return new Pending(request.wrId());
     }
 
+    /**
+     * Posts an unsignalled WRITE and returns at once: for a WRITE that a later request on this endpoint depends on only
+     * through the connection's order (a one-sided PUT's object, then the CAS that publishes it). The target executes
+     * requests in posting order, and the completion of a later READ, FLUSH or atomic implies the WRITE visible (the
+     * conformance suite's completionOfAReadFlushOrAtomicImpliesEveryEarlierWriteIsVisible); if it fails, every later
+     * request is flushed unexecuted and the next waiting call here throws its error. The caller must not change the
+     * local bytes until such a later call returned.
+     */
+    public synchronized void writeUnsignaled(MemoryRegion local, long localOffset, int length, long remoteAddress, int rkey) {
+        endpoint.post(WorkRequest.write(nextWrId++, local, localOffset, length, remoteAddress, rkey).unsignaled());
+    }
+
     /** A request posted by {@link #startWrite}; {@link #await} waits for its completion, once. */
     public final class Pending {
         private final long wrId;

@@ -848,6 +848,9 @@ public abstract class FabricConformanceTest {
         });
         pair[0].post(WorkRequest.write(2, local, 0, 64, good.address(), good.rkey()));
         pair[0].post(WorkRequest.read(3, local, 1024, 64, good.address(), good.rkey()));
+        // a CAS after a failed request is not executed either: a one-sided PUT posts its WRITE unsignalled and then
+        // the CAS that publishes it, so a WRITE refused must leave the word as it was
+        pair[0].post(WorkRequest.compareAndSwap(4, local, 2048, good.address() + 64, good.rkey(), 0, 1));
         Completion failed = await(pair[0].sendQueue());
         assertThat(failed.wrId()).isEqualTo(1);
         if (v.expected() != null) {
@@ -855,13 +858,14 @@ public abstract class FabricConformanceTest {
         } else {
             assertThat(failed.status()).isNotIn(Status.SUCCESS, Status.WR_FLUSH_ERROR);
         }
-        for (int wr = 2; wr <= 3; wr++) {
+        for (int wr = 2; wr <= 4; wr++) {
             Completion flushed = await(pair[0].sendQueue());
             assertThat(flushed.wrId()).isEqualTo(wr);
             assertThat(flushed.status()).isEqualTo(Status.WR_FLUSH_ERROR);
         }
         assertThat(bytes(remote.segment(), 0, 4096)).as("target memory").containsExactly(before);
         assertThat(bytes(good.segment(), 0, 64)).as("the flushed write").containsOnly(0);
+        assertThat(good.segment().get(ValueLayout.JAVA_LONG, 64)).as("the word of the flushed CAS").isZero();
         assertThat(pair[0].state()).isEqualTo(Endpoint.State.ERROR);
         awaitState(pair[1], Endpoint.State.ERROR);
     }
