@@ -4,6 +4,7 @@ import io.erda.bench.fabric.FabricPair;
 import io.erda.client.ClientOptions;
 import io.erda.client.KeyValueClient;
 import io.erda.protocol.PersistenceMethod;
+import io.erda.protocol.PutMode;
 import io.erda.server.RequestServer;
 import io.erda.server.ServerConfig;
 import java.io.PrintStream;
@@ -24,7 +25,8 @@ import org.HdrHistogram.Histogram;
  * ping-pong), a server with the PM write-latency model ({@code RequestServer}; in steady state as ycsb-compare's: 64 MiB
  * regions, the log cleaner on, its retired regions reused) and one Erda and one Redo Logging client connection. After loading the keys and one unmeasured warm-up of everything, each round measures, in this
  * order, the READ and the ping-pong, then YCSB's mixes on the Erda client (C: GETs only; update-only; A: 50% PUTs;
- * B: 5% PUTs; keys uniform, closed loop, one thread), then Redo Logging update-only, and prints its means; the last
+ * B: 5% PUTs; keys uniform, closed loop, one thread), then Redo Logging update-only and update-only against a second
+ * server in one-sided mode ({@code --put one-sided}, docs/one-sided-put.md), and prints its means; the last
  * table holds the medians of the rounds. Ratios are to the same round's READ; Erda ÷ Redo is update-only
  * throughput (one closed-loop thread: the inverse ratio of the means). It reports; it fails nothing.
  *
@@ -47,8 +49,8 @@ final class LatencyCheck {
     /** Means of one mix, µs (NaN where the mix has no such operation), the JVM's cores busy, and every PUT's ns. */
     record MixResult(double getMicros, double putMicros, double cores, Histogram puts) { }
 
-    /** One round of one fabric. */
-    record Round(double readMicros, double pingPongMicros, MixResult[] mixes, MixResult redo) {
+    /** One round of one fabric; {@code oneSided}: update-only against the server in one-sided mode. */
+    record Round(double readMicros, double pingPongMicros, MixResult[] mixes, MixResult redo, MixResult oneSided) {
         double redoPutMicros() {
             return redo.putMicros();
         }
@@ -123,9 +125,10 @@ final class LatencyCheck {
         Files.createDirectories(work.resolve("pair"));
         // in steady state, as ycsb-compare's servers: the cleaner bounds the log and its regions are reused, so the
         // figures do not depend on how much fresh memory the machine has at hand (ServerSettings)
-        ServerConfig config = ServerConfig.builder(work.resolve("store"), listen)
-                .regionSize(io.erda.bench.backend.ServerSettings.STEADY_STATE_REGION_SIZE).persistence(persistence)
-                .pmWriteLatencyNanos(pmWriteLatencyNanos).build();
+        ServerConfig config = config(work.resolve("store"), listen, PutMode.RESERVE);
+        // the one-sided PUT's updates (docs/one-sided-put.md) need a server in that mode: a second one, the same else
+        URI oneSidedListen = fabric.equals("shm") ? URI.create("shm://" + work.resolve("fabric-one-sided")) : listen;
+        ServerConfig oneSidedConfig = config(work.resolve("store-one-sided"), oneSidedListen, PutMode.ONE_SIDED);
         byte[][] keyBytes = new byte[keys][];
         for (int i = 0; i < keys; i++) {
             keyBytes[i] = String.format(Locale.ROOT, "key-lc-%09d", i).getBytes(StandardCharsets.US_ASCII);
@@ -136,11 +139,14 @@ final class LatencyCheck {
              RequestServer server = startCleaning(RequestServer.start(config));
              KeyValueClient erda = KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1));
              KeyValueClient redo = KeyValueClient.connect(ClientOptions.of(server.uri()).withPoolSize(1)
-                     .withProtocol(ClientOptions.Protocol.REDO_LOG))) {
+                     .withProtocol(ClientOptions.Protocol.REDO_LOG));
+             RequestServer oneSidedServer = startCleaning(RequestServer.start(oneSidedConfig));
+             KeyValueClient oneSided = KeyValueClient.connect(ClientOptions.of(oneSidedServer.uri()).withPoolSize(1))) {
             FabricPair.Operation read = pair.read64();
             FabricPair.Operation pingPong = pair.pingPong(64);
             for (byte[] k : keyBytes) {
                 erda.put(k, value);
+                oneSided.put(k, value);
             }
             SplittableRandom random = new SplittableRandom(42);
             // unmeasured: the JIT, the page faults of fresh log and redo memory
@@ -150,6 +156,7 @@ final class LatencyCheck {
                 mix(erda, m, keyBytes, value, random, seconds);
             }
             mix(redo, Mix.UPDATE_ONLY, keyBytes, value, random, seconds);
+            mix(oneSided, Mix.UPDATE_ONLY, keyBytes, value, random, seconds);
             List<Round> measured = new ArrayList<>();
             for (int r = 0; r < rounds; r++) {
                 double readMicros = time(read, seconds);
@@ -159,10 +166,17 @@ final class LatencyCheck {
                     mixes[m.ordinal()] = mix(erda, m, keyBytes, value, random, seconds);
                 }
                 MixResult redoPuts = mix(redo, Mix.UPDATE_ONLY, keyBytes, value, random, seconds);
-                measured.add(new Round(readMicros, pingMicros, mixes, redoPuts));
+                MixResult oneSidedPuts = mix(oneSided, Mix.UPDATE_ONLY, keyBytes, value, random, seconds);
+                measured.add(new Round(readMicros, pingMicros, mixes, redoPuts, oneSidedPuts));
             }
             return measured;
         }
+    }
+
+    /** The check's server: in steady state as ycsb-compare's (the cleaner bounds the log, regions are reused). */
+    private ServerConfig config(Path store, URI listen, PutMode put) {
+        return ServerConfig.builder(store, listen).regionSize(io.erda.bench.backend.ServerSettings.STEADY_STATE_REGION_SIZE)
+                .persistence(persistence).pmWriteLatencyNanos(pmWriteLatencyNanos).put(put).build();
     }
 
     /** Mean µs of {@code op} run back to back for {@code seconds}. */
@@ -222,7 +236,8 @@ final class LatencyCheck {
             r.mix(Mix.A).putMicros(), r.mix(Mix.B).getMicros(), r.mix(Mix.B).putMicros(), r.redoPutMicros(),
             r.mix(Mix.C).getMicros() / read, erdaPut / read, r.mix(Mix.A).putMicros() / read,
             r.mix(Mix.B).putMicros() / read, r.redoPutMicros() / erdaPut, r.mix(Mix.C).cores(),
-            r.mix(Mix.UPDATE_ONLY).cores(), r.mix(Mix.A).cores(), r.mix(Mix.B).cores()};
+            r.mix(Mix.UPDATE_ONLY).cores(), r.mix(Mix.A).cores(), r.mix(Mix.B).cores(), r.oneSided().putMicros(),
+            r.oneSided().putMicros() / read};
     }
 
     private void print(String fabric, List<Round> measured) {
@@ -231,8 +246,9 @@ final class LatencyCheck {
         out.println();
         out.println("| round | READ | SEND/RECV | GET (C) | PUT (update-only) | GET (A) | PUT (A) | GET (B) | PUT (B) | Redo PUT"
                 + " (update-only) | GET (C) ÷ READ | PUT (update-only) ÷ READ | PUT (A) ÷ READ | PUT (B) ÷ READ |"
-                + " Erda ÷ Redo update-only ops/s | cores C / update-only / A / B |");
-        out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+                + " Erda ÷ Redo update-only ops/s | cores C / update-only / A / B | one-sided PUT (update-only) |"
+                + " one-sided PUT ÷ READ |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
         List<double[]> rows = measured.stream().map(LatencyCheck::columns).toList();
         for (int r = 0; r < rows.size(); r++) {
             out.println(row(Integer.toString(r + 1), rows.get(r)));
@@ -242,9 +258,11 @@ final class LatencyCheck {
         }
         Histogram erdaPuts = new Histogram(3);
         Histogram redoPuts = new Histogram(3);
+        Histogram oneSidedPuts = new Histogram(3);
         for (Round r : measured) {
             erdaPuts.add(r.mix(Mix.UPDATE_ONLY).puts());
             redoPuts.add(r.redo().puts());
+            oneSidedPuts.add(r.oneSided().puts());
         }
         out.println();
         out.println("### " + fabric + ": update-only PUT percentiles over all " + measured.size() + " rounds, µs");
@@ -253,6 +271,7 @@ final class LatencyCheck {
         out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         out.println(percentiles("Erda", erdaPuts));
         out.println(percentiles("Redo Logging", redoPuts));
+        out.println(percentiles("Erda, one-sided PUT", oneSidedPuts));
         out.println(String.format(Locale.ROOT, "| Redo ÷ Erda | | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |",
                 ratio(redoPuts, erdaPuts, 50), ratio(redoPuts, erdaPuts, 90), ratio(redoPuts, erdaPuts, 99),
                 ratio(redoPuts, erdaPuts, 99.9), (double) redoPuts.getMaxValue() / erdaPuts.getMaxValue(),
@@ -272,8 +291,8 @@ final class LatencyCheck {
 
     private static String row(String label, double[] c) {
         return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f"
-                + " | %.2f | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f |", label, c[0], c[1], c[2], c[3], c[4], c[5], c[6],
-                c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17]);
+                + " | %.2f | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f | %.1f | %.2f |", label, c[0], c[1], c[2], c[3], c[4],
+                c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19]);
     }
 
     /** Each column's median over the rounds (ratios too: the median of the per-round ratios). */

@@ -89,7 +89,8 @@ public final class StoreBench implements Callable<Integer> {
 
     @Option(names = "--latency-check", description = "instead of the table: Erda GET and PUT means next to the fabric's"
             + " READ and SEND/RECV round trips, as ratios, in YCSB's mixes C, update-only, A and B, with Redo Logging"
-            + " update-only beside (1 KiB values unless --sizes gives one size; --keys 10000 unless given)")
+            + " and the one-sided PUT's update-only beside (1 KiB values unless --sizes gives one size; --keys 10000"
+            + " unless given)")
     boolean latencyCheck;
 
     @Option(names = "--rounds", defaultValue = "3", description = "--latency-check: measured rounds (1..100; medians last)")

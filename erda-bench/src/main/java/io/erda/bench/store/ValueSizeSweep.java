@@ -89,11 +89,19 @@ final class ValueSizeSweep {
         plots.forEach(p -> out.println("  " + p));
     }
 
+    /** The rows RDMP-KV's findings compare. */
+    static final List<String> RDMP_PROTOCOLS = List.of("herd", "rdmp-sa", "rdmp-cc");
+
     /**
      * RDMP-KV's findings (its §IV) as ratios of this run, per fabric, each beside the paper's figure; a finding whose
-     * protocols or sizes the run lacks says so.
+     * protocols or sizes the run lacks says so; a run with none of RDMP-KV's protocols gets one line saying that.
      */
     static String findings(List<Point> points, long saThreshold) {
+        if (points.stream().noneMatch(p -> RDMP_PROTOCOLS.contains(p.protocol()))) {
+            // a sweep of Erda's own rows (erda against erda-one-sided, say): thirty rows of "not in this run" say nothing
+            return "RDMP-KV's findings: none, as the run has none of " + String.join(", ", RDMP_PROTOCOLS)
+                    + " (--protocols).\n";
+        }
         StringBuilder b = new StringBuilder("## RDMP-KV's findings as ratios of this run\n\n");
         b.append("| fabric | finding | this run | paper |\n|---|---|---|---|\n");
         for (String fabric : distinct(points, Point::fabric)) {

@@ -39,4 +39,13 @@ class ValueSizeSweepTest {
         assertThat(findings).contains("| shm | RDMP-CC vs HERD PUT latency, from 16384 B | 0.25 |");
         assertThat(findings).contains("| shm | RDMP-SA vs HERD server PUT throughput at 65536 B | not in this run |");
     }
+
+    @Test
+    void aRunWithoutRdmpKvsProtocolsGetsOneLineInsteadOfTheTable() {
+        List<StoreBench.Row> erdaOnly = new ArrayList<>(rows("erda", 1024, 4000, 50_000, 500_000));
+        erdaOnly.addAll(rows("erda-one-sided", 1024, 50, 400_000, 500_000));
+        String findings = ValueSizeSweep.findings(ValueSizeSweep.points(erdaOnly), 16384);
+        assertThat(findings).isEqualTo("RDMP-KV's findings: none, as the run has none of herd, rdmp-sa, rdmp-cc"
+                + " (--protocols).\n");
+    }
 }
