@@ -270,6 +270,75 @@ class OneSidedPutTest {
                 (retries[0] + retries[1]) / (double) Math.max(1, updates[0] + updates[1]));
     }
 
+    /**
+     * The same with client processes, as the issue puts it: two {@link SharedKeyWriter} processes update the same 16
+     * keys at once for two seconds while this JVM reads them; each process records into a history file of its own,
+     * and the merged history must be linearizable (no acknowledged update lost, no GET older than one). Both lost
+     * CASes; the retry rate is printed.
+     */
+    @ParameterizedTest
+    @MethodSource("io.erda.client.TestFabric#selected")
+    void twoClientProcessesUpdatingTheSameKeysLoseNoAcknowledgedUpdateAndReadsAreFresh(TestFabric fabric) throws Exception {
+        int keys = 16;
+        String prefix = "one-sided-processes-" + fabric + "-";
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("one-sided-histories-");
+        java.nio.file.Path go = dir.resolve("go");
+        List<java.nio.file.Path> files = new ArrayList<>(List.of(dir.resolve("reader.history")));
+        List<io.erda.testsupport.ChildProcess> writers = new ArrayList<>();
+        try (ErdaClient reader = client(fabric); HistoryRecorder reads = HistoryRecorder.appendingTo(files.getFirst())) {
+            for (int k = 0; k < keys; k++) {
+                long op = reads.invokeWrite(9, "k" + k, 9);
+                reader.put(b(prefix + k), value(9));
+                reads.ok(op);
+            }
+            for (int w = 0; w < 2; w++) {
+                java.nio.file.Path history = dir.resolve("writer-" + w + ".history");
+                files.add(history);
+                writers.add(io.erda.testsupport.ChildProcess.java(SharedKeyWriter.class.getName()).name("writer-" + w)
+                        .args(servers.get(fabric).uri().toString(), Integer.toString(w), prefix, Integer.toString(keys),
+                                go.toString(), "2000", history.toString())
+                        .log(ServerProcess.logFile("one-sided-writer-" + w + "-" + fabric.name().toLowerCase()))
+                        .logCommand(true).ready(java.util.regex.Pattern.compile("^ready$"))
+                        .timeout(java.time.Duration.ofSeconds(120)).start());
+            }
+            java.nio.file.Files.createFile(go);
+            java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+            while (writers.stream().anyMatch(io.erda.testsupport.ChildProcess::alive)) {
+                int k = random.nextInt(keys);
+                long op = reads.invokeRead(2, "k" + k);
+                reads.ok(op, Long.parseLong(new String(reader.get(b(prefix + k)), StandardCharsets.UTF_8)));
+            }
+            for (int k = 0; k < keys; k++) { // a final read of every key after all writes completed
+                long op = reads.invokeRead(3, "k" + k);
+                reads.ok(op, Long.parseLong(new String(reader.get(b(prefix + k)), StandardCharsets.UTF_8)));
+            }
+            long updates = 0;
+            long retries = 0;
+            for (io.erda.testsupport.ChildProcess w : writers) {
+                assertThat(w.awaitExit(java.time.Duration.ofSeconds(60))).as("%s's exit; log:%n%s", w.name(), w.logText())
+                        .isZero();
+                String[] counted = w.tail().getLast().split(" ");
+                assertThat(counted[0]).as("%s's last line", w.name()).isEqualTo("updates");
+                updates += Long.parseLong(counted[1]);
+                retries += Long.parseLong(counted[3]);
+                assertThat(Long.parseLong(counted[1])).as("%s's one-sided updates", w.name()).isPositive();
+            }
+            io.erda.history.History merged = io.erda.history.History.read(files);
+            assertThat(merged.operations().stream().filter(o -> o.process() < 2).count())
+                    .as("the writers' PUTs in the merged history").isGreaterThanOrEqualTo(updates);
+            CheckResult result = LinearizabilityChecker.check(merged);
+            assertThat(result.violations()).as(result.verdict()).isEmpty();
+            assertThat(result.unknownKeys()).as("keys the search could not decide").isEmpty();
+            assertThat(result.linearizable()).isTrue();
+            assertThat(retries).as("lost CASes: the processes did race").isPositive();
+            System.out.printf("one-sided %s, two processes: updates %d, CAS retries %d (%.2f per update)%n", fabric,
+                    updates, retries, retries / (double) updates);
+        } finally {
+            writers.forEach(io.erda.testsupport.ChildProcess::kill);
+            ServerProcess.deleteTree(dir);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("io.erda.client.TestFabric#selected")
     void updatesGoOnWhileTheServerCleansTheirHeadsAndEveryValueReadsBack(TestFabric fabric) throws Exception {
