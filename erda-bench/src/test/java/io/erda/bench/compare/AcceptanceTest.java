@@ -46,6 +46,22 @@ class AcceptanceTest {
             "- met one-sided PUT: YCSB-update-only update mean ≤ 3 µs (1 thread): measured 2.50");
     }
 
+    /** A run whose settings add costs the one-sided lines were not set for says which, and how they are judged. */
+    @Test
+    void aOneSidedRunWithThePmModelOrFourKibPagesSaysHowTheLinesAreJudged() {
+        List<RunRecord> runs = List.of(new RunRecord("shm", "erda-one-sided", "update-only", 1024, 1, 300_000, null, null,
+            2.5, null, null, 0.05, null, 1, null, Map.of()));
+        assertThat(YcsbCompare.oneSidedConditions(runs, 150, "off")).contains("the PM write model (150 ns per written"
+            + " line, to every protocol) and page allocation on the log's first writes (4 KiB pages)",
+            "--huge-pages thp --pm-dir DIR (a tmpfs mounted huge=within_size) --pm-write-latency-ns 0");
+        assertThat(YcsbCompare.oneSidedConditions(runs, 0, "off")).contains("this run adds page allocation on the log's"
+            + " first writes (4 KiB pages).");
+        assertThat(YcsbCompare.oneSidedConditions(runs, 150, "thp")).contains("this run adds the PM write model (150 ns"
+            + " per written line, to every protocol).");
+        assertThat(YcsbCompare.oneSidedConditions(runs, 0, "thp")).isEmpty();
+        assertThat(YcsbCompare.oneSidedConditions(List.of(run("erda", "update-only", 100_000, 9.5)), 150, "off")).isEmpty();
+    }
+
     /**
      * Where the server says what its cleaner spent, the server-CPU target is the update's path (block grants in it):
      * 0.45 µs per update of which the cleaner's copies and zeroing took 0.40 meets it and shows both; 0.15 of which the
