@@ -272,7 +272,7 @@ class OneSidedPutTest {
 
     /**
      * The same with client processes, as the issue puts it: two {@link SharedKeyWriter} processes update the same 16
-     * keys at once for two seconds while this JVM reads them; each process records into a history file of its own,
+     * keys at once for two seconds (and 300 updates each at the least) while this JVM reads them; each process records into a history file of its own,
      * and the merged history must be linearizable (no acknowledged update lost, no GET older than one). Both lost
      * CASes; the retry rate is printed.
      */
@@ -321,7 +321,8 @@ class OneSidedPutTest {
                 assertThat(counted[0]).as("%s's last line", w.name()).isEqualTo("updates");
                 updates += Long.parseLong(counted[1]);
                 retries += Long.parseLong(counted[3]);
-                assertThat(Long.parseLong(counted[1])).as("%s's one-sided updates", w.name()).isPositive();
+                assertThat(Long.parseLong(counted[1])).as("%s's one-sided updates", w.name())
+                        .isGreaterThanOrEqualTo(SharedKeyWriter.MIN_UPDATES);
             }
             io.erda.history.History merged = io.erda.history.History.read(files);
             assertThat(merged.operations().stream().filter(o -> o.process() < 2).count())
