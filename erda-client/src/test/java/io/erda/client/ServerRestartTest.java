@@ -26,8 +26,9 @@ class ServerRestartTest {
 
     /**
      * The protocols to kill under: all six, or those {@code -Derda.test.restart.protocols} names (as tools do, comma
-     * separated: scripts/test-softroce's one-sided group runs erda and redo-log, the protocols whose words the
-     * one-sided server changes, through its loopback CAS on rxe0; the other four are the same in either mode).
+     * separated). scripts/test-softroce's one-sided group runs erda (the client's CAS) and redo-log (whose PUTs the
+     * server applies into the table through its loopback CAS on rxe0, as it does Read After Write's); RDMP-KV's
+     * protocols keep their own pool, the same in either mode.
      */
     static Stream<Arguments> fabricsAndProtocols() {
         String named = System.getProperty("erda.test.restart.protocols", "");
