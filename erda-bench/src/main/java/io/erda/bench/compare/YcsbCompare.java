@@ -71,7 +71,8 @@ public final class YcsbCompare implements Callable<Integer> {
     @Option(names = "--full", description = "the paper's sweeps: value sizes 16 B to 4 KiB at --threads; threads 1 to --max-threads at 1 KiB")
     boolean full;
 
-    @Option(names = "--protocols", split = ",", defaultValue = "erda,redo-log,read-after-write", description = "protocols to compare (default: ${DEFAULT-VALUE})")
+    @Option(names = "--protocols", split = ",", defaultValue = "erda,erda-one-sided,redo-log,read-after-write",
+        description = "protocols to compare (default: ${DEFAULT-VALUE})")
     List<String> protocols;
 
     @Option(names = "--peers", split = ",", defaultValue = "redis", description = "other systems run as peer rows after"
