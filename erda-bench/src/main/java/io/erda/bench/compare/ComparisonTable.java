@@ -17,6 +17,11 @@ final class ComparisonTable {
     }
 
     static String markdown(List<RunRecord> runs, String heading) {
+        return markdown(runs, heading, "");
+    }
+
+    /** As {@link #markdown(List, String)}, with {@code acceptanceNote} (a paragraph, or empty) under the acceptance lines. */
+    static String markdown(List<RunRecord> runs, String heading, String acceptanceNote) {
         StringBuilder b = new StringBuilder("# ").append(heading).append("\n\n");
         b.append("| fabric | workload | value B | threads | protocol | throughput ops/s | read mean µs | read p99 µs "
             + "| update mean µs | update p99 µs | NVM B/op | server CPU µs/op |\n");
@@ -53,7 +58,7 @@ final class ComparisonTable {
         }
         String acceptance = acceptance(runs);
         if (!acceptance.isEmpty()) {
-            b.append("\n## Acceptance (shm, 1 KiB values)\n\n").append(acceptance);
+            b.append("\n## Acceptance (shm, 1 KiB values)\n\n").append(acceptance).append(acceptanceNote);
         }
         return b.toString();
     }

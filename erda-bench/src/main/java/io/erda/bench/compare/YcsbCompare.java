@@ -432,7 +432,7 @@ public final class YcsbCompare implements Callable<Integer> {
             return;
         }
         String heading = "YCSB comparison: " + fabric + " fabric, " + records + " records, PM write latency " + pmWriteLatencyNs + " ns/line";
-        String table = ComparisonTable.markdown(runs, heading);
+        String table = ComparisonTable.markdown(runs, heading, oneSidedConditions(runs, pmWriteLatencyNs, hugePages));
         int afterHeading = table.indexOf("\n\n") + 2;
         table = table.substring(0, afterHeading) + method() + "\n\n" + table.substring(afterHeading);
         table += LatencyTable.markdown(runs) + PeerSystems.markdown(runs);
@@ -443,7 +443,6 @@ public final class YcsbCompare implements Callable<Integer> {
             table += ValueSizeTable.markdown(runs);
         }
         table += ValueSizeTable.acceptance(runs);
-        table += oneSidedConditions(runs, pmWriteLatencyNs, hugePages);
         Path md = Files.writeString(report.resolve("results.md"), table, StandardCharsets.UTF_8);
         Path json = Files.writeString(report.resolve("summary.json"), SummaryJson.write(runs), StandardCharsets.UTF_8);
         int base = baseValueSize();

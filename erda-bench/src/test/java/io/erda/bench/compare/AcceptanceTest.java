@@ -59,6 +59,9 @@ class AcceptanceTest {
         assertThat(YcsbCompare.oneSidedConditions(runs, 150, "thp")).contains("this run adds the PM write model (150 ns"
             + " per written line, to every protocol).");
         assertThat(YcsbCompare.oneSidedConditions(runs, 0, "thp")).isEmpty();
+        String report = ComparisonTable.markdown(runs, "t", YcsbCompare.oneSidedConditions(runs, 150, "off"));
+        assertThat(report.substring(report.indexOf("## Acceptance"))).as("the note right under the lines")
+            .containsSubsequence("one-sided PUT: server CPU per update", "\nThe one-sided PUT's lines");
         assertThat(YcsbCompare.oneSidedConditions(List.of(run("erda", "update-only", 100_000, 9.5)), 150, "off")).isEmpty();
     }
 
