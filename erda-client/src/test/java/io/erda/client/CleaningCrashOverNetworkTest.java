@@ -66,8 +66,7 @@ class CleaningCrashOverNetworkTest {
             ServerProcess.Result verify = ServerProcess.runTool("verify", dir);
             assertThat(verify.exitCode()).as("verify output:\n%s", verify.output()).isZero();
         } finally {
-            ServerProcess.deleteTree(dir);
-            ServerProcess.deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+            ServerProcess.deleteStore(dir);
         }
     }
 

@@ -122,8 +122,7 @@ class CleaningOverNetworkTest {
             assertThat(regionFiles(dir)).as("region files after the server stopped (at the stop: %s), now: %s", atStop,
                     regionFileNames(dir)).isLessThanOrEqualTo(8);
         } finally {
-            ServerProcess.deleteTree(dir);
-            ServerProcess.deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+            ServerProcess.deleteStore(dir);
         }
     }
 

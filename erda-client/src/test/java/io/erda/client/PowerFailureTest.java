@@ -76,8 +76,7 @@ class PowerFailureTest {
             ServerProcess.Result verify = ServerProcess.runTool("verify", dir);
             assertThat(verify.exitCode()).as("verify output:\n%s", verify.output()).isZero();
         } finally {
-            ServerProcess.deleteTree(dir);
-            ServerProcess.deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+            ServerProcess.deleteStore(dir);
         }
     }
 }

@@ -108,8 +108,7 @@ class RdmpRecoveryTest {
                 assertThat(client.get(k)).isEqualTo(b("after the restart"));
             }
         } finally {
-            ServerProcess.deleteTree(dir);
-            ServerProcess.deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+            ServerProcess.deleteStore(dir);
         }
     }
 
@@ -148,8 +147,7 @@ class RdmpRecoveryTest {
             assertThat(stat(reader, "rdmp_rolled_back")).isEqualTo(retries);
             assertThat(stat(reader, "rdmp_pending")).isZero();
         } finally {
-            ServerProcess.deleteTree(dir);
-            ServerProcess.deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+            ServerProcess.deleteStore(dir);
         }
     }
 }

@@ -122,6 +122,12 @@ final class ServerProcess implements AutoCloseable {
         child.stop();
     }
 
+    /** Deletes a test's store directory and the shm fabric directory beside it ({@link TestFabric#shmDirectory}). */
+    static void deleteStore(Path dir) {
+        deleteTree(dir);
+        deleteTree(TestFabric.shmDirectory(dir));
+    }
+
     static void deleteTree(Path dir) {
         if (dir == null || !Files.exists(dir)) {
             return;

@@ -52,8 +52,7 @@ class ServerRestartTest {
             ServerProcess.Result verify = ServerProcess.runTool("verify", dir);
             assertThat(verify.exitCode()).as("verify output:\n%s", verify.output()).isZero();
         } finally {
-            ServerProcess.deleteTree(dir);
-            ServerProcess.deleteTree(dir.resolveSibling(dir.getFileName() + "-fabric"));
+            ServerProcess.deleteStore(dir);
         }
     }
 }

@@ -27,10 +27,7 @@ final class Servers implements AutoCloseable {
     @Override
     public synchronized void close() {
         servers.values().forEach(ServerProcess::close);
-        dirs.values().forEach(d -> {
-            ServerProcess.deleteTree(d);
-            ServerProcess.deleteTree(d.resolveSibling(d.getFileName() + "-fabric"));
-        });
+        dirs.values().forEach(ServerProcess::deleteStore);
         servers.clear();
     }
 }

@@ -51,11 +51,16 @@ enum TestFabric {
         return selected().contains(VERBS) ? VERBS : TCP;
     }
 
+    /** The directory beside a store in {@code storeDir} where its shm server keeps its fabric files. */
+    static Path shmDirectory(Path storeDir) {
+        return storeDir.resolveSibling(storeDir.getFileName() + "-fabric");
+    }
+
     /** Where a server for a store in {@code storeDir} listens (tcp, verbs: any free port; shm: a directory beside the store). */
     URI listenUri(Path storeDir) {
         return switch (this) {
             case TCP -> URI.create("tcp://127.0.0.1:0");
-            case SHM -> URI.create("shm://" + storeDir.resolveSibling(storeDir.getFileName() + "-fabric").toAbsolutePath());
+            case SHM -> URI.create("shm://" + shmDirectory(storeDir).toAbsolutePath());
             case VERBS -> URI.create("verbs://" + System.getProperty("erda.softroce.address", "192.0.2.1") + ":0");
         };
     }
