@@ -67,8 +67,11 @@ final class OneSidedPut {
     private static final String HALT_POINT = haltPoint(System.getenv(HALT_AT));
 
     static String haltPoint(String named) {
-        if (named == null || named.isEmpty() || named.equals(OBJECT_WRITTEN) || named.equals(WORD_PUBLISHED)) {
-            return named == null || named.isEmpty() ? null : named;
+        if (named == null || named.isEmpty()) {
+            return null;
+        }
+        if (named.equals(OBJECT_WRITTEN) || named.equals(WORD_PUBLISHED)) {
+            return named;
         }
         throw new IllegalArgumentException(HALT_AT + " '" + named + "' is not one of " + OBJECT_WRITTEN + ", "
                 + WORD_PUBLISHED);

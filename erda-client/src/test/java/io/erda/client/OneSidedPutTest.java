@@ -3,20 +3,27 @@ package io.erda.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.erda.history.CheckResult;
+import io.erda.history.History;
 import io.erda.history.HistoryRecorder;
 import io.erda.history.LinearizabilityChecker;
 import io.erda.fabric.Opcode;
 import io.erda.protocol.PersistenceMethod;
 import io.erda.protocol.PutMode;
+import io.erda.testsupport.ChildProcess;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -281,10 +288,10 @@ class OneSidedPutTest {
     void twoClientProcessesUpdatingTheSameKeysLoseNoAcknowledgedUpdateAndReadsAreFresh(TestFabric fabric) throws Exception {
         int keys = 16;
         String prefix = "one-sided-processes-" + fabric + "-";
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("one-sided-histories-");
-        java.nio.file.Path go = dir.resolve("go");
-        List<java.nio.file.Path> files = new ArrayList<>(List.of(dir.resolve("reader.history")));
-        List<io.erda.testsupport.ChildProcess> writers = new ArrayList<>();
+        Path dir = Files.createTempDirectory("one-sided-histories-");
+        Path go = dir.resolve("go");
+        List<Path> files = new ArrayList<>(List.of(dir.resolve("reader.history")));
+        List<ChildProcess> writers = new ArrayList<>();
         try (ErdaClient reader = client(fabric); HistoryRecorder reads = HistoryRecorder.appendingTo(files.getFirst())) {
             for (int k = 0; k < keys; k++) {
                 long op = reads.invokeWrite(9, "k" + k, 9);
@@ -292,18 +299,18 @@ class OneSidedPutTest {
                 reads.ok(op);
             }
             for (int w = 0; w < 2; w++) {
-                java.nio.file.Path history = dir.resolve("writer-" + w + ".history");
+                Path history = dir.resolve("writer-" + w + ".history");
                 files.add(history);
-                writers.add(io.erda.testsupport.ChildProcess.java(SharedKeyWriter.class.getName()).name("writer-" + w)
+                writers.add(ChildProcess.java(SharedKeyWriter.class.getName()).name("writer-" + w)
                         .args(servers.get(fabric).uri().toString(), Integer.toString(w), prefix, Integer.toString(keys),
                                 go.toString(), "2000", history.toString())
                         .log(ServerProcess.logFile("one-sided-writer-" + w + "-" + fabric.name().toLowerCase()))
-                        .logCommand(true).ready(java.util.regex.Pattern.compile("^ready$"))
-                        .timeout(java.time.Duration.ofSeconds(120)).start());
+                        .logCommand(true).ready(Pattern.compile("^ready$"))
+                        .timeout(Duration.ofSeconds(120)).start());
             }
-            java.nio.file.Files.createFile(go);
-            java.util.SplittableRandom random = new java.util.SplittableRandom(7);
-            while (writers.stream().anyMatch(io.erda.testsupport.ChildProcess::alive)) {
+            Files.createFile(go);
+            SplittableRandom random = new SplittableRandom(7);
+            while (writers.stream().anyMatch(ChildProcess::alive)) {
                 int k = random.nextInt(keys);
                 long op = reads.invokeRead(2, "k" + k);
                 reads.ok(op, Long.parseLong(new String(reader.get(b(prefix + k)), StandardCharsets.UTF_8)));
@@ -314,8 +321,8 @@ class OneSidedPutTest {
             }
             long updates = 0;
             long retries = 0;
-            for (io.erda.testsupport.ChildProcess w : writers) {
-                assertThat(w.awaitExit(java.time.Duration.ofSeconds(60))).as("%s's exit; log:%n%s", w.name(), w.logText())
+            for (ChildProcess w : writers) {
+                assertThat(w.awaitExit(Duration.ofSeconds(60))).as("%s's exit; log:%n%s", w.name(), w.logText())
                         .isZero();
                 String[] counted = w.tail().getLast().split(" ");
                 assertThat(counted[0]).as("%s's last line", w.name()).isEqualTo("updates");
@@ -324,7 +331,7 @@ class OneSidedPutTest {
                 assertThat(Long.parseLong(counted[1])).as("%s's one-sided updates", w.name())
                         .isGreaterThanOrEqualTo(SharedKeyWriter.MIN_UPDATES);
             }
-            io.erda.history.History merged = io.erda.history.History.read(files);
+            History merged = History.read(files);
             assertThat(merged.operations().stream().filter(o -> o.process() < 2).count())
                     .as("the writers' PUTs in the merged history").isGreaterThanOrEqualTo(updates);
             CheckResult result = LinearizabilityChecker.check(merged);
@@ -335,7 +342,7 @@ class OneSidedPutTest {
             System.out.printf("one-sided %s, two processes: updates %d, CAS retries %d (%.2f per update)%n", fabric,
                     updates, retries, retries / (double) updates);
         } finally {
-            writers.forEach(io.erda.testsupport.ChildProcess::kill);
+            writers.forEach(ChildProcess::kill);
             ServerProcess.deleteTree(dir);
         }
     }

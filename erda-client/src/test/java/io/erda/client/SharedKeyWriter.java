@@ -3,6 +3,7 @@ package io.erda.client;
 import io.erda.history.HistoryRecorder;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 
@@ -34,7 +35,7 @@ public final class SharedKeyWriter {
              HistoryRecorder history = HistoryRecorder.appendingTo(Path.of(args[6]))) {
             SplittableRandom random = new SplittableRandom(process);
             System.out.println("ready");
-            while (!java.nio.file.Files.exists(go)) {
+            while (!Files.exists(go)) {
                 Thread.sleep(1);
             }
             long end = System.nanoTime() + millis * 1_000_000;
